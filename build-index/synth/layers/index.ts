@@ -1,0 +1,15 @@
+/**
+ * Every layer the generator knows, in the order they run. Add a layer by adding its module to
+ * this folder and one line here.
+ *
+ * @module
+ */
+import type { LayerGenerator } from '../context.js'
+import { botswanaPlots } from './botswana-plots.js'
+import { southAfricaErven } from './south-africa-erven.js'
+
+/** The registered layers. */
+export const LAYERS: readonly LayerGenerator[] = [
+  botswanaPlots, // botswana/plots.csv
+  southAfricaErven, // south_africa/erven.csv
+]

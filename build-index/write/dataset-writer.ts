@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto'
+import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import {
+  DATASET_FORMAT_VERSION,
+  MANIFEST_FILE,
+  stringifyManifest,
+  type Domain,
+  type DomainManifest,
+  type FileKind,
+  type Manifest,
+  type ManifestFile,
+} from '../../src/data/manifest.js'
+
+export const TOOL_VERSION = '0.1.0'
+
+export async function sha256File(path: string): Promise<string> {
+  const h = createHash('sha256')
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer)
+  return h.digest('hex')
+}
+
+/**
+ * Collects the files of a dataset being built and writes `manifest.json` last. Nothing time-
+ * or machine-dependent goes in, so the same inputs give a byte-identical directory.
+ */
+export class DatasetWriter {
+  private readonly files: { path: string; kind: FileKind }[] = []
+  private readonly domains: Partial<Record<Domain, DomainManifest>> = {}
+
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true })
+  }
+
+  /** Absolute path for a dataset-relative file, creating its folder. */
+  pathOf(rel: string): string {
+    const p = join(this.dir, rel)
+    mkdirSync(dirname(p), { recursive: true })
+    return p
+  }
+
+  addFile(rel: string, kind: FileKind): void {
+    this.files.push({ path: rel, kind })
+  }
+
+  writeBinary(rel: string, kind: FileKind, bytes: ArrayBuffer | Uint8Array): void {
+    const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)
+    writeFileSync(this.pathOf(rel), u8)
+    this.addFile(rel, kind)
+  }
+
+  setDomain(name: Domain, m: DomainManifest): void {
+    this.domains[name] = m
+  }
+
+  async finish(source?: Manifest['source']): Promise<Manifest> {
+    const files: ManifestFile[] = []
+    for (const f of [...this.files].sort((a, b) => a.path.localeCompare(b.path))) {
+      const p = join(this.dir, f.path)
+      files.push({ path: f.path, kind: f.kind, size: statSync(p).size, sha256: await sha256File(p) })
+    }
+    const manifest: Manifest = {
+      format: 'landdata-dataset',
+      format_version: DATASET_FORMAT_VERSION,
+      tool: { name: 'build-index', version: TOOL_VERSION },
+      ...(source ? { source } : {}),
+      domains: this.domains,
+      files,
+    }
+    writeFileSync(join(this.dir, MANIFEST_FILE), stringifyManifest(manifest))
+    return manifest
+  }
+}

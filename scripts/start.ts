@@ -1,0 +1,75 @@
+/**
+ * `npm start`: the quick start. With DATASET_DIR unset it generates the sample source export
+ * (data/sources/sample) and builds the sample dataset (data/datasets/sample) when they are
+ * absent, issues a demo key when the key store is empty (printing it once, with example curl
+ * lines), then serves. Later starts reuse what exists. With DATASET_DIR set it serves that
+ * dataset and generates nothing (and issues no demo key: issue keys with `npm run keys`).
+ */
+import cluster from 'node:cluster'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { buildDataset } from '../build-index/build.js'
+import { runSynth } from '../build-index/synth/synth.js'
+import { SqliteKeyStore } from '../src/auth/key-store.js'
+import { loadConfig } from '../src/config.js'
+import { runServer } from '../src/server.js'
+
+const SAMPLE_SOURCE = 'data/sources/sample'
+const SAMPLE_DATASET = 'data/datasets/sample'
+const SAMPLE_SEED = 1
+
+async function prepareSample(): Promise<void> {
+  if (!existsSync(join(SAMPLE_SOURCE, 'export.json'))) {
+    console.error(`generating the sample source export in ${SAMPLE_SOURCE} …`)
+    await runSynth({ scale: 'sample', seed: SAMPLE_SEED, out: SAMPLE_SOURCE, log: (l) => console.error(l) })
+  }
+  if (!existsSync(join(SAMPLE_DATASET, 'manifest.json'))) {
+    console.error(`building the sample dataset in ${SAMPLE_DATASET} …`)
+    await buildDataset({ source: SAMPLE_SOURCE, out: SAMPLE_DATASET, force: true })
+  }
+}
+
+function issueDemoKey(keysDb: string, port: number): void {
+  const store = new SqliteKeyStore(keysDb)
+  try {
+    if (store.count() > 0) return
+    const { key, record } = store.issue({ products: ['plots', 'parcels', 'encumbrance', 'jurisdiction'], countries: ['BOTSWANA', 'SOUTH_AFRICA'] })
+    const base = `http://localhost:${port}/api/v1`
+    console.log(
+      [
+        '',
+        `Demo API key (id ${record.id}, every product, both countries, ${record.ratePerMinute} requests/minute).`,
+        'It is shown this once and stored only as a hash:',
+        '',
+        `  ${key}`,
+        '',
+        'Try:',
+        `  curl -H 'X-API-KEY: ${key}' '${base}/plots/search-given-coordinates?latitude=-24.6545&longitude=25.9086&radius=500&limit=5'`,
+        `  curl -H 'X-API-KEY: ${key}' '${base}/plots/reverse?latitude=-19.9833&longitude=23.4167'`,
+        `  curl -H 'X-API-KEY: ${key}' '${base}/cities?country=ALL'`,
+        '',
+        `API documentation: http://localhost:${port}/docs`,
+        '',
+      ].join('\n'),
+    )
+  } finally {
+    store.close()
+  }
+}
+
+async function main(): Promise<void> {
+  const explicit = Boolean(process.env.DATASET_DIR)
+  const config = loadConfig({ ...process.env, DATASET_DIR: process.env.DATASET_DIR || SAMPLE_DATASET })
+  if (cluster.isPrimary) {
+    if (!explicit) {
+      await prepareSample()
+      issueDemoKey(config.KEYS_DB, config.PORT)
+    }
+  }
+  await runServer(config)
+}
+
+main().catch((err) => {
+  console.error(`npm start failed: ${(err as Error).message}`)
+  process.exit(1)
+})

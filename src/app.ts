@@ -1,0 +1,102 @@
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { bodyLimit } from 'hono/body-limit'
+import type { Logger } from 'pino'
+import { requireApiKey, requireCountry, requireProduct } from './auth/middleware.js'
+import type { KeyVerifier, Product } from './auth/types.js'
+import type { DatasetHandle } from './data/open-dataset.js'
+import type { Domain } from './data/manifest.js'
+import { mountDocs } from './http/docs.js'
+import type { AppEnv } from './http/env.js'
+import { ApiError, handleError, handleNotFound, type ErrorCode } from './http/errors.js'
+import { accessLog } from './http/log.js'
+import { ApiRouter } from './http/openapi.js'
+import { requestId } from './http/request-id.js'
+import { registerPlotRoutes } from './features/plots/routes.js'
+import { rateLimit } from './rate-limit/middleware.js'
+import type { RateLimiter } from './rate-limit/types.js'
+import type { Services } from './services.js'
+
+export interface AppDeps {
+  log: Logger
+  keys: KeyVerifier
+  limiter: RateLimiter
+  data: DatasetHandle<Services>
+  /** injectable for tests */
+  clock?: () => number
+}
+
+export const API_BASE = '/api/v1'
+/** Request bodies above this answer 413 before they are read whole. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024
+
+// services whose feature folders have not landed yet: they still authenticate, check the
+// product and country, and answer 503 while their domain is missing from the dataset
+const PENDING_SERVICES: { path: string; product: Product; domain: Domain; unavailable: ErrorCode }[] = [
+  { path: '/parcels', product: 'parcels', domain: 'parcels', unavailable: 'ParcelDataUnavailable' },
+  { path: '/encumbrances', product: 'encumbrance', domain: 'encumbrances', unavailable: 'EncumbranceDataUnavailable' },
+  { path: '/jurisdiction', product: 'jurisdiction', domain: 'jurisdiction', unavailable: 'JurisdictionDataUnavailable' },
+]
+
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const clock = deps.clock ?? Date.now
+  const app = new OpenAPIHono<AppEnv>()
+  app.use('*', requestId(), accessLog(deps.log))
+  app.onError(handleError(deps.log))
+  app.notFound(handleNotFound)
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }))
+  app.get('/readyz', (c) => {
+    const ds = deps.data.dataset
+    const domains = Object.fromEntries(
+      (['plots', 'parcels', 'encumbrances', 'jurisdiction'] as const).map((d) => {
+        const m = ds.domain(d)
+        return [d, m ? { dataset_version: m.dataset_version, as_of: m.as_of } : null]
+      }),
+    )
+    return c.json({ status: 'ready', domains })
+  })
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-KEY' })
+  app.get(`${API_BASE}/openapi.json`, (c) =>
+    c.json(
+      app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Land-data API: South Africa and Botswana',
+          version: '1.0.0',
+          description:
+            'Plots and erven, the South African parcel cadastre, encumbrances and jurisdiction. Every /api/v1 request needs `X-API-KEY`. ' +
+            'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries `X-Request-Id`. ' +
+            'Errors share one body: `error`, `message`, `details`, `requestId`.',
+        },
+        servers: [{ url: '/' }],
+      }),
+    ),
+  )
+  mountDocs(app, `${API_BASE}/openapi.json`)
+
+  app.use(
+    `${API_BASE}/*`,
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError('PayloadTooLarge', `the request body is larger than ${MAX_BODY_BYTES} bytes`)
+      },
+    }),
+    requireApiKey(deps.keys, () => new Date(clock())),
+    rateLimit(deps.limiter, clock),
+  )
+
+  const router = new ApiRouter(app, API_BASE)
+  registerPlotRoutes(router, () => deps.data.services.plots)
+
+  for (const s of PENDING_SERVICES) {
+    app.use(`${API_BASE}${s.path}/*`, requireProduct(s.product), requireCountry('SOUTH_AFRICA'), async (c, next) => {
+      if (!deps.data.dataset.domain(s.domain)) {
+        throw new ApiError(s.unavailable, `the ${s.domain} dataset is not installed on this deployment`)
+      }
+      await next()
+    })
+  }
+  return app
+}

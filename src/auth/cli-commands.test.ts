@@ -1,0 +1,226 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runKeysCli } from './cli-commands.js'
+import { SqliteKeyStore } from './key-store.js'
+import type { ApiKeyRecord } from './types.js'
+
+const NOW = new Date('2026-03-01T10:00:00Z')
+
+let dir: string
+let db: string
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'keys-cli-'))
+  db = join(dir, 'data', 'keys.db')
+})
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await runKeysCli(argv, { out: (s) => out.push(s), err: (s) => err.push(s), env: { KEYS_DB: db }, now: NOW })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+async function withStore<T>(f: (s: SqliteKeyStore) => T | Promise<T>): Promise<T> {
+  const s = new SqliteKeyStore(db)
+  try {
+    return await f(s)
+  } finally {
+    s.close()
+  }
+}
+
+async function issueJson(...extra: string[]): Promise<{ key: string; id: string }> {
+  const r = await run('issue', '--products', 'plots,parcels', '--countries', 'BOTSWANA', '--json', ...extra)
+  expect(r).toMatchObject({ code: 0, err: '' })
+  return JSON.parse(r.out) as { key: string; id: string }
+}
+
+describe('keys issue', () => {
+  it('--json prints exactly one line {key,id} and the key verifies', async () => {
+    const r = await run('issue', '--products', 'plots,parcels', '--countries', 'BOTSWANA', '--json')
+    expect(r.code).toBe(0)
+    expect(r.out.split('\n')).toHaveLength(1)
+    const parsed = JSON.parse(r.out) as Record<string, string>
+    expect(Object.keys(parsed)).toEqual(['key', 'id'])
+    expect(parsed.key).toMatch(new RegExp(`^ldk_${parsed.id}_[0-9A-Za-z]{32}$`))
+    const v = await withStore((s) => s.verify(parsed.key, NOW))
+    expect(v).toMatchObject({ ok: true, key: { id: parsed.id, products: ['plots', 'parcels'], countries: ['BOTSWANA'], ratePerMinute: 60, expires: null } })
+  })
+
+  it('human output shows the key once, its id and scopes, and a shown-once warning', async () => {
+    const r = await run('issue', '--products', 'jurisdiction', '--countries', 'south_africa', '--expires', '2026-12-31', '--rate', '120')
+    expect(r.code).toBe(0)
+    const key = /ldk_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}/.exec(r.out)?.[0]
+    expect(key).toBeDefined()
+    expect(r.out.split(key!).length - 1).toBe(1)
+    expect(r.out).toMatch(/shown ONCE/)
+    expect(r.out).toContain(`id:         ${key!.slice(4, 12)}`)
+    expect(r.out).toMatch(/products:\s+jurisdiction/)
+    expect(r.out).toMatch(/countries:\s+SOUTH_AFRICA/)
+    expect(r.out).toMatch(/expires:\s+2026-12-31/)
+    expect(r.out).toMatch(/rate:\s+120\/min/)
+  })
+
+  it('accepts values case-insensitively and resolves CITY and COUNTRY:CITY', async () => {
+    const r = await run(
+      'issue', '--products', 'PLOTS,Encumbrance', '--countries', 'botswana,South_Africa',
+      '--cities', 'gaborone,south_africa:pretoria,BOTSWANA:maun', '--json',
+    )
+    expect(r.code).toBe(0)
+    const rec = await withStore((s) => s.get((JSON.parse(r.out) as { id: string }).id))
+    expect(rec).toMatchObject({
+      products: ['plots', 'encumbrance'],
+      countries: ['BOTSWANA', 'SOUTH_AFRICA'],
+      cities: { BOTSWANA: ['GABORONE', 'MAUN'], SOUTH_AFRICA: ['GABORONE', 'PRETORIA'] },
+    })
+  })
+
+  it('creates the store at KEYS_DB, including missing directories', async () => {
+    expect(existsSync(db)).toBe(false)
+    await issueJson()
+    expect(existsSync(db)).toBe(true)
+    expect(await withStore((s) => s.count())).toBe(1)
+  })
+})
+
+describe('keys list', () => {
+  it('prints a table of every key without the keys themselves', async () => {
+    const a = await issueJson()
+    const b = await issueJson('--cities', 'MAUN', '--expires', '2026-03-05', '--rate', '7')
+    expect((await run('redate', '--id', b.id, '--expires', '2026-02-01')).code).toBe(0)
+    const r = await run('list')
+    expect(r.code).toBe(0)
+    const lines = r.out.split('\n')
+    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN'])
+    expect(lines).toHaveLength(3)
+    expect(lines.find((l) => l.startsWith(a.id))?.split(/\s{2,}/)).toEqual([a.id, 'active', 'plots,parcels', 'BOTSWANA', 'all', 'never', '60'])
+    expect(lines.find((l) => l.startsWith(b.id))?.split(/\s{2,}/)).toEqual([
+      b.id, 'active', 'plots,parcels', 'BOTSWANA', 'BOTSWANA:MAUN', '2026-02-01 (expired)', '7',
+    ])
+    expect(r.out).not.toContain(a.key)
+    expect(r.out).not.toContain(b.key.slice(13))
+  })
+
+  it('--json prints an array of records', async () => {
+    const a = await issueJson()
+    const r = await run('list', '--json')
+    expect(r.code).toBe(0)
+    const arr = JSON.parse(r.out) as ApiKeyRecord[]
+    expect(arr).toHaveLength(1)
+    expect(arr[0]).toMatchObject({ id: a.id, status: 'active', products: ['plots', 'parcels'], countries: ['BOTSWANA'], cities: {} })
+    expect(r.out).not.toContain(a.key.slice(13))
+  })
+
+  it('says so when there are no keys', async () => {
+    expect(await run('list')).toMatchObject({ code: 0, out: 'No API keys.' })
+  })
+})
+
+describe('keys changes', () => {
+  it('suspend / unsuspend / revoke change the status and verify result', async () => {
+    const { key, id } = await issueJson()
+    const status = () => withStore(async (s) => [s.get(id)?.status, (await s.verify(key, NOW)).ok ? 'ok' : 'no'])
+
+    const r1 = await run('suspend', '--id', id)
+    expect(r1.code).toBe(0)
+    expect(r1.out).toContain(`API key ${id} suspended`)
+    expect(await status()).toEqual(['suspended', 'no'])
+
+    expect((await run('unsuspend', '--id', id)).code).toBe(0)
+    expect(await status()).toEqual(['active', 'ok'])
+
+    const r3 = await run('revoke', `--id=${id}`, '--json')
+    expect(r3.code).toBe(0)
+    expect(JSON.parse(r3.out)).toMatchObject({ id, status: 'revoked' })
+    expect(await status()).toEqual(['revoked', 'no'])
+
+    const r4 = await run('unsuspend', '--id', id)
+    expect(r4.code).toBe(1)
+    expect(r4.err).toMatch(/revoked.*cannot be reinstated/)
+    expect(await status()).toEqual(['revoked', 'no'])
+    expect(r1.out + r3.out + r4.err).not.toContain(key.slice(13))
+  })
+
+  it('redate sets and clears the term', async () => {
+    const { key, id } = await issueJson('--expires', '2026-03-05')
+    expect((await run('redate', '--id', id, '--expires', '2026-02-01')).code).toBe(0)
+    expect(await withStore((s) => s.verify(key, NOW))).toMatchObject({ ok: false, code: 'EXPIRED', expires: '2026-02-01' })
+    const r = await run('redate', '--id', id, '--expires', 'none')
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('no longer expires')
+    expect(await withStore((s) => s.get(id)?.expires)).toBeNull()
+  })
+
+  it('set-rate changes the allowance', async () => {
+    const { id } = await issueJson()
+    const r = await run('set-rate', '--id', id, '--rate', '1000000')
+    expect(r.code).toBe(0)
+    expect(await withStore((s) => s.get(id)?.ratePerMinute)).toBe(1_000_000)
+  })
+
+  it.each([['suspend'], ['unsuspend'], ['revoke']])('%s of an unknown id exits 1', async (cmd) => {
+    await issueJson()
+    const r = await run(cmd, '--id', 'Zz9Zz9Zz')
+    expect(r.code).toBe(1)
+    expect(r.err).toContain("no API key with id 'Zz9Zz9Zz'")
+  })
+
+  it('redate and set-rate of an unknown id exit 1', async () => {
+    expect(await run('redate', '--id', 'Zz9Zz9Zz', '--expires', '2026-12-31')).toMatchObject({ code: 1, err: expect.stringContaining('Zz9Zz9Zz') })
+    expect(await run('set-rate', '--id', 'Zz9Zz9Zz', '--rate', '5')).toMatchObject({ code: 1, err: expect.stringContaining('Zz9Zz9Zz') })
+  })
+})
+
+describe('keys usage errors (exit 2, nothing written)', () => {
+  const ISSUE = ['issue', '--products', 'plots', '--countries', 'BOTSWANA']
+  it.each([
+    [['frob'], /unknown command 'frob'/],
+    [[], /no command given/],
+    [['list', '--verbose'], /unknown flag '--verbose'/],
+    [['list', 'extra'], /unexpected argument 'extra'/],
+    [['issue', '--countries', 'BOTSWANA'], /missing required flag '--products'/],
+    [['issue', '--products', 'plots'], /missing required flag '--countries'/],
+    [['issue', '--products', '--countries', 'BOTSWANA'], /'--products' needs a value/],
+    [[...ISSUE, '--countries', 'BOTSWANA'], /'--countries' given more than once/],
+    [['issue', '--products', 'plots,tiles', '--countries', 'BOTSWANA'], /unknown product 'tiles'/],
+    [['issue', '--products', 'plots,,parcels', '--countries', 'BOTSWANA'], /empty entry in --products/],
+    [['issue', '--products', 'plots', '--countries', 'NAMIBIA'], /unknown country 'NAMIBIA'/],
+    [[...ISSUE, '--cities', 'SOUTH_AFRICA:PRETORIA'], /names SOUTH_AFRICA, which is not in --countries/],
+    [[...ISSUE, '--cities', 'ATLANTIS:MAUN'], /unknown country 'ATLANTIS'/],
+    [[...ISSUE, '--cities', 'BOTSWANA:'], /empty city name/],
+    [[...ISSUE, '--expires', '2026-02-30'], /invalid --expires '2026-02-30'/],
+    [[...ISSUE, '--expires', '31/12/2026'], /invalid --expires '31\/12\/2026'/],
+    [[...ISSUE, '--expires', '2026-02-28'], /already in the past/],
+    [[...ISSUE, '--rate', '0'], /invalid --rate '0'/],
+    [[...ISSUE, '--rate', '1.5'], /invalid --rate '1.5'/],
+    [[...ISSUE, '--rate', '1000001'], /invalid --rate '1000001'/],
+    [[...ISSUE, '--rate', 'fast'], /invalid --rate 'fast'/],
+    [[...ISSUE, '--json=yes'], /'--json' takes no value/],
+    [['suspend'], /missing required flag '--id'/],
+    [['revoke', '--id', 'ab/cd'], /invalid --id 'ab\/cd'/],
+    [['redate', '--id', 'abc'], /missing required flag '--expires'/],
+    [['redate', '--id', 'abc', '--expires', '2026-13-01'], /invalid --expires '2026-13-01'/],
+    [['set-rate', '--id', 'abc'], /missing required flag '--rate'/],
+    [['set-rate', '--id', 'abc', '--rate', '-5'], /'--rate' needs a value|invalid --rate/],
+  ])('%j', async (argv, message) => {
+    const r = await run(...(argv as string[]))
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(message)
+    expect(r.out).toBe('')
+    expect(existsSync(db)).toBe(false)
+  })
+
+  it.each([[['help']], [['--help']], [['issue', '--help']]])('%j prints usage and exits 0', async (argv) => {
+    const r = await run(...argv)
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^Usage: keys <command>/)
+    for (const cmd of ['issue', 'list', 'suspend', 'unsuspend', 'revoke', 'redate', 'set-rate']) expect(r.out).toContain(`  ${cmd} `)
+    expect(r.err).toBe('')
+  })
+})

@@ -1,0 +1,330 @@
+import { isValidIsoDate, johannesburgDate } from './dates.js'
+import {
+  DEFAULT_RATE_PER_MINUTE,
+  InvalidKeyOptionsError,
+  KeyNotFoundError,
+  KeyStateError,
+  MAX_RATE_PER_MINUTE,
+  SqliteKeyStore,
+} from './key-store.js'
+import { COUNTRIES, PRODUCTS, isCountry, isProduct, type ApiKeyRecord, type Country, type Product } from './types.js'
+
+/** Where the CLI writes and what it reads; injectable so tests run it in-process. */
+export interface KeysCliIo {
+  out(s: string): void
+  err(s: string): void
+  env: NodeJS.ProcessEnv
+  /** Clock for date checks; defaults to the current time. */
+  now?: Date
+}
+
+/** Key store path when `KEYS_DB` is unset (relative to the working directory). */
+export const DEFAULT_KEYS_DB = 'data/keys.db'
+
+/** Exit codes: 0 success, 1 operational failure (unknown id, disallowed change), 2 usage error. */
+const EXIT_OK = 0
+const EXIT_FAIL = 1
+const EXIT_USAGE = 2
+
+const USAGE = `Usage: keys <command> [flags]
+
+Manage API keys. The key store is $KEYS_DB (default ${DEFAULT_KEYS_DB}).
+
+Commands:
+  issue --products LIST --countries LIST [--cities LIST] [--expires YYYY-MM-DD] [--rate N] [--json]
+        Issue a key. It is printed ONCE; only its SHA-256 digest is stored.
+        --products   comma-separated: ${PRODUCTS.join(',')}
+        --countries  comma-separated: ${COUNTRIES.join(',')}
+        --cities     comma-separated towns; CITY applies to every country of the key,
+                     COUNTRY:CITY to one. Omitted = all towns.
+        --expires    last day the key works (inclusive, Africa/Johannesburg); omitted = no term
+        --rate       requests per minute, integer 1..${MAX_RATE_PER_MINUTE} (default ${DEFAULT_RATE_PER_MINUTE})
+        --json       print only {"key":"...","id":"..."}
+  list [--json]                                  List keys (never shows keys, only ids).
+  suspend --id ID [--json]                       Suspend a key (reversible).
+  unsuspend --id ID [--json]                     Reinstate a suspended key (not a revoked one).
+  revoke --id ID [--json]                        Revoke a key for good.
+  redate --id ID --expires YYYY-MM-DD|none [--json]   Change or clear the key's term.
+  set-rate --id ID --rate N [--json]             Change the per-minute allowance.
+  help                                           Show this text.
+
+Exit codes: 0 ok, 1 failure (e.g. unknown id), 2 usage error.`
+
+/** Flags each command accepts; `true` = boolean flag, `false` = takes a value. */
+const COMMANDS: Record<string, Record<string, boolean>> = {
+  issue: { products: false, countries: false, cities: false, expires: false, rate: false, json: true },
+  list: { json: true },
+  suspend: { id: false, json: true },
+  unsuspend: { id: false, json: true },
+  revoke: { id: false, json: true },
+  redate: { id: false, expires: false, json: true },
+  'set-rate': { id: false, rate: false, json: true },
+}
+
+/** A command-line mistake: reported on stderr with exit code 2. */
+class UsageError extends Error {}
+
+type Flags = Map<string, string | true>
+
+/**
+ * Runs the `keys` CLI with `argv` (without node and script). Returns the exit code; writes
+ * results to `io.out` and problems to `io.err`. A key is printed only by `issue`.
+ */
+export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number> {
+  const [command, ...rest] = argv
+  if (command === undefined) {
+    io.err(`keys: no command given\n\n${USAGE}`)
+    return EXIT_USAGE
+  }
+  if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) {
+    io.out(USAGE)
+    return EXIT_OK
+  }
+  const spec = COMMANDS[command]
+  if (!spec || !Object.hasOwn(COMMANDS, command)) {
+    io.err(`keys: unknown command '${command}' (run 'keys help')`)
+    return EXIT_USAGE
+  }
+
+  let store: SqliteKeyStore | undefined
+  try {
+    const flags = parseFlags(rest, spec)
+    const json = flags.has('json')
+    // Validate every flag before touching the store, so a typo never creates or changes anything.
+    const action = plan(command, flags, io.now ?? new Date())
+    store = new SqliteKeyStore(io.env.KEYS_DB || DEFAULT_KEYS_DB)
+    action(store, io, json)
+    return EXIT_OK
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof InvalidKeyOptionsError) {
+      io.err(`keys ${command}: ${err.message}`)
+      return EXIT_USAGE
+    }
+    if (err instanceof KeyNotFoundError || err instanceof KeyStateError) {
+      io.err(`keys ${command}: ${err.message}`)
+      return EXIT_FAIL
+    }
+    io.err(`keys ${command}: ${err instanceof Error ? err.message : String(err)}`)
+    return EXIT_FAIL
+  } finally {
+    store?.close()
+  }
+}
+
+type Action = (store: SqliteKeyStore, io: KeysCliIo, json: boolean) => void
+
+function plan(command: string, flags: Flags, now: Date): Action {
+  switch (command) {
+    case 'issue': {
+      const products = parseProducts(required(flags, 'products'))
+      const countries = parseCountries(required(flags, 'countries'))
+      const cities = flags.has('cities') ? parseCities(value(flags, 'cities'), countries) : {}
+      const expires = flags.has('expires') ? parseExpires(value(flags, 'expires')) : null
+      if (expires !== null && expires < johannesburgDate(now)) {
+        throw new UsageError(`--expires ${expires} is already in the past (today is ${johannesburgDate(now)} in Johannesburg)`)
+      }
+      const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : DEFAULT_RATE_PER_MINUTE
+      return (store, io, json) => {
+        const { key, record } = store.issue({ products, countries, cities, expires, ratePerMinute })
+        if (json) {
+          io.out(JSON.stringify({ key, id: record.id }))
+          return
+        }
+        io.out(
+          [
+            'API key issued. It is shown ONCE and cannot be recovered: copy it now and keep it server-side.',
+            '',
+            `  key:        ${key}`,
+            ...describe(record, now).map(([k, v]) => `  ${(k + ':').padEnd(11)} ${v}`),
+          ].join('\n'),
+        )
+      }
+    }
+    case 'list':
+      return (store, io, json) => {
+        const keys = store.list()
+        if (json) {
+          io.out(JSON.stringify(keys, null, 2))
+          return
+        }
+        if (keys.length === 0) {
+          io.out('No API keys.')
+          return
+        }
+        io.out(table(['ID', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN'], keys.map((k) => row(k, now))))
+      }
+    case 'suspend':
+    case 'unsuspend':
+    case 'revoke': {
+      const id = parseId(required(flags, 'id'))
+      const done = { suspend: 'suspended', unsuspend: 'reinstated', revoke: 'revoked' }[command]
+      return (store, io, json) => {
+        const record = command === 'suspend' ? store.suspend(id) : command === 'unsuspend' ? store.unsuspend(id) : store.revoke(id)
+        report(io, json, `API key ${id} ${done}.`, record, now)
+      }
+    }
+    case 'redate': {
+      const id = parseId(required(flags, 'id'))
+      const raw = required(flags, 'expires')
+      const expires = raw.toLowerCase() === 'none' ? null : parseExpires(raw)
+      return (store, io, json) => {
+        const record = store.redate(id, expires)
+        report(io, json, expires === null ? `API key ${id} no longer expires.` : `API key ${id} now works through ${expires}.`, record, now)
+      }
+    }
+    case 'set-rate': {
+      const id = parseId(required(flags, 'id'))
+      const rate = parseRate(required(flags, 'rate'))
+      return (store, io, json) => {
+        const record = store.setRate(id, rate)
+        report(io, json, `API key ${id} now allows ${rate} requests per minute.`, record, now)
+      }
+    }
+    default:
+      throw new UsageError(`unknown command '${command}'`)
+  }
+}
+
+function parseFlags(args: string[], spec: Record<string, boolean>): Flags {
+  const flags: Flags = new Map()
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]
+    if (!arg.startsWith('--') || arg === '--') throw new UsageError(`unexpected argument '${arg}'`)
+    const eq = arg.indexOf('=')
+    const name = arg.slice(2, eq === -1 ? undefined : eq)
+    if (!Object.hasOwn(spec, name)) throw new UsageError(`unknown flag '--${name}'`)
+    if (flags.has(name)) throw new UsageError(`flag '--${name}' given more than once`)
+    if (spec[name]) {
+      if (eq !== -1) throw new UsageError(`flag '--${name}' takes no value`)
+      flags.set(name, true)
+      continue
+    }
+    let v: string | undefined
+    if (eq !== -1) v = arg.slice(eq + 1)
+    else {
+      v = args[i + 1]
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`flag '--${name}' needs a value`)
+      i++
+    }
+    if (v.trim() === '') throw new UsageError(`flag '--${name}' needs a value`)
+    flags.set(name, v)
+  }
+  return flags
+}
+
+function required(flags: Flags, name: string): string {
+  if (!flags.has(name)) throw new UsageError(`missing required flag '--${name}'`)
+  return value(flags, name)
+}
+
+function value(flags: Flags, name: string): string {
+  const v = flags.get(name)
+  if (typeof v !== 'string') throw new UsageError(`flag '--${name}' needs a value`)
+  return v.trim()
+}
+
+function list(raw: string, flag: string): string[] {
+  const items = raw.split(',').map((s) => s.trim())
+  if (items.some((s) => s === '')) throw new UsageError(`empty entry in --${flag} '${raw}'`)
+  return items
+}
+
+function parseProducts(raw: string): Product[] {
+  return list(raw, 'products').map((p) => {
+    const v = p.toLowerCase()
+    if (!isProduct(v)) throw new UsageError(`unknown product '${p}' (expected one of ${PRODUCTS.join(', ')})`)
+    return v
+  })
+}
+
+function toCountry(raw: string): Country {
+  const v = raw.trim().toUpperCase().replace(/[\s-]+/g, '_')
+  if (!isCountry(v)) throw new UsageError(`unknown country '${raw}' (expected one of ${COUNTRIES.join(', ')})`)
+  return v
+}
+
+function parseCountries(raw: string): Country[] {
+  return list(raw, 'countries').map(toCountry)
+}
+
+function parseCities(raw: string, countries: Country[]): Partial<Record<Country, string[]>> {
+  const out: Partial<Record<Country, string[]>> = {}
+  const add = (country: Country, city: string) => {
+    const name = city.trim().replace(/\s+/g, ' ').toUpperCase()
+    if (name === '') throw new UsageError(`empty city name in --cities '${raw}'`)
+    const towns = (out[country] ??= [])
+    if (!towns.includes(name)) towns.push(name)
+  }
+  for (const entry of list(raw, 'cities')) {
+    const colon = entry.indexOf(':')
+    if (colon === -1) {
+      for (const c of countries) add(c, entry)
+      continue
+    }
+    const country = toCountry(entry.slice(0, colon))
+    if (!countries.includes(country)) {
+      throw new UsageError(`--cities '${entry}' names ${country}, which is not in --countries (${countries.join(',')})`)
+    }
+    add(country, entry.slice(colon + 1))
+  }
+  return out
+}
+
+function parseExpires(raw: string): string {
+  if (!isValidIsoDate(raw)) throw new UsageError(`invalid --expires '${raw}' (expected a real date YYYY-MM-DD)`)
+  return raw
+}
+
+function parseRate(raw: string): number {
+  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN
+  if (!(n >= 1 && n <= MAX_RATE_PER_MINUTE)) {
+    throw new UsageError(`invalid --rate '${raw}' (expected an integer 1..${MAX_RATE_PER_MINUTE})`)
+  }
+  return n
+}
+
+function parseId(raw: string): string {
+  // Anything that is not a plausible id would only ever be "not found"; say why instead.
+  if (!/^[0-9A-Za-z]{1,64}$/.test(raw)) throw new UsageError(`invalid --id '${raw}' (a key id is letters and digits, e.g. k7Gx2mQp)`)
+  return raw
+}
+
+function citiesText(r: ApiKeyRecord): string {
+  const parts = r.countries.map((c) => `${c}:${r.cities[c]?.join(',') ?? '*'}`)
+  return Object.keys(r.cities).length === 0 ? 'all' : parts.join(' ')
+}
+
+function expiresText(r: ApiKeyRecord, now: Date): string {
+  if (r.expires === null) return 'never'
+  return johannesburgDate(now) > r.expires ? `${r.expires} (expired)` : r.expires
+}
+
+function describe(r: ApiKeyRecord, now: Date): [string, string][] {
+  return [
+    ['id', r.id],
+    ['status', r.status],
+    ['products', r.products.join(', ')],
+    ['countries', r.countries.join(', ')],
+    ['cities', citiesText(r)],
+    ['expires', r.expires === null ? 'never' : `${expiresText(r, now)} (last day, Africa/Johannesburg)`],
+    ['rate', `${r.ratePerMinute}/min`],
+  ]
+}
+
+function row(r: ApiKeyRecord, now: Date): string[] {
+  return [r.id, r.status, r.products.join(','), r.countries.join(','), citiesText(r), expiresText(r, now), String(r.ratePerMinute)]
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
+  return [line(header), ...rows.map(line)].join('\n')
+}
+
+function report(io: KeysCliIo, json: boolean, message: string, record: ApiKeyRecord, now: Date): void {
+  if (json) {
+    io.out(JSON.stringify(record))
+    return
+  }
+  io.out([message, ...describe(record, now).map(([k, v]) => `  ${(k + ':').padEnd(11)} ${v}`)].join('\n'))
+}

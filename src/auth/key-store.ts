@@ -1,0 +1,397 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import Database from 'better-sqlite3'
+import { digestsEqual, generateApiKey, hashApiKey, parseApiKey } from './api-key.js'
+import { isValidIsoDate, johannesburgDate } from './dates.js'
+import {
+  COUNTRIES,
+  PRODUCTS,
+  isCountry,
+  isProduct,
+  type ApiKeyRecord,
+  type Country,
+  type KeyStatus,
+  type KeyVerifier,
+  type Product,
+  type VerifyResult,
+} from './types.js'
+
+/** Default per-key allowance, the spec's shown policy `60;w=60`. */
+export const DEFAULT_RATE_PER_MINUTE = 60
+/** Highest per-minute allowance a key may be given. */
+export const MAX_RATE_PER_MINUTE = 1_000_000
+
+/** Thrown by store mutations for an id that has no key. */
+export class KeyNotFoundError extends Error {
+  override readonly name = 'KeyNotFoundError'
+  constructor(readonly id: string) {
+    super(`no API key with id '${id}'`)
+  }
+}
+
+/** Thrown when a change is not allowed in the key's current state (e.g. reinstating a revoked key). */
+export class KeyStateError extends Error {
+  override readonly name = 'KeyStateError'
+  constructor(
+    readonly id: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Thrown by {@link SqliteKeyStore.issue}, `redate` and `setRate` for invalid scopes, dates or rates. */
+export class InvalidKeyOptionsError extends Error {
+  override readonly name = 'InvalidKeyOptionsError'
+}
+
+/** Scopes and terms of a key to issue. Names are normalised (deduplicated, canonical order, towns upper-cased). */
+export interface IssueKeyOptions {
+  products: Product[]
+  countries: Country[]
+  /** Towns per country; a country absent here = all its towns. Every country must be in `countries`. */
+  cities?: Partial<Record<Country, string[]>>
+  /** Last day the key works ('YYYY-MM-DD', Africa/Johannesburg), or null/absent for no term. */
+  expires?: string | null
+  /** Defaults to {@link DEFAULT_RATE_PER_MINUTE}. */
+  ratePerMinute?: number
+}
+
+/** Tuning for {@link SqliteKeyStore}; the defaults suit production. */
+export interface SqliteKeyStoreOptions {
+  /** Minimum interval between checks for changes committed by other processes, ms. Default 250. */
+  recheckMs?: number
+  /** Monotonic clock in ms, injectable for tests. Default `performance.now`. */
+  clock?: () => number
+}
+
+interface KeyRow {
+  id: string
+  digest: Buffer
+  products: string
+  countries: string
+  cities: string
+  expires: string | null
+  rate_per_minute: number
+  status: KeyStatus
+  created_at: string
+}
+
+interface CacheEntry {
+  digest: Buffer
+  record: ApiKeyRecord
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS api_key (
+  id              TEXT PRIMARY KEY,
+  digest          BLOB NOT NULL CHECK (length(digest) = 32),
+  products        TEXT NOT NULL,
+  countries       TEXT NOT NULL,
+  cities          TEXT NOT NULL DEFAULT '{}',
+  expires         TEXT NULL,
+  rate_per_minute INTEGER NOT NULL DEFAULT ${DEFAULT_RATE_PER_MINUTE},
+  status          TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'suspended', 'revoked')),
+  created_at      TEXT NOT NULL
+)`
+
+/**
+ * API keys in a SQLite file, shared between the server (which verifies) and the `keys` CLI
+ * (which issues and changes keys from another process). Only the SHA-256 digest of each key is
+ * stored, never the key itself.
+ */
+export class SqliteKeyStore implements KeyVerifier {
+  private readonly db: Database.Database
+  private readonly recheckMs: number
+  private readonly clock: () => number
+  private readonly stmt: {
+    get: Database.Statement<[string], KeyRow>
+    list: Database.Statement<[], KeyRow>
+    count: Database.Statement<[], number>
+    insert: Database.Statement<[KeyRow]>
+    setStatus: Database.Statement<[KeyStatus, string]>
+    setExpires: Database.Statement<[string | null, string]>
+    setRate: Database.Statement<[number, string]>
+    dataVersion: Database.Statement<[], number>
+  }
+  /**
+   * Verification cache, id -> digest + record. Bounded by the number of issued keys (keys are
+   * issued by hand), and only ids that exist are cached, so unknown ids cannot grow it.
+   */
+  private readonly cache = new Map<string, CacheEntry>()
+  private dataVersion: number
+  private lastCheck: number
+
+  /** Opens (creating file, parent directory and table if missing) the key store at `path`. */
+  constructor(path: string, options: SqliteKeyStoreOptions = {}) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+    this.db = new Database(path)
+    try {
+      // busy_timeout first: the server and the CLI may open the same file at the same moment.
+      this.db.pragma('busy_timeout = 5000')
+      // WAL: the CLI's writes never block the server's reads.
+      this.db.pragma('journal_mode = WAL')
+      this.db.exec(SCHEMA)
+    } catch (err) {
+      this.db.close()
+      throw err
+    }
+    this.recheckMs = options.recheckMs ?? 250
+    this.clock = options.clock ?? (() => performance.now())
+    this.stmt = {
+      get: this.db.prepare<[string], KeyRow>('SELECT * FROM api_key WHERE id = ?'),
+      list: this.db.prepare<[], KeyRow>('SELECT * FROM api_key ORDER BY created_at, id'),
+      count: this.db.prepare<[], number>('SELECT count(*) FROM api_key').pluck(),
+      insert: this.db.prepare<[KeyRow]>(
+        `INSERT INTO api_key (id, digest, products, countries, cities, expires, rate_per_minute, status, created_at)
+         VALUES (@id, @digest, @products, @countries, @cities, @expires, @rate_per_minute, @status, @created_at)`,
+      ),
+      setStatus: this.db.prepare<[KeyStatus, string]>('UPDATE api_key SET status = ? WHERE id = ?'),
+      setExpires: this.db.prepare<[string | null, string]>('UPDATE api_key SET expires = ? WHERE id = ?'),
+      setRate: this.db.prepare<[number, string]>('UPDATE api_key SET rate_per_minute = ? WHERE id = ?'),
+      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
+    }
+    this.dataVersion = this.stmt.dataVersion.get() as number
+    this.lastCheck = this.clock()
+  }
+
+  /**
+   * Checks a presented key. Order: missing, malformed, unknown id or wrong secret (one answer
+   * for both, so a caller cannot tell a real id from a made-up one by the code), then revoked,
+   * suspended, expired. Never throws for any input except after {@link close}.
+   */
+  async verify(rawKey: string | undefined, now: Date): Promise<VerifyResult> {
+    return this.verifySync(rawKey, now)
+  }
+
+  /** Synchronous {@link verify}, for callers that know they hold a SQLite store. */
+  verifySync(rawKey: string | undefined, now: Date): VerifyResult {
+    if (rawKey === undefined || rawKey === '') return { ok: false, code: 'MISSING' }
+    const parsed = parseApiKey(rawKey)
+    if (!parsed) return { ok: false, code: 'MALFORMED' }
+    const entry = this.lookup(parsed.id)
+    // Why constant time: compare digests with timingSafeEqual so response time says nothing
+    // about how much of a guessed key was right.
+    if (!entry || !digestsEqual(hashApiKey(rawKey), entry.digest)) return { ok: false, code: 'NOT_FOUND' }
+    const key = entry.record
+    if (key.status === 'revoked') return { ok: false, code: 'REVOKED', key }
+    if (key.status === 'suspended') return { ok: false, code: 'SUSPENDED', key }
+    // Inclusive term: the key works through the whole of its `expires` day in Johannesburg.
+    if (key.expires !== null && johannesburgDate(now) > key.expires) {
+      return { ok: false, code: 'EXPIRED', key, expires: key.expires }
+    }
+    return { ok: true, key }
+  }
+
+  /**
+   * Issues a new key. The returned `key` is the only time the secret exists outside the caller:
+   * show it once; the store keeps only its SHA-256 digest.
+   */
+  issue(opts: IssueKeyOptions): { key: string; record: ApiKeyRecord } {
+    const products = normaliseProducts(opts.products)
+    const countries = normaliseCountries(opts.countries)
+    const cities = normaliseCities(opts.cities ?? {}, countries)
+    const expires = normaliseExpires(opts.expires ?? null)
+    const rate = normaliseRate(opts.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE)
+    const createdAt = new Date().toISOString()
+    // 62^8 ids make a collision vanishingly rare; retry rather than fail if one happens.
+    for (let attempt = 0; ; attempt++) {
+      const { key, id } = generateApiKey()
+      try {
+        this.stmt.insert.run({
+          id,
+          digest: hashApiKey(key),
+          products: JSON.stringify(products),
+          countries: JSON.stringify(countries),
+          cities: JSON.stringify(cities),
+          expires,
+          rate_per_minute: rate,
+          status: 'active',
+          created_at: createdAt,
+        })
+      } catch (err) {
+        if (attempt < 5 && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') continue
+        throw err
+      }
+      return { key, record: this.mustGet(id) }
+    }
+  }
+
+  /** All keys, oldest first. Reads the database, not the cache, so it is always current. */
+  list(): ApiKeyRecord[] {
+    return this.stmt.list.all().map(rowToRecord)
+  }
+
+  /** The key with this id, read from the database, or null. */
+  get(id: string): ApiKeyRecord | null {
+    const row = this.stmt.get.get(id)
+    return row ? rowToRecord(row) : null
+  }
+
+  /** Number of keys of any status. */
+  count(): number {
+    return this.stmt.count.get() as number
+  }
+
+  /** Suspends a key (reversible with {@link unsuspend}). Throws KeyStateError for a revoked key. */
+  suspend(id: string): ApiKeyRecord {
+    return this.change(id, (current) => {
+      if (current.status === 'revoked') throw new KeyStateError(id, `API key '${id}' is revoked; it cannot be suspended`)
+      this.stmt.setStatus.run('suspended', id)
+    })
+  }
+
+  /** Reinstates a suspended key. Throws KeyStateError for a revoked key: a revoked key cannot come back. */
+  unsuspend(id: string): ApiKeyRecord {
+    return this.change(id, (current) => {
+      if (current.status === 'revoked') {
+        throw new KeyStateError(id, `API key '${id}' is revoked; a revoked key cannot be reinstated (issue a new one)`)
+      }
+      this.stmt.setStatus.run('active', id)
+    })
+  }
+
+  /** Revokes a key for good. Idempotent. */
+  revoke(id: string): ApiKeyRecord {
+    return this.change(id, () => {
+      this.stmt.setStatus.run('revoked', id)
+    })
+  }
+
+  /** Sets or clears (null) the key's last valid day. */
+  redate(id: string, expires: string | null): ApiKeyRecord {
+    const value = normaliseExpires(expires)
+    return this.change(id, () => {
+      this.stmt.setExpires.run(value, id)
+    })
+  }
+
+  /** Sets the key's per-minute allowance (integer 1..1,000,000). */
+  setRate(id: string, n: number): ApiKeyRecord {
+    const value = normaliseRate(n)
+    return this.change(id, () => {
+      this.stmt.setRate.run(value, id)
+    })
+  }
+
+  /** Closes the database. Idempotent; the store is unusable afterwards. */
+  close(): void {
+    this.cache.clear()
+    if (this.db.open) this.db.close()
+  }
+
+  /**
+   * Cached lookup for the hot path. Why this invalidation: another process (the `keys` CLI)
+   * changes keys while the server runs, and a suspension must bite within 2 s without a
+   * restart. `PRAGMA data_version` changes whenever another connection commits to the file,
+   * so when it moves the whole cache is dropped. Reading it costs ~2 µs (measured with
+   * better-sqlite3 12, about the same as the indexed SELECT it saves), so it is read at most
+   * every `recheckMs` (250 ms): a verify is then a Map lookup plus a SHA-256, and other
+   * processes' changes show within 250 ms. This connection's own writes don't move
+   * data_version; {@link change} evicts those entries itself.
+   */
+  private lookup(id: string): CacheEntry | null {
+    const t = this.clock()
+    if (t - this.lastCheck >= this.recheckMs) {
+      this.lastCheck = t
+      const v = this.stmt.dataVersion.get() as number
+      if (v !== this.dataVersion) {
+        this.dataVersion = v
+        this.cache.clear()
+      }
+    }
+    let entry = this.cache.get(id)
+    if (!entry) {
+      const row = this.stmt.get.get(id)
+      if (!row) return null
+      entry = { digest: row.digest, record: rowToRecord(row) }
+      this.cache.set(id, entry)
+    }
+    return entry
+  }
+
+  private mustGet(id: string): ApiKeyRecord {
+    const r = this.get(id)
+    if (!r) throw new KeyNotFoundError(id)
+    return r
+  }
+
+  /** Read-check-write in one IMMEDIATE transaction, so a concurrent CLI cannot slip in between. */
+  private change(id: string, apply: (current: ApiKeyRecord) => void): ApiKeyRecord {
+    const run = this.db.transaction(() => {
+      apply(this.mustGet(id))
+      return this.mustGet(id)
+    })
+    try {
+      return run.immediate()
+    } finally {
+      this.cache.delete(id)
+    }
+  }
+}
+
+function rowToRecord(row: KeyRow): ApiKeyRecord {
+  const cities = JSON.parse(row.cities) as Partial<Record<Country, string[]>>
+  for (const towns of Object.values(cities)) Object.freeze(towns)
+  // Frozen: records are shared with the cache, so a caller must not be able to edit them.
+  return Object.freeze({
+    id: row.id,
+    products: Object.freeze(JSON.parse(row.products)) as Product[],
+    countries: Object.freeze(JSON.parse(row.countries)) as Country[],
+    cities: Object.freeze(cities),
+    expires: row.expires,
+    ratePerMinute: row.rate_per_minute,
+    status: row.status,
+    createdAt: row.created_at,
+  })
+}
+
+function normaliseProducts(products: readonly string[]): Product[] {
+  if (!Array.isArray(products) || products.length === 0) throw new InvalidKeyOptionsError('a key needs at least one product')
+  for (const p of products) {
+    if (!isProduct(p)) throw new InvalidKeyOptionsError(`unknown product '${p}' (expected ${PRODUCTS.join(', ')})`)
+  }
+  return PRODUCTS.filter((p) => products.includes(p))
+}
+
+function normaliseCountries(countries: readonly string[]): Country[] {
+  if (!Array.isArray(countries) || countries.length === 0) throw new InvalidKeyOptionsError('a key needs at least one country')
+  for (const c of countries) {
+    if (!isCountry(c)) throw new InvalidKeyOptionsError(`unknown country '${c}' (expected ${COUNTRIES.join(', ')})`)
+  }
+  return COUNTRIES.filter((c) => countries.includes(c))
+}
+
+function normaliseCities(cities: Partial<Record<string, string[]>>, countries: Country[]): Partial<Record<Country, string[]>> {
+  const out: Partial<Record<Country, string[]>> = {}
+  for (const [country, towns] of Object.entries(cities)) {
+    if (towns === undefined) continue
+    if (!isCountry(country)) throw new InvalidKeyOptionsError(`unknown country '${country}' in cities`)
+    if (!countries.includes(country)) throw new InvalidKeyOptionsError(`cities given for ${country}, which is not one of the key's countries`)
+    if (!Array.isArray(towns) || towns.length === 0) {
+      throw new InvalidKeyOptionsError(`empty town list for ${country} (omit the country to allow all its towns)`)
+    }
+    const names: string[] = []
+    for (const t of towns) {
+      const name = typeof t === 'string' ? t.trim().replace(/\s+/g, ' ').toUpperCase() : ''
+      if (name === '') throw new InvalidKeyOptionsError(`empty town name for ${country}`)
+      if (!names.includes(name)) names.push(name)
+    }
+    out[country] = names
+  }
+  return out
+}
+
+function normaliseExpires(expires: string | null): string | null {
+  if (expires === null) return null
+  if (!isValidIsoDate(expires)) throw new InvalidKeyOptionsError(`invalid expiry date '${expires}' (expected a real date YYYY-MM-DD)`)
+  return expires
+}
+
+function normaliseRate(n: number): number {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_RATE_PER_MINUTE) {
+    throw new InvalidKeyOptionsError(`invalid rate ${n} (expected an integer 1..${MAX_RATE_PER_MINUTE})`)
+  }
+  return n
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod'
+
+const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATASET_DIR: z.string().min(1).default('data/datasets/sample'),
+  KEYS_DB: z.string().min(1).default('data/keys.db'),
+  WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+})
+export type Config = z.infer<typeof ConfigSchema>
+
+/** Reads the environment once at start; a bad value stops the start with every problem named. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked = Object.fromEntries(Object.keys(ConfigSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]))
+  const r = ConfigSchema.safeParse(picked)
+  if (!r.success) throw new Error(`invalid configuration: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+  return r.data
+}

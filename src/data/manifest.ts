@@ -1,0 +1,63 @@
+import { z } from 'zod'
+
+/** Bumped whenever the layout or meaning of a dataset file changes; the server refuses others. */
+export const DATASET_FORMAT_VERSION = 1
+export const MANIFEST_FILE = 'manifest.json'
+
+/** Dataset domains, and the export.json key each one is named by. */
+export const DOMAINS = ['plots', 'parcels', 'encumbrances', 'jurisdiction'] as const
+export type Domain = (typeof DOMAINS)[number]
+export const EXPORT_KEY: Record<Domain, string> = { plots: 'plots', parcels: 'cadastre', encumbrances: 'encumbrances', jurisdiction: 'boundaries' }
+
+/** What kind of bytes a file holds; the server checks the header of each kind at start. */
+export const FILE_KINDS = ['sqlite', 'kdbush', 'flatbush', 'u32'] as const
+export type FileKind = (typeof FILE_KINDS)[number]
+
+const LayerStatsSchema = z.object({
+  rows: z.number().int().nonnegative(),
+  rejected: z.number().int().nonnegative(),
+  repaired: z.number().int().nonnegative(),
+  /** free-form per-layer facts the service needs (e.g. id offsets) */
+  meta: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+})
+export type LayerStats = z.infer<typeof LayerStatsSchema>
+
+const DomainSchema = z.object({
+  dataset_version: z.string().min(1),
+  as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  layers: z.record(z.string(), LayerStatsSchema),
+})
+export type DomainManifest = z.infer<typeof DomainSchema>
+
+const FileSchema = z.object({
+  path: z.string().regex(/^[a-z0-9_\-./]+$/).refine((p) => !p.includes('..') && !p.startsWith('/'), 'path must stay inside the dataset'),
+  kind: z.enum(FILE_KINDS),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+})
+export type ManifestFile = z.infer<typeof FileSchema>
+
+export const ManifestSchema = z.object({
+  format: z.literal('landdata-dataset'),
+  format_version: z.number().int(),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  source: z.object({ scale: z.string().optional(), seed: z.number().optional() }).optional(),
+  domains: z.object({
+    plots: DomainSchema.optional(),
+    parcels: DomainSchema.optional(),
+    encumbrances: DomainSchema.optional(),
+    jurisdiction: DomainSchema.optional(),
+  }),
+  files: z.array(FileSchema),
+})
+export type Manifest = z.infer<typeof ManifestSchema>
+
+/** Serialises a manifest with sorted keys, so equal content gives equal bytes. */
+export function stringifyManifest(m: Manifest): string {
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort)
+    if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]))
+    return v
+  }
+  return JSON.stringify(sort(m), null, 2) + '\n'
+}

@@ -1,0 +1,181 @@
+import type Database from 'better-sqlite3'
+import type { OpenDataset } from '../../data/open-dataset.js'
+import { PLOT_COUNTRIES, PLOT_COUNTRY_ENUM, PLOT_FILES } from '../../data/plots-format.js'
+import { PointIndex, type PointHit } from '../../geo/point-index.js'
+import type { City, Plot } from './schemas.js'
+
+type CountryEnum = 'BOTSWANA' | 'SOUTH_AFRICA'
+
+interface CityRow {
+  id: number
+  name: string
+  region: string
+  plot_count: number
+}
+
+interface CountryLayer {
+  country: CountryEnum
+  index: PointIndex
+  cityOf: Uint32Array
+  idOffset: number
+  cities: Map<number, CityRow>
+  /** upper-case name -> city ids (a township name recurs across provinces) */
+  cityIdsByName: Map<string, number[]>
+  numberOf: Database.Statement<[number], string>
+  byNumber: Database.Statement<[{ number: string; ids: string | null; limit: number }]>
+}
+
+/** Which towns a request may see, per country: null = all of them. */
+export type CityScope = Partial<Record<CountryEnum, ReadonlySet<string> | null>>
+
+const round = (v: number, places: number) => {
+  const k = 10 ** places
+  return Math.round(v * k) / k
+}
+
+function openLayer(ds: OpenDataset, key: (typeof PLOT_COUNTRIES)[number]): CountryLayer | null {
+  const stats = ds.domain('plots')?.layers[key]
+  if (!stats) return null
+  const files = PLOT_FILES[key]
+  const db = ds.sqlite(files.sqlite)
+  const cities = new Map<number, CityRow>()
+  const cityIdsByName = new Map<string, number[]>()
+  for (const c of db.prepare('SELECT id, name, region, plot_count FROM city ORDER BY id').all() as CityRow[]) {
+    cities.set(c.id, c)
+    const list = cityIdsByName.get(c.name.toUpperCase()) ?? []
+    list.push(c.id)
+    cityIdsByName.set(c.name.toUpperCase(), list)
+  }
+  return {
+    country: PLOT_COUNTRY_ENUM[key],
+    index: PointIndex.from(ds.arrayBuffer(files.kdbush), stats.rows),
+    cityOf: new Uint32Array(ds.arrayBuffer(files.cityIds)),
+    idOffset: Number(stats.meta?.id_offset ?? 0),
+    cities,
+    cityIdsByName,
+    numberOf: db.prepare('SELECT plot_number FROM plot WHERE id = ?').pluck() as Database.Statement<[number], string>,
+    byNumber: db.prepare(
+      `SELECT id, plot_number, latitude, longitude, city_id FROM plot
+       WHERE plot_number = @number COLLATE NOCASE AND (@ids IS NULL OR city_id IN (SELECT value FROM json_each(@ids)))
+       ORDER BY id LIMIT @limit`,
+    ) as Database.Statement<[{ number: string; ids: string | null; limit: number }]>,
+  }
+}
+
+/** Plot and erf lookups over one open dataset; statements prepared once. */
+export function createPlotQueries(ds: OpenDataset) {
+  const layers = new Map<CountryEnum, CountryLayer>()
+  for (const key of PLOT_COUNTRIES) {
+    const l = openLayer(ds, key)
+    if (l) layers.set(l.country, l)
+  }
+
+  function toPlot(l: CountryLayer, rowid: number, plotNumber: string, lat: number, lon: number, cityId: number, distanceM?: number): Plot {
+    const city = l.cities.get(cityId)!
+    const p: Plot = {
+      id: l.idOffset + rowid,
+      plot_number: plotNumber,
+      latitude: round(lat, 7),
+      longitude: round(lon, 7),
+      city: city.name,
+      country: l.country,
+      parcel_identifier_type: l.country === 'BOTSWANA' ? 'PLOT_NUMBER' : 'ERF_NUMBER',
+    }
+    // absent fields are omitted, never null
+    if (city.region) {
+      if (l.country === 'BOTSWANA') p.district = city.region
+      else p.province = city.region
+    }
+    if (distanceM !== undefined) p.distance_meters = round(distanceM, 2)
+    return p
+  }
+
+  function fromHit(l: CountryLayer, hit: PointHit): Plot {
+    const i = hit.i
+    return toPlot(l, i + 1, l.numberOf.get(i + 1)!, l.index.lat(i), l.index.lon(i), l.cityOf[i], hit.distanceM)
+  }
+
+  /** City ids a scope admits in one layer, or null for all. */
+  function allowedIds(l: CountryLayer, names: ReadonlySet<string> | null | undefined): Set<number> | null {
+    if (!names) return null
+    const ids = new Set<number>()
+    for (const n of names) for (const id of l.cityIdsByName.get(n) ?? []) ids.add(id)
+    return ids
+  }
+
+  function acceptFor(l: CountryLayer, scope: CityScope): ((i: number) => boolean) | undefined {
+    const ids = allowedIds(l, scope[l.country])
+    return ids ? (i: number) => ids.has(l.cityOf[i]) : undefined
+  }
+
+  function inScope(countries: CountryEnum[]): CountryLayer[] {
+    return countries.map((c) => layers.get(c)).filter((l): l is CountryLayer => l !== undefined)
+  }
+
+  return {
+    countries: [...layers.keys()],
+
+    /** Plots within `radiusM` of a point, nearest first, across the countries in scope. */
+    radius(lon: number, lat: number, radiusM: number, limit: number, countries: CountryEnum[], scope: CityScope): Plot[] {
+      const found: { l: CountryLayer; hit: PointHit }[] = []
+      for (const l of inScope(countries)) for (const hit of l.index.within(lon, lat, radiusM, limit, acceptFor(l, scope))) found.push({ l, hit })
+      found.sort((a, b) => a.hit.distanceM - b.hit.distanceM || a.l.idOffset + a.hit.i - (b.l.idOffset + b.hit.i))
+      return found.slice(0, limit).map(({ l, hit }) => fromHit(l, hit))
+    },
+
+    /** The single nearest plot within `maxM` across the countries in scope (a border does not stop it). */
+    reverse(lon: number, lat: number, maxM: number, countries: CountryEnum[], scope: CityScope): Plot[] {
+      let best: { l: CountryLayer; hit: PointHit } | null = null
+      for (const l of inScope(countries)) {
+        const hit = l.index.nearest(lon, lat, best ? Math.min(maxM, best.hit.distanceM) : maxM, acceptFor(l, scope))
+        if (hit && (!best || hit.distanceM < best.hit.distanceM)) best = { l, hit }
+      }
+      return best ? [fromHit(best.l, best.hit)] : []
+    },
+
+    /** Plots carrying a number (case-insensitive), optionally in one named city; source order, Botswana first. */
+    byNumber(plotNumber: string, cityUpper: string | undefined, limit: number, countries: CountryEnum[], scope: CityScope): Plot[] {
+      const out: Plot[] = []
+      for (const l of inScope(countries)) {
+        if (out.length >= limit) break
+        let ids = allowedIds(l, scope[l.country])
+        if (cityUpper !== undefined) {
+          const named = new Set(l.cityIdsByName.get(cityUpper) ?? [])
+          ids = ids ? new Set([...ids].filter((id) => named.has(id))) : named
+        }
+        if (ids && ids.size === 0) continue
+        const rows = l.byNumber.all({ number: plotNumber, ids: ids ? JSON.stringify([...ids]) : null, limit: limit - out.length }) as {
+          id: number
+          plot_number: string
+          latitude: number
+          longitude: number
+          city_id: number
+        }[]
+        for (const r of rows) out.push(toPlot(l, r.id, r.plot_number, r.latitude, r.longitude, r.city_id))
+      }
+      return out
+    },
+
+    /** Cities of the countries in scope, with their plot counts; by country, then name, then region. */
+    cities(countries: CountryEnum[], scope: CityScope): City[] {
+      const out: City[] = []
+      for (const l of inScope(countries)) {
+        const allowed = scope[l.country]
+        const rows = [...l.cities.values()]
+          .filter((c) => !allowed || allowed.has(c.name.toUpperCase()))
+          .sort((a, b) => a.name.localeCompare(b.name) || a.region.localeCompare(b.region))
+        for (const c of rows) {
+          const city: City = { name: c.name, country: l.country, plot_count: c.plot_count }
+          if (c.region) {
+            if (l.country === 'BOTSWANA') city.district = c.region
+            else city.province = c.region
+          }
+          out.push(city)
+        }
+      }
+      return out
+    },
+  }
+}
+
+export type PlotQueries = ReturnType<typeof createPlotQueries>

@@ -1,0 +1,128 @@
+import { citiesAllowed, countriesInScope, assertCityPermitted, requireProduct } from '../../auth/middleware.js'
+import type { ApiKeyRecord, Country } from '../../auth/types.js'
+import { ApiError } from '../../http/errors.js'
+import type { ApiRouter } from '../../http/openapi.js'
+import type { CityScope, PlotQueries } from './queries.js'
+import {
+  ByNumberQuerySchema,
+  CitiesEnvelopeSchema,
+  CitiesQuerySchema,
+  PlotNumberParamsSchema,
+  PlotsEnvelopeSchema,
+  REVERSE_REACH_M,
+  ReverseQuerySchema,
+  SearchQuerySchema,
+} from './schemas.js'
+
+const TAG = ['Plots and coordinates']
+
+function scopeOf(key: ApiKeyRecord, countries: Country[]): CityScope {
+  const scope: CityScope = {}
+  for (const c of countries) scope[c] = citiesAllowed(key, c)
+  return scope
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/** The plot and coordinate lookup service (spec 000): four GET endpoints, `plots` product. */
+export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries | null): void {
+  const mw = [requireProduct('plots')]
+  const q = () => {
+    const p = queries()
+    if (!p) throw new ApiError('PlotDataUnavailable', 'the plot dataset is not installed on this deployment')
+    return p
+  }
+
+  router.add(
+    {
+      method: 'get',
+      path: '/plots/search-given-coordinates',
+      tags: TAG,
+      summary: 'Plots within a radius of a point, nearest first',
+      description: 'Geodesic (WGS84) radius search. Each plot carries `distance_meters`. No match: 200 with an empty `plots`.',
+      request: { query: SearchQuerySchema },
+      responses: { 200: { description: 'Plots within the radius, nearest first (ties by id).', schema: PlotsEnvelopeSchema } },
+    },
+    mw,
+    (c, { query }) => {
+      const key = c.get('apiKey')
+      const countries = countriesInScope(key, query.country)
+      const plots = q().radius(query.longitude, query.latitude, query.radius, query.limit, countries, scopeOf(key, countries))
+      const message = plots.length
+        ? `${plural(plots.length, 'plot')} within ${query.radius} m, nearest first${plots.length === query.limit ? ` (limited to ${query.limit})` : ''}`
+        : `No plots found within ${query.radius} m of the point`
+      return c.json({ plots, message })
+    },
+  )
+
+  router.add(
+    {
+      method: 'get',
+      path: '/plots/reverse',
+      tags: TAG,
+      summary: 'The nearest plot to a point',
+      description: `Widens the search progressively until a plot is found, up to ${REVERSE_REACH_M / 1000} km (geodesic); beyond that \`plots\` is empty. Near a border the nearest plot may be in the other country.`,
+      request: { query: ReverseQuerySchema },
+      responses: { 200: { description: 'Zero or one plot, with `distance_meters`.', schema: PlotsEnvelopeSchema } },
+    },
+    mw,
+    (c, { query }) => {
+      const key = c.get('apiKey')
+      const countries = countriesInScope(key, query.country)
+      const plots = q().reverse(query.longitude, query.latitude, REVERSE_REACH_M, countries, scopeOf(key, countries))
+      const message = plots.length
+        ? `Nearest plot is ${plots[0].distance_meters} m away`
+        : `No plot found within ${REVERSE_REACH_M / 1000} km of the point`
+      return c.json({ plots, message })
+    },
+  )
+
+  router.add(
+    {
+      method: 'get',
+      path: '/plots/{plot_number}',
+      // `.+` so a portion written plainly (`/plots/12/3`) reaches this route as well as `12%2F3`
+      honoPath: '/plots/:plot_number{.+}',
+      tags: TAG,
+      summary: 'Plots carrying a plot or erf number',
+      description:
+        'Case-insensitive exact match. Numbers are not unique: the same number recurs across towns, within a town, and in every South African township; qualify by `city` and check `province`. No `distance_meters`. Order: Botswana first, then source order.',
+      request: { params: PlotNumberParamsSchema, query: ByNumberQuerySchema },
+      responses: { 200: { description: 'Every matching plot (up to `limit`); empty when none.', schema: PlotsEnvelopeSchema } },
+    },
+    mw,
+    (c, { params, query }) => {
+      const key = c.get('apiKey')
+      const countries = countriesInScope(key, query.country)
+      if (query.city !== undefined) assertCityPermitted(key, countries, query.city)
+      const plotNumber = params.plot_number.trim()
+      const plots = q().byNumber(plotNumber, query.city, query.limit, countries, scopeOf(key, countries))
+      const where = query.city ? ` in ${query.city}` : ''
+      const message = plots.length ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}` : `No plot numbered ${plotNumber} found${where}`
+      return c.json({ plots, message })
+    },
+  )
+
+  router.add(
+    {
+      method: 'get',
+      path: '/cities',
+      tags: TAG,
+      summary: 'Coverage list of towns and townships',
+      description:
+        'Default: the Botswana towns (for a key without Botswana, the countries it covers). `SOUTH_AFRICA` lists townships (one entry per township name and province); `ALL` lists everything the key covers. A town-scoped key sees only its towns.',
+      request: { query: CitiesQuerySchema },
+      responses: { 200: { description: 'Cities with their plot counts, by country then name.', schema: CitiesEnvelopeSchema } },
+    },
+    mw,
+    (c, { query }) => {
+      const key = c.get('apiKey')
+      let countries: Country[]
+      if (query.country === 'ALL') countries = [...key.countries]
+      else if (query.country) countries = countriesInScope(key, query.country)
+      else countries = key.countries.includes('BOTSWANA') ? ['BOTSWANA'] : [...key.countries]
+      const cities = q().cities(countries, scopeOf(key, countries))
+      return c.json({ cities, message: cities.length ? `${plural(cities.length, 'city')} in ${countries.join(', ')}` : `No cities found in ${countries.join(', ')}` })
+    },
+  )
+}

@@ -1,0 +1,37 @@
+import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { Hono } from 'hono'
+import type { AppEnv } from './env.js'
+
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+}
+
+/**
+ * `/docs`: Swagger UI over `/api/v1/openapi.json`, served from the swagger-ui-dist package on
+ * this machine (nothing is fetched from a CDN, so it works offline and behind firewalls).
+ */
+export function mountDocs(app: Hono<AppEnv>, specUrl: string): void {
+  const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+  const cache = new Map<string, string>()
+  app.get('/docs/assets/:file', (c) => {
+    const file = c.req.param('file')
+    const type = ASSETS[file]
+    if (!type) return c.notFound()
+    let body = cache.get(file)
+    if (body === undefined) cache.set(file, (body = readFileSync(join(dir, file), 'utf8')))
+    return c.body(body, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' })
+  })
+  app.get('/docs', (c) =>
+    c.html(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Land-data API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#ui', deepLinking: true, persistAuthorization: true })</script>
+</body></html>`),
+  )
+}

@@ -1,0 +1,96 @@
+import type { Context } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { Logger } from 'pino'
+import type { AppEnv } from './env.js'
+
+/**
+ * Every error code the API answers, with its HTTP status. One table, so a code can never be
+ * sent with two different statuses (unkey keeps its codes the same way).
+ */
+export const ERROR_STATUS = {
+  ValidationError: 400,
+  ApiKeyMissing: 401,
+  ApiKeyInvalid: 401,
+  ApiKeySuspended: 401,
+  ApiKeyExpired: 401,
+  ProductNotPermitted: 403,
+  CountryNotPermitted: 403,
+  CityNotPermitted: 403,
+  NotFound: 404,
+  ParcelNotFound: 404,
+  NoParcelAtPoint: 404,
+  EncumbranceNotFound: 404,
+  NoJurisdictionAtPoint: 404,
+  BoundaryNotFound: 404,
+  MethodNotAllowed: 405,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  RateLimitExceeded: 429,
+  InternalError: 500,
+  ParcelDataUnavailable: 503,
+  EncumbranceDataUnavailable: 503,
+  JurisdictionDataUnavailable: 503,
+  PlotDataUnavailable: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+/** One invalid field of a request. */
+export interface FieldError {
+  field: string
+  message: string
+}
+
+/** The flat error body of the specs. */
+export interface ErrorBody {
+  error: ErrorCode
+  message: string
+  details?: FieldError[] | Record<string, unknown>
+  requestId: string
+}
+
+/** The only error class handlers throw; `handleError` turns it into the envelope. */
+export class ApiError extends Error {
+  readonly status: number
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldError[] | Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message)
+    this.status = ERROR_STATUS[code]
+  }
+}
+
+export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+  const body: ErrorBody = { error: err.code, message: err.message, requestId: c.get('requestId') ?? '' }
+  if (err.details !== undefined) body.details = err.details
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v)
+  return c.json(body, err.status as 400)
+}
+
+/**
+ * Own errors answer their envelope; Hono's HTTPExceptions (thrown by built-in middleware) are
+ * mapped onto the nearest code; anything else is a bug: its stack is logged with the request id
+ * and the client gets a generic 500, never the message or stack.
+ */
+export function handleError(log: Logger) {
+  return function onError(err: Error, c: Context<AppEnv>): Response {
+    if (err instanceof ApiError) return errorResponse(c, err)
+    if (err instanceof HTTPException) {
+      const status = err.status
+      const code: ErrorCode =
+        status === 413 ? 'PayloadTooLarge' : status === 404 ? 'NotFound' : status === 401 ? 'ApiKeyInvalid' : status < 500 ? 'ValidationError' : 'InternalError'
+      const message = status < 500 ? err.message || 'request rejected' : 'internal server error'
+      if (status >= 500) log.error({ requestId: c.get('requestId'), err }, 'unhandled HTTPException')
+      return errorResponse(c, new ApiError(code, message))
+    }
+    log.error({ requestId: c.get('requestId'), err: { message: err.message, stack: err.stack, name: err.name } }, 'unhandled error')
+    return errorResponse(c, new ApiError('InternalError', 'The service failed to answer this request. Quote the request id when reporting it.'))
+  }
+}
+
+export function handleNotFound(c: Context<AppEnv>): Response {
+  return errorResponse(c, new ApiError('NotFound', `no route for ${c.req.method} ${c.req.path}`))
+}

@@ -1,0 +1,87 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppEnv } from './env.js'
+import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
+
+export const ErrorBodySchema = z
+  .object({
+    error: z.string().openapi({ example: 'ValidationError' }),
+    message: z.string(),
+    details: z
+      .union([z.array(z.object({ field: z.string(), message: z.string() })), z.record(z.string(), z.unknown())])
+      .optional()
+      .openapi({ description: 'For ValidationError, one entry per invalid field; for 404s at a point, `{ nearest }`.' }),
+    requestId: z.string().openapi({ description: 'Also sent in the X-Request-Id header.' }),
+  })
+  .openapi('Error')
+
+const STANDARD_ERRORS: Record<number, string> = {
+  400: 'ValidationError: a parameter or the body is missing, malformed or out of range; `details` lists every invalid field.',
+  401: 'ApiKeyMissing, ApiKeyInvalid, ApiKeySuspended or ApiKeyExpired (the message names the date).',
+  403: 'ProductNotPermitted, CountryNotPermitted or CityNotPermitted.',
+  429: 'RateLimitExceeded; `Retry-After` gives the seconds to wait.',
+  500: 'The service failed; the body carries only a generic message and the request id.',
+}
+
+export interface ResponseSpec {
+  description: string
+  schema?: z.ZodType
+  contentType?: string
+}
+
+/** One endpoint: its OpenAPI description and the zod schemas that validate it are the same objects. */
+export interface RouteSpec<S extends RequestSchemas> {
+  method: 'get' | 'post'
+  /** OpenAPI path relative to the API root, e.g. `/plots/{plot_number}`. */
+  path: string
+  /** Hono path when it differs from the OpenAPI one (regex params). */
+  honoPath?: string
+  tags: string[]
+  summary: string
+  description?: string
+  request: S
+  /** Parameter docs that zod cannot express (examples, formats), keyed by name. */
+  responses: Record<number, ResponseSpec>
+  /** false for unauthenticated routes. */
+  authenticated?: boolean
+}
+
+export type RouteHandler<S extends RequestSchemas> = (c: Context<AppEnv>, input: ValidatedInput<S>) => Response | Promise<Response>
+
+/**
+ * The API root: registers each route in the OpenAPI registry and mounts it on Hono, with one
+ * validator over path, query and body. Features receive an `ApiRouter` and call `add`.
+ */
+export class ApiRouter {
+  constructor(
+    readonly app: OpenAPIHono<AppEnv>,
+    readonly basePath: string,
+  ) {}
+
+  add<S extends RequestSchemas>(spec: RouteSpec<S>, middleware: MiddlewareHandler<AppEnv>[], handler: RouteHandler<S>): void {
+    const responses: Record<string, unknown> = {}
+    for (const [status, r] of Object.entries(spec.responses)) {
+      responses[status] = r.schema ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } } : { description: r.description }
+    }
+    for (const [status, description] of Object.entries(STANDARD_ERRORS)) {
+      if (spec.authenticated === false && (status === '401' || status === '403' || status === '429')) continue
+      if (!responses[status]) responses[status] = { description, content: { 'application/json': { schema: ErrorBodySchema } } }
+    }
+    const request: Record<string, unknown> = {}
+    if (spec.request.params) request.params = spec.request.params
+    if (spec.request.query) request.query = spec.request.query
+    if (spec.request.body) request.body = { content: { 'application/json': { schema: spec.request.body } }, required: true }
+    this.app.openAPIRegistry.registerPath({
+      method: spec.method,
+      path: this.basePath + spec.path,
+      tags: spec.tags,
+      summary: spec.summary,
+      description: spec.description,
+      request: request as never,
+      responses: responses as never,
+      security: spec.authenticated === false ? [] : [{ ApiKey: [] }],
+    })
+    const honoPath = this.basePath + (spec.honoPath ?? spec.path.replace(/\{([^}]+)\}/g, ':$1'))
+    this.app.on([spec.method.toUpperCase()], [honoPath], ...middleware, async (c) => handler(c, await validateRequest(c, spec.request)))
+  }
+}

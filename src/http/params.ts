@@ -1,0 +1,43 @@
+import { z } from '@hono/zod-openapi'
+
+// Query strings are text: a strict number grammar, so '', ' ', '0x10', '1e', 'Infinity' and
+// '12abc' are rejected rather than coerced the way Number() or z.coerce would.
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+const INTEGER = /^[+-]?\d+$/
+
+function requiredMessage(name: string) {
+  return (iss: { input?: unknown }) => (iss.input === undefined ? `${name} is required` : undefined)
+}
+
+/** A decimal query parameter within [min, max]; required unless a default is given. */
+export function floatParam(name: string, min: number, max: number) {
+  return z
+    .string({ error: requiredMessage(name) })
+    .refine((s) => DECIMAL.test(s.trim()), { message: `${name} must be a number` })
+    .transform((s) => Number(s))
+    .refine((n) => Number.isFinite(n) && n >= min && n <= max, { message: `${name} must be between ${min} and ${max}` })
+}
+
+/** A whole-number query parameter within [min, max] with a default. */
+export function intParam(name: string, min: number, max: number, dflt?: number) {
+  const base = z
+    .string({ error: requiredMessage(name) })
+    .refine((s) => INTEGER.test(s.trim()), { message: `${name} must be a whole number` })
+    .transform((s) => Number(s))
+    .refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, { message: `${name} must be a whole number from ${min} to ${max}` })
+  return dflt === undefined ? base : base.optional().transform((n) => n ?? dflt)
+}
+
+/** A case-insensitive enumeration; the value is returned upper-case. */
+export function upperEnumParam<const T extends readonly [string, ...string[]]>(name: string, values: T) {
+  return z
+    .string()
+    .transform((s) => s.trim().toUpperCase())
+    .refine((s): s is T[number] => (values as readonly string[]).includes(s), {
+      message: `${name} must be one of ${values.join(', ')} (case-insensitive)`,
+    })
+    .transform((s) => s as T[number])
+}
+
+export const LatitudeParam = floatParam('latitude', -90, 90).openapi({ type: 'number', minimum: -90, maximum: 90, example: -24.6282 })
+export const LongitudeParam = floatParam('longitude', -180, 180).openapi({ type: 'number', minimum: -180, maximum: 180, example: 25.9231 })

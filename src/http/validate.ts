@@ -1,0 +1,73 @@
+import type { Context } from 'hono'
+import type { z } from 'zod'
+import { ApiError, type FieldError } from './errors.js'
+import type { AppEnv } from './env.js'
+
+/** Turns zod issues into one `details` entry per invalid field (first message per field). */
+export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
+  const seen = new Map<string, FieldError>()
+  for (const issue of issues) {
+    const field = prefix + (issue.path.length ? issue.path.map(String).join('.') : '(body)')
+    if (!seen.has(field)) seen.set(field, { field, message: issue.message })
+  }
+  return [...seen.values()]
+}
+
+export interface RequestSchemas {
+  params?: z.ZodType
+  query?: z.ZodType
+  body?: z.ZodType
+}
+
+export interface ValidatedInput<S extends RequestSchemas> {
+  params: S['params'] extends z.ZodType ? z.infer<S['params']> : Record<string, never>
+  query: S['query'] extends z.ZodType ? z.infer<S['query']> : Record<string, never>
+  body: S['body'] extends z.ZodType ? z.infer<S['body']> : undefined
+}
+
+/** Reads the JSON body; a missing, non-JSON or malformed body is a ValidationError, never a 500. */
+async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
+  const type = c.req.header('content-type') ?? ''
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new ApiError('ValidationError', 'the request body must be JSON (Content-Type: application/json)', [
+      { field: '(body)', message: type ? `unsupported content type ${type.slice(0, 80)}` : 'Content-Type header missing' },
+    ])
+  }
+  const text = await c.req.text()
+  if (text.trim() === '') throw new ApiError('ValidationError', 'the request body is empty', [{ field: '(body)', message: 'a JSON body is required' }])
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new ApiError('ValidationError', 'the request body is not valid JSON', [{ field: '(body)', message: (err as Error).message.slice(0, 200) }])
+  }
+}
+
+/**
+ * Validates path, query and body together, so one answer lists every invalid field of the
+ * request whichever part it is in (Hono's per-target validators would stop at the first part).
+ */
+export async function validateRequest<S extends RequestSchemas>(c: Context<AppEnv>, schemas: S): Promise<ValidatedInput<S>> {
+  const details: FieldError[] = []
+  const out: Record<string, unknown> = { params: {}, query: {}, body: undefined }
+  if (schemas.params) {
+    const r = schemas.params.safeParse(c.req.param())
+    if (r.success) out.params = r.data
+    else details.push(...issuesToDetails(r.error.issues))
+  }
+  if (schemas.query) {
+    const r = schemas.query.safeParse(c.req.query())
+    if (r.success) out.query = r.data
+    else details.push(...issuesToDetails(r.error.issues))
+  }
+  if (schemas.body) {
+    const raw = await readJsonBody(c)
+    const r = schemas.body.safeParse(raw)
+    if (r.success) out.body = r.data
+    else details.push(...issuesToDetails(r.error.issues))
+  }
+  if (details.length) {
+    const names = details.map((d) => d.field).join(', ')
+    throw new ApiError('ValidationError', `invalid request: ${names}`, details)
+  }
+  return out as unknown as ValidatedInput<S>
+}

@@ -1,0 +1,106 @@
+import { spawnSync } from 'node:child_process'
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, inject, it } from 'vitest'
+import { buildDataset } from '../build-index/build.js'
+import { verifyDataset } from '../build-index/verify.js'
+import { openDataset, DatasetError } from '../src/data/open-dataset.js'
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort()
+}
+
+const tmp = () => mkdtempSync(join(inject('workDir'), 'ds-'))
+
+describe('build-index', () => {
+  it('gives a byte-identical directory for the same inputs', async () => {
+    const a = join(tmp(), 'a')
+    const b = join(tmp(), 'b')
+    await buildDataset({ source: inject('sourceDir'), out: a, log: () => {} })
+    await buildDataset({ source: inject('sourceDir'), out: b, log: () => {} })
+    const files = listFiles(a)
+    expect(files).toEqual(listFiles(b))
+    expect(files).toContain('manifest.json')
+    expect(files).toContain('plots/botswana.kdbush')
+    for (const f of files) expect(readFileSync(join(a, f)).equals(readFileSync(join(b, f))), f).toBe(true)
+  })
+
+  it('writes a manifest with versions, row counts and every file with sha256 and size', () => {
+    const m = JSON.parse(readFileSync(join(inject('datasetDir'), 'manifest.json'), 'utf8'))
+    expect(m.format_version).toBe(1)
+    expect(m.tool.name).toBe('build-index')
+    expect(m.domains.plots.dataset_version).toMatch(/^plots-/)
+    expect(m.domains.plots.as_of).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    expect(m.domains.plots.layers.botswana.rows).toBeGreaterThan(1000)
+    expect(m.domains.plots.layers.south_africa.meta.id_offset).toBe(m.domains.plots.layers.botswana.rows)
+    for (const f of m.files) expect(statSync(join(inject('datasetDir'), f.path)).size).toBe(f.size)
+  })
+
+  it('fails on a bad source row naming file and line, and counts it with --allow-rejects', async () => {
+    const src = join(tmp(), 'src')
+    cpSync(inject('sourceDir'), src, { recursive: true })
+    const plots = join(src, 'botswana', 'plots.csv')
+    const line = readFileSync(plots, 'utf8').trimEnd().split('\n').length + 1
+    appendFileSync(plots, 'X1,not-a-lat,25.9,Gaborone,Gaborone City\n')
+    const lines: string[] = []
+    await expect(buildDataset({ source: src, out: join(tmp(), 'o'), log: (l) => lines.push(l) })).rejects.toThrow(/1 source rows were rejected/)
+    expect(lines.join('\n')).toContain(`plots.csv:${line}`)
+    const m = await buildDataset({ source: src, out: join(tmp(), 'o2'), allowRejects: true, log: () => {} })
+    expect(m.domains.plots!.layers.botswana.rejected).toBe(1)
+  })
+
+  it('shows plain progress lines when not on a terminal', () => {
+    const out = join(tmp(), 'cli')
+    const r = spawnSync(process.execPath, ['dist/build-index.js', '--source', inject('sourceDir'), '--out', out], { encoding: 'utf8' })
+    expect(r.status).toBe(0)
+    expect(r.stderr).toMatch(/plots\/botswana: \d+% \(\d+ rows\)/)
+    expect(r.stderr).not.toContain('\r')
+  })
+})
+
+describe('verify', () => {
+  it('passes an intact dataset and names the file with one flipped byte', async () => {
+    expect(await verifyDataset(inject('datasetDir'))).toEqual([])
+    const copy = join(tmp(), 'ds')
+    cpSync(inject('datasetDir'), copy, { recursive: true })
+    const target = join(copy, 'plots', 'south_africa.kdbush')
+    const bytes = readFileSync(target)
+    bytes[bytes.length >> 1] ^= 0x01
+    writeFileSync(target, bytes)
+    expect(await verifyDataset(copy)).toEqual(['plots/south_africa.kdbush: sha256 does not match the manifest'])
+    const r = spawnSync(process.execPath, ['dist/verify.js', copy], { encoding: 'utf8' })
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toContain('plots/south_africa.kdbush')
+  })
+})
+
+describe('opening a dataset', () => {
+  it('stops with a clear message when a file size or header does not match the manifest', () => {
+    const copy = join(tmp(), 'ds')
+    cpSync(inject('datasetDir'), copy, { recursive: true })
+    appendFileSync(join(copy, 'plots', 'botswana.sqlite'), 'x')
+    expect(() => openDataset(copy)).toThrow(DatasetError)
+    expect(() => openDataset(copy)).toThrow(/plots\/botswana\.sqlite is \d+ bytes, the manifest says \d+/)
+
+    const copy2 = join(tmp(), 'ds2')
+    cpSync(inject('datasetDir'), copy2, { recursive: true })
+    const f = join(copy2, 'plots', 'botswana.kdbush')
+    const b = readFileSync(f)
+    b[0] = 0
+    writeFileSync(f, b)
+    expect(() => openDataset(copy2)).toThrow(/plots\/botswana\.kdbush: not a KDBush index/)
+  })
+
+  it('the server refuses to start on a damaged dataset, naming the file', () => {
+    const copy = join(tmp(), 'ds')
+    cpSync(inject('datasetDir'), copy, { recursive: true })
+    appendFileSync(join(copy, 'plots', 'south_africa.city-ids.u32'), 'xxxx')
+    const r = spawnSync(process.execPath, ['dist/server.js'], { encoding: 'utf8', env: { ...process.env, DATASET_DIR: copy, PORT: '0', KEYS_DB: join(copy, 'k.db') }, timeout: 20_000 })
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('south_africa.city-ids.u32')
+  })
+})
+

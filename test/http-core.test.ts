@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { validateRequest } from '../src/http/validate.js'
+import { json, makeTestApp } from './helpers.js'
+
+describe('request ids', () => {
+  const t = makeTestApp()
+
+  it('echoes a safe client request id on the response and in the error body', async () => {
+    const res = await t.get('/api/v1/cities', undefined, { 'X-Request-Id': 'abc-123:x.y_z' })
+    expect(res.headers.get('X-Request-Id')).toBe('abc-123:x.y_z')
+    expect((await json(res)).requestId).toBe('abc-123:x.y_z')
+  })
+
+  it('replaces an unsafe or overlong id with a generated one', async () => {
+    for (const bad of ['has space', 'x'.repeat(129), 'semi;colon']) {
+      const res = await t.get('/healthz', undefined, { 'X-Request-Id': bad })
+      const id = res.headers.get('X-Request-Id')!
+      expect(id).not.toBe(bad)
+      expect(id).toMatch(/^[0-9a-f-]{36}$/)
+    }
+  })
+
+  it('generates an id when none is sent, different each time, on success responses too', async () => {
+    const a = (await t.get('/healthz')).headers.get('X-Request-Id')
+    const b = (await t.get('/healthz')).headers.get('X-Request-Id')
+    expect(a).toMatch(/^[0-9a-f-]{36}$/)
+    expect(a).not.toBe(b)
+  })
+
+  it('accepts an id of exactly 128 characters', async () => {
+    const id = 'a'.repeat(128)
+    expect((await t.get('/healthz', undefined, { 'X-Request-Id': id })).headers.get('X-Request-Id')).toBe(id)
+  })
+})
+
+describe('error envelope', () => {
+  const t = makeTestApp()
+  const { key } = t.issue()
+
+  it('answers an unknown route with 404 in the envelope', async () => {
+    const res = await t.get('/nope', key)
+    expect(res.status).toBe(404)
+    const body = await json(res)
+    expect(body).toEqual({ error: 'NotFound', message: expect.stringContaining('/nope'), requestId: res.headers.get('X-Request-Id') })
+  })
+
+  it('lists every invalid field: three bad parameters give three details', async () => {
+    const res = await t.get('/api/v1/plots/search-given-coordinates?latitude=abc&longitude=200&radius=0', key)
+    expect(res.status).toBe(400)
+    const body = await json(res)
+    expect(body.error).toBe('ValidationError')
+    expect(body.details.map((d: { field: string }) => d.field).sort()).toEqual(['latitude', 'longitude', 'radius'])
+    expect(Object.keys(body).sort()).toEqual(['details', 'error', 'message', 'requestId'])
+  })
+
+  it('answers 500 with a generic message and never the error text or stack', async () => {
+    // a fresh app: Hono freezes its router at the first request, so extra routes go in first
+    const f = makeTestApp()
+    f.app.get('/api/v1/boom', () => {
+      throw new Error('secret internals at /srv/x.ts:12')
+    })
+    const res = await f.get('/api/v1/boom', f.issue().key)
+    expect(res.status).toBe(500)
+    const text = await res.text()
+    expect(text).not.toContain('secret')
+    expect(text).not.toContain('.ts:')
+    const body = JSON.parse(text)
+    expect(body.error).toBe('InternalError')
+    expect(body.requestId).toBe(res.headers.get('X-Request-Id'))
+  })
+
+  describe('request bodies', () => {
+    const f = makeTestApp()
+    f.app.post('/api/v1/echo', async (c) => {
+      const { body } = await validateRequest(c, { body: z.object({ n: z.number() }) })
+      return c.json(body)
+    })
+    const fkey = f.issue().key
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      f.app.request('/api/v1/echo', { method: 'POST', headers: { 'X-API-KEY': fkey, 'Content-Type': 'application/json', ...headers }, body })
+
+    it('accepts a well-formed JSON body', async () => {
+      const res = await post('{"n": 3}')
+      expect(res.status).toBe(200)
+      expect(await json(res)).toEqual({ n: 3 })
+    })
+
+    it('rejects a body over 2 MB with 413 in the envelope, declared or streamed', async () => {
+      const payload = '[' + '1,'.repeat(1_100_000) + '1]'
+      const declared = await post(payload, { 'Content-Length': String(payload.length) })
+      expect(declared.status).toBe(413)
+      const body = await json(declared)
+      expect(body.error).toBe('PayloadTooLarge')
+      expect(body.requestId).toBe(declared.headers.get('X-Request-Id'))
+    })
+
+    it('answers malformed JSON, non-JSON and empty bodies with 400 ValidationError', async () => {
+      for (const [text, headers] of [
+        ['{"n": ', {}],
+        ['n=3', { 'Content-Type': 'application/x-www-form-urlencoded' }],
+        ['', {}],
+      ] as const) {
+        const res = await post(text, headers)
+        expect(res.status, text).toBe(400)
+        const body = await json(res)
+        expect(body.error).toBe('ValidationError')
+        expect(body.details[0].field).toBe('(body)')
+      }
+    })
+
+    it('answers a JSON body of the wrong shape with the field named', async () => {
+      const res = await post('{"n": "three"}')
+      expect(res.status).toBe(400)
+      expect((await json(res)).details).toEqual([{ field: 'n', message: expect.any(String) }])
+    })
+  })
+})
+
+describe('health and docs', () => {
+  const t = makeTestApp()
+
+  it('serves /healthz and /readyz without a key, readyz naming each domain', async () => {
+    expect((await t.get('/healthz')).status).toBe(200)
+    const ready = await json(await t.get('/readyz'))
+    expect(ready.status).toBe('ready')
+    expect(ready.domains.plots.dataset_version).toMatch(/^plots-/)
+    expect(ready.domains.parcels).toBeNull()
+  })
+
+  it('publishes OpenAPI 3.1 describing every plot endpoint with its parameters', async () => {
+    const doc = await json(await t.get('/api/v1/openapi.json'))
+    expect(doc.openapi).toBe('3.1.0')
+    for (const p of ['/api/v1/plots/search-given-coordinates', '/api/v1/plots/reverse', '/api/v1/plots/{plot_number}', '/api/v1/cities']) {
+      expect(doc.paths[p]?.get, p).toBeDefined()
+    }
+    const params = doc.paths['/api/v1/plots/search-given-coordinates'].get.parameters.map((p: { name: string }) => p.name)
+    expect(params.sort()).toEqual(['country', 'latitude', 'limit', 'longitude', 'radius'])
+    expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' })
+  })
+
+  it('renders /docs from local assets', async () => {
+    const html = await (await t.get('/docs')).text()
+    expect(html).toContain('/api/v1/openapi.json')
+    const js = await t.get('/docs/assets/swagger-ui-bundle.js')
+    expect(js.status).toBe(200)
+    expect(js.headers.get('content-type')).toContain('javascript')
+  })
+})

@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, inject, it } from 'vitest'
+import { SqliteKeyStore } from '../src/auth/key-store.js'
+import { json, makeTestApp } from './helpers.js'
+
+describe('rate limit through HTTP', () => {
+  let now = 1_700_000_000_000
+  const t = makeTestApp({ clock: () => now })
+
+  it('sends well-formed headers on every authenticated answer, errors included', async () => {
+    const { key } = t.issue({ ratePerMinute: 60 })
+    const ok = await t.get('/api/v1/cities', key)
+    expect(ok.headers.get('RateLimit-Policy')).toBe('60;w=60')
+    expect(ok.headers.get('RateLimit')).toBe('limit=60, remaining=59, reset=60')
+    const bad = await t.get('/api/v1/plots/reverse?latitude=x&longitude=1', key)
+    expect(bad.status).toBe(400)
+    expect(bad.headers.get('RateLimit')).toBe('limit=60, remaining=58, reset=60')
+  })
+
+  it('refuses the N+1st request with 429, Retry-After and the envelope; the window refills', async () => {
+    const { key } = t.issue({ ratePerMinute: 3 })
+    for (let i = 0; i < 3; i++) expect((await t.get('/api/v1/cities', key)).status).toBe(200)
+    now += 20_000
+    const res = await t.get('/api/v1/cities', key)
+    expect(res.status).toBe(429)
+    expect(res.headers.get('Retry-After')).toBe('40')
+    expect(res.headers.get('RateLimit')).toBe('limit=3, remaining=0, reset=40')
+    expect((await json(res)).error).toBe('RateLimitExceeded')
+    now += 40_000
+    expect((await t.get('/api/v1/cities', key)).status).toBe(200)
+  })
+
+  it('shares one allowance across products', async () => {
+    const { key } = t.issue({ ratePerMinute: 2 })
+    expect((await t.get('/api/v1/cities', key)).status).toBe(200)
+    expect((await t.get('/api/v1/parcels/at?latitude=-26&longitude=28', key)).status).toBe(503)
+    expect((await t.get('/api/v1/cities', key)).status).toBe(429)
+  })
+})
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+describe('rate limit with two worker processes', () => {
+  it('allows exactly N requests for a key whichever worker answers', async () => {
+    const keysDb = join(mkdtempSync(join(inject('workDir'), 'cluster-')), 'keys.db')
+    const store = new SqliteKeyStore(keysDb)
+    const { key } = store.issue({ products: ['plots'], countries: ['BOTSWANA'], ratePerMinute: 25 })
+    store.close()
+    const port = await freePort()
+    const child = spawn(process.execPath, ['dist/server.js'], {
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '2', KEYS_DB: keysDb, DATASET_DIR: inject('datasetDir'), LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      // wait until both workers listen
+      const pids = new Set<number>()
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('server did not start')), 20_000)
+        child.stdout!.on('data', (chunk: Buffer) => {
+          for (const line of chunk.toString().split('\n')) if (line.includes('"listening"')) pids.add(JSON.parse(line).pid)
+          if (pids.size === 2) {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      })
+      const answered = new Set<number>()
+      child.stdout!.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString().split('\n')) if (line.includes('"status"')) answered.add(JSON.parse(line).pid)
+      })
+      // fresh connections in parallel, so the cluster spreads them over both workers
+      const statuses = await Promise.all(
+        Array.from({ length: 60 }, () =>
+          fetch(`http://127.0.0.1:${port}/api/v1/cities`, { headers: { 'X-API-KEY': key, Connection: 'close' } }).then((r) => r.status),
+        ),
+      )
+      expect(statuses.filter((s) => s === 200).length).toBe(25)
+      expect(statuses.filter((s) => s === 429).length).toBe(35)
+      await new Promise((r) => setTimeout(r, 200))
+      expect(answered.size).toBe(2)
+    } finally {
+      child.kill('SIGTERM')
+    }
+  })
+})
