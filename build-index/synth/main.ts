@@ -69,6 +69,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`synth: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  // the message names the problem (a missing file, a full disk); the stack only on request
+  const detail = err instanceof Error ? (process.env.DEBUG ? (err.stack ?? err.message) : err.message) : String(err)
+  process.stderr.write(`synth: ${detail}\n`)
   process.exit(1)
 })

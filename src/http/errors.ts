@@ -64,8 +64,13 @@ export class ApiError extends Error {
 }
 
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
-  const body: ErrorBody = { error: err.code, message: err.message, requestId: c.get('requestId') ?? '' }
-  if (err.details !== undefined) body.details = err.details
+  // key order as the specs print it: error, message, details, requestId
+  const body: ErrorBody = {
+    error: err.code,
+    message: err.message,
+    ...(err.details !== undefined ? { details: err.details } : {}),
+    requestId: c.get('requestId') ?? '',
+  }
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v)
   return c.json(body, err.status as 400)
 }
