@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createServer } from 'node:net'
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
@@ -54,7 +54,8 @@ describe('rate limit with two worker processes', () => {
   it('allows exactly N requests for a key whichever worker answers', async () => {
     const keysDb = join(mkdtempSync(join(inject('workDir'), 'cluster-')), 'keys.db')
     const store = new SqliteKeyStore(keysDb)
-    const { key } = store.issue({ products: ['plots'], countries: ['BOTSWANA'], ratePerMinute: 25 })
+    const { key, record } = store.issue({ products: ['plots'], countries: ['BOTSWANA'], ratePerMinute: 25 })
+    const id = record.id
     store.close()
     const port = await freePort()
     const child = spawn(process.execPath, ['dist/server.js'], {
@@ -88,6 +89,22 @@ describe('rate limit with two worker processes', () => {
       expect(statuses.filter((s) => s === 429).length).toBe(35)
       await new Promise((r) => setTimeout(r, 200))
       expect(answered.size).toBe(2)
+
+      // a suspension made with the keys CLI (another process) reaches both workers within 2 s
+      const suspended = spawnSync(process.execPath, ['dist/keys.js', 'suspend', '--id', id], { env: { ...process.env, KEYS_DB: keysDb }, encoding: 'utf8' })
+      expect(suspended.status, suspended.stderr).toBe(0)
+      const since = Date.now()
+      const seen = new Set<string>()
+      while (Date.now() - since < 2000 && seen.size < 1) {
+        const codes = await Promise.all(
+          Array.from({ length: 6 }, () =>
+            fetch(`http://127.0.0.1:${port}/api/v1/cities`, { headers: { 'X-API-KEY': key, Connection: 'close' } }).then(async (r) => ((await r.json()) as { error?: string }).error),
+          ),
+        )
+        if (codes.every((c) => c === 'ApiKeySuspended')) seen.add('all')
+        else await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(seen.has('all')).toBe(true)
     } finally {
       child.kill('SIGTERM')
     }

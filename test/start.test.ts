@@ -1,0 +1,95 @@
+/**
+ * `npm start` (dist/start.js) from an empty working directory: the first start generates the
+ * sample export, builds the dataset, prints a demo key once and serves; the second reuses all of
+ * it; with DATASET_DIR set nothing is generated and no key is issued.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join, resolve } from 'node:path'
+import { describe, expect, inject, it } from 'vitest'
+
+const ROOT = resolve('.')
+const START = join(ROOT, 'dist', 'start.js')
+
+function freePort(): Promise<number> {
+  return new Promise((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => res(port))
+    })
+  })
+}
+
+/** Runs start.js until it logs "listening", then returns its output and a stop function. */
+async function start(cwd: string, env: Record<string, string>) {
+  const port = await freePort()
+  const child = spawn(process.execPath, [START], {
+    cwd,
+    env: { ...process.env, LANDDATA_ROOT: ROOT, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()))
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()))
+  await new Promise<void>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`start did not listen:\n${out}`)), 60_000)
+    const check = () => {
+      if (out.includes('"listening"')) {
+        clearTimeout(timer)
+        res()
+      }
+    }
+    child.stdout!.on('data', check)
+    child.on('exit', (code) => rej(new Error(`start exited with ${code}:\n${out}`)))
+  })
+  const stop = () =>
+    new Promise<void>((res) => {
+      child.once('exit', () => res())
+      child.kill('SIGTERM')
+    })
+  return { port, output: () => out, stop }
+}
+
+describe('npm start', () => {
+  it('first start prepares everything and prints a working demo key once; the second reuses it all', async () => {
+    const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
+    const first = await start(cwd, {})
+    try {
+      const out = first.output()
+      expect(out).toContain('generating the sample source export')
+      expect(existsSync(join(cwd, 'data/datasets/sample/manifest.json'))).toBe(true)
+      const key = out.match(/ldk_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}/)?.[0]
+      expect(key).toBeDefined()
+      expect(out.match(/curl -H 'X-API-KEY: ldk_/g)).toHaveLength(3)
+      const res = await fetch(`http://127.0.0.1:${first.port}/api/v1/cities?country=ALL`, { headers: { 'X-API-KEY': key! } })
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { cities: { country: string }[] }
+      expect(new Set(body.cities.map((c) => c.country))).toEqual(new Set(['BOTSWANA', 'SOUTH_AFRICA']))
+    } finally {
+      await first.stop()
+    }
+
+    const second = await start(cwd, {})
+    try {
+      expect(second.output()).not.toContain('generating')
+      expect(second.output()).not.toContain('building')
+      expect(second.output()).not.toMatch(/ldk_/)
+    } finally {
+      await second.stop()
+    }
+  }, 90_000)
+
+  it('with DATASET_DIR set serves that dataset and generates nothing', async () => {
+    const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
+    const s = await start(cwd, { DATASET_DIR: inject('datasetDir'), KEYS_DB: join(cwd, 'keys.db') })
+    try {
+      expect(s.output()).not.toMatch(/generating|building|ldk_/)
+      expect(existsSync(join(cwd, 'data'))).toBe(false)
+      const ready = (await (await fetch(`http://127.0.0.1:${s.port}/readyz`)).json()) as { domains: { plots: { dataset_version: string } } }
+      expect(ready.domains.plots.dataset_version).toBe('plots-synth-tiny-s42')
+    } finally {
+      await s.stop()
+    }
+  }, 60_000)
+})
