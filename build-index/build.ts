@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { dirname, basename, join, resolve } from 'node:path'
 import type { Manifest } from '../src/data/manifest.js'
+import { buildParcels } from './build-parcels.js'
 import { buildPlots } from './build-plots.js'
 import { RejectLog } from './reject-log.js'
 import { readExportJson } from './sources/export-json.js'
@@ -37,6 +38,11 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
       const plots = await buildPlots(source, ds, rejects, exports.plots)
       if (plots) ds.setDomain('plots', plots)
       else log('plots: export.json names a plots export but no botswana/plots or south_africa/erven layer exists; domain skipped')
+    }
+    if (exports.cadastre) {
+      const parcels = await buildParcels(source, ds, rejects, exports.cadastre, log)
+      if (parcels) ds.setDomain('parcels', parcels)
+      else log('parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer; domain skipped')
     }
     if (rejects.total > 0 && !opts.allowRejects) {
       throw new BuildError(`${rejects.total} source rows were rejected (see above); fix the export or pass --allow-rejects to build without them`)

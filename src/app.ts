@@ -11,6 +11,7 @@ import { ApiError, handleError, handleNotFound, type ErrorCode } from './http/er
 import { accessLog } from './http/log.js'
 import { ApiRouter } from './http/openapi.js'
 import { requestId } from './http/request-id.js'
+import { registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
 import { rateLimit } from './rate-limit/middleware.js'
 import type { RateLimiter } from './rate-limit/types.js'
@@ -32,7 +33,6 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024
 // services whose feature folders have not landed yet: they still authenticate, check the
 // product and country, and answer 503 while their domain is missing from the dataset
 const PENDING_SERVICES: { path: string; product: Product; domain: Domain; unavailable: ErrorCode }[] = [
-  { path: '/parcels', product: 'parcels', domain: 'parcels', unavailable: 'ParcelDataUnavailable' },
   { path: '/encumbrances', product: 'encumbrance', domain: 'encumbrances', unavailable: 'EncumbranceDataUnavailable' },
   { path: '/jurisdiction', product: 'jurisdiction', domain: 'jurisdiction', unavailable: 'JurisdictionDataUnavailable' },
 ]
@@ -89,6 +89,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   const router = new ApiRouter(app, API_BASE)
   registerPlotRoutes(router, () => deps.data.services.plots)
+  registerParcelRoutes(router, () => deps.data.services.parcels)
 
   for (const s of PENDING_SERVICES) {
     app.use(`${API_BASE}${s.path}/*`, requireProduct(s.product), requireCountry('SOUTH_AFRICA'), async (c, next) => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { runKeysCli } from '../src/auth/cli-commands.js'
 import { json, makeTestApp } from './helpers.js'
 
@@ -90,7 +90,8 @@ describe('403 codes', () => {
 })
 
 describe('503 for a domain missing from the dataset', () => {
-  const t = makeTestApp()
+  // a dataset built from the plot layers only
+  const t = makeTestApp({ datasetDir: inject('plotsOnlyDatasetDir') })
   const { key } = t.issue()
   it.each([
     ['/api/v1/parcels/at?latitude=-26&longitude=28', 'ParcelDataUnavailable'],

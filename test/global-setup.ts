@@ -4,12 +4,13 @@
  * test/fixtures (so writer/reader drift shows up in tests).
  */
 import { execFileSync } from 'node:child_process'
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { buildDataset } from '../build-index/build.js'
 import { runSynth } from '../build-index/synth/synth.js'
+import { parcelFixtureLines } from './fixtures/parcel-fixtures.js'
 import { ervenCsvRows, plotCsvRows } from './fixtures/plot-fixtures.js'
 
 declare module 'vitest' {
@@ -17,12 +18,30 @@ declare module 'vitest' {
     datasetDir: string
     sourceDir: string
     workDir: string
+    plotsOnlyDatasetDir: string
   }
 }
 
 function appendRows(file: string, rows: string): void {
+  if (!existsSync(file)) {
+    writeFileSync(file, rows)
+    return
+  }
   const text = readFileSync(file, 'utf8')
-  appendFileSync(file, (text.endsWith('\n') ? '' : '\n') + rows)
+  appendFileSync(file, (text === '' || text.endsWith('\n') ? '' : '\n') + rows)
+}
+
+/** Adds the hand-made parcels to the Western Cape cadastre folder, naming a cadastre export if the generator did not. */
+function addParcelFixtures(source: string): void {
+  const dir = join(source, 'south_africa', 'cadastre', 'WC')
+  mkdirSync(dir, { recursive: true })
+  for (const [layer, lines] of parcelFixtureLines()) appendRows(join(dir, `${layer}.geojsonl`), lines)
+  const exportFile = join(source, 'export.json')
+  const exports = JSON.parse(readFileSync(exportFile, 'utf8'))
+  if (!exports.cadastre) {
+    exports.cadastre = { export_id: 'csg-fixture', as_of: '2026-09-30' }
+    writeFileSync(exportFile, JSON.stringify(exports, null, 2) + '\n')
+  }
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
@@ -32,9 +51,21 @@ export default async function setup(project: TestProject): Promise<() => void> {
   await runSynth({ scale: 'tiny', seed: 42, out: source, log: () => {} })
   appendRows(join(source, 'botswana', 'plots.csv'), plotCsvRows())
   appendRows(join(source, 'south_africa', 'erven.csv'), ervenCsvRows())
+  addParcelFixtures(source)
   const dataset = join(work, 'dataset')
   await buildDataset({ source, out: dataset, log: () => {} })
   if (!existsSync(join(dataset, 'manifest.json'))) throw new Error('test dataset was not built')
+  // the same plot layers without the cadastre, for the missing-domain answers
+  const plotsOnlySource = join(work, 'source-plots-only')
+  mkdirSync(join(plotsOnlySource, 'botswana'), { recursive: true })
+  mkdirSync(join(plotsOnlySource, 'south_africa'), { recursive: true })
+  cpSync(join(source, 'botswana', 'plots.csv'), join(plotsOnlySource, 'botswana', 'plots.csv'))
+  cpSync(join(source, 'south_africa', 'erven.csv'), join(plotsOnlySource, 'south_africa', 'erven.csv'))
+  const exports = JSON.parse(readFileSync(join(source, 'export.json'), 'utf8'))
+  writeFileSync(join(plotsOnlySource, 'export.json'), JSON.stringify({ plots: exports.plots }))
+  const plotsOnly = join(work, 'dataset-plots-only')
+  await buildDataset({ source: plotsOnlySource, out: plotsOnly, log: () => {} })
+  project.provide('plotsOnlyDatasetDir', plotsOnly)
   project.provide('datasetDir', dataset)
   project.provide('sourceDir', source)
   project.provide('workDir', work)

@@ -125,7 +125,8 @@ describe('health and docs', () => {
     const ready = await json(await t.get('/readyz'))
     expect(ready.status).toBe('ready')
     expect(ready.domains.plots.dataset_version).toMatch(/^plots-/)
-    expect(ready.domains.parcels).toBeNull()
+    expect(ready.domains.parcels.dataset_version).toMatch(/^csg-/)
+    expect(ready.domains.encumbrances).toBeNull()
   })
 
   it('publishes OpenAPI 3.1 describing every plot endpoint with its parameters', async () => {

@@ -36,7 +36,7 @@ describe('rate limit through HTTP', () => {
   it('shares one allowance across products', async () => {
     const { key } = t.issue({ ratePerMinute: 2 })
     expect((await t.get('/api/v1/cities', key)).status).toBe(200)
-    expect((await t.get('/api/v1/parcels/at?latitude=-26&longitude=28', key)).status).toBe(503)
+    expect((await t.get('/api/v1/parcels/at?latitude=-34.9045&longitude=17.0015', key)).status).toBe(200)
     expect((await t.get('/api/v1/cities', key)).status).toBe(429)
   })
 })

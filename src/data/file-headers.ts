@@ -19,6 +19,7 @@ export function checkFileHeader(kind: FileKind, head: Buffer): string | null {
       if (head[0] !== FLATBUSH_MAGIC) return 'not a Flatbush index'
       return head[1] >> 4 === FLATBUSH_VERSION ? null : `Flatbush format v${head[1] >> 4}, expected v${FLATBUSH_VERSION}`
     case 'u32':
+    case 'u8':
       return null
   }
 }

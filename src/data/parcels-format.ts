@@ -1,0 +1,104 @@
+/**
+ * The parcel domain's files inside a dataset, shared by build-index (writer) and the server
+ * (reader).
+ *
+ * - `parcels/parcels.sqlite`: table `parcel` (one row per source record; `id` = Flatbush item + 1),
+ *   `neighbour` (touching pairs, both directions), `beacon` / `parcel_beacon`, `general_plan` /
+ *   `parcel_general_plan`, and `coverage` (the load ledger).
+ * - `parcels/parcels.flatbush`: boxes of every parcel, item i is parcel id i + 1.
+ * - `parcels/parcels.flags.u8`: per parcel, its layer (low 3 bits) and whether the default status
+ *   filter hides it (bit 3), so index hits are filtered without touching SQLite.
+ */
+export const PARCEL_FILES = {
+  sqlite: 'parcels/parcels.sqlite',
+  flatbush: 'parcels/parcels.flatbush',
+  flags: 'parcels/parcels.flags.u8',
+} as const
+
+/** The six parcel layers: source file name and the `parcel_type` served, in source order. */
+export const PARCEL_LAYERS = [
+  { file: 'erf', type: 'ERF' },
+  { file: 'farm_portion', type: 'FARM_PORTION' },
+  { file: 'holding', type: 'HOLDING' },
+  { file: 'parent_farm', type: 'PARENT_FARM' },
+  { file: 'public_place', type: 'PUBLIC_PLACE' },
+  { file: 'street', type: 'STREET' },
+] as const
+export type ParcelType = (typeof PARCEL_LAYERS)[number]['type']
+export const PARCEL_TYPES = PARCEL_LAYERS.map((l) => l.type) as ParcelType[]
+export const layerCode = (t: ParcelType): number => PARCEL_TYPES.indexOf(t)
+
+/** DECISIONS.md "most specific first": erf, public place and street, then holding, farm portion, parent farm. */
+export const SPECIFICITY: Record<ParcelType, number> = { ERF: 0, PUBLIC_PLACE: 0, STREET: 0, HOLDING: 1, FARM_PORTION: 2, PARENT_FARM: 3 }
+
+export const FLAG_LAYER_MASK = 0b0111
+export const FLAG_HIDDEN = 0b1000
+
+export const LEGAL_STATUS: Record<string, string> = { R: 'Registered', S: 'Surveyed', P: 'Proposed', A: 'Archived', W: 'Cancelled/Withdrawn' }
+export const WORK_STATUS: Record<string, string> = { C: 'Current', P: 'Proposed', H: 'Historic' }
+
+/** The default filter hides legal status A or W and work status H; a blank work status is current. */
+export function isHidden(lstatus: string, wstatus: string | null): boolean {
+  return lstatus === 'A' || lstatus === 'W' || wstatus === 'H'
+}
+
+/** 21-character SG key (DOMAIN.md 1.3). */
+export const LPI_PATTERN = /^[OBCFNT][A-Z0-9]{4}[0-9]{16}$/
+/** 26-character Surveyor-General parcel key. */
+export const SOURCE_KEY_PATTERN = /^[A-Z0-9]{26}$/
+
+/**
+ * Geometry blobs: little-endian Int32, coordinates scaled by 1e7 (the 7 decimals responses carry,
+ * about 1 cm). Layout: polygon count, then per polygon its ring count, then per ring its position
+ * count followed by x, y pairs. Rings are stored closed, exterior counter-clockwise, holes
+ * clockwise (RFC 7946).
+ */
+export const COORD_SCALE = 1e7
+
+export type Ring = [number, number][]
+export type Polygon = Ring[]
+export type MultiPolygon = Polygon[]
+
+export function encodeGeometry(mp: MultiPolygon): Buffer {
+  let n = 1
+  for (const poly of mp) {
+    n += 1
+    for (const ring of poly) n += 1 + ring.length * 2
+  }
+  const out = new Int32Array(n)
+  let k = 0
+  out[k++] = mp.length
+  for (const poly of mp) {
+    out[k++] = poly.length
+    for (const ring of poly) {
+      out[k++] = ring.length
+      for (const [x, y] of ring) {
+        out[k++] = Math.round(x * COORD_SCALE)
+        out[k++] = Math.round(y * COORD_SCALE)
+      }
+    }
+  }
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength)
+}
+
+export function decodeGeometry(blob: Uint8Array): MultiPolygon {
+  const a = new Int32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength))
+  let k = 0
+  const mp: MultiPolygon = []
+  const np = a[k++]
+  for (let p = 0; p < np; p++) {
+    const poly: Polygon = []
+    const nr = a[k++]
+    for (let r = 0; r < nr; r++) {
+      const len = a[k++]
+      const ring: Ring = new Array(len)
+      for (let i = 0; i < len; i++) {
+        ring[i] = [a[k] / COORD_SCALE, a[k + 1] / COORD_SCALE]
+        k += 2
+      }
+      poly.push(ring)
+    }
+    mp.push(poly)
+  }
+  return mp
+}

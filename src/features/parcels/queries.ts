@@ -1,0 +1,332 @@
+import type Database from 'better-sqlite3'
+import Flatbush from 'flatbush'
+import type { OpenDataset } from '../../data/open-dataset.js'
+import {
+  FLAG_HIDDEN,
+  FLAG_LAYER_MASK,
+  LEGAL_STATUS,
+  PARCEL_FILES,
+  PARCEL_LAYERS,
+  PARCEL_TYPES,
+  SPECIFICITY,
+  WORK_STATUS,
+  decodeGeometry,
+  layerCode,
+  type MultiPolygon,
+  type ParcelType,
+} from '../../data/parcels-format.js'
+import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'
+import { metresPerDegree } from '../../geo/geodesic.js'
+import { bboxOf, containsPoint, coversPolygon, distanceToPointM, intersectsBox, polygonDistanceM, type BBox } from '../../geo/polygon.js'
+
+export interface ParcelRecord {
+  id: number
+  parcel_type: ParcelType
+  province: string
+  source_key?: string
+  dataset_version: string
+  lpi: string
+  parcel_number?: number
+  portion?: number
+  tag_value?: string
+  major_region?: string
+  major_code?: string
+  minor_region?: string
+  minor_code?: string
+  legal_status: { code: string; label: string }
+  work_status?: { code: string; label: string }
+  extent_sqm: number
+  label_point: { latitude: number; longitude: number }
+  date_stamp?: string
+}
+
+interface Row {
+  id: number
+  parcel_type: ParcelType
+  province: ProvinceCode
+  lpi: string
+  source_key: string | null
+  parcel_number: number | null
+  portion: number | null
+  tag_value: string | null
+  major_region: string | null
+  major_code: string | null
+  minor_region: string | null
+  minor_code: string | null
+  lstatus: string
+  wstatus: string | null
+  extent_sqm: number
+  label_lat: number
+  label_lon: number
+  date_stamp: string | null
+  hidden: number
+}
+
+export interface Filter {
+  /** include_status=all */
+  all: boolean
+  type?: ParcelType
+}
+
+const COLUMNS = `id, parcel_type, province, lpi, source_key, parcel_number, portion, tag_value, major_region, major_code,
+  minor_region, minor_code, lstatus, wstatus, extent_sqm, label_lat, label_lon, date_stamp, hidden`
+/** Versions of one LPI: visible first, then current (C or blank), proposed, historic; newest first. */
+const VERSION_ORDER = `hidden, CASE COALESCE(wstatus, 'C') WHEN 'C' THEN 0 WHEN 'P' THEN 1 ELSE 2 END, date_stamp DESC, id`
+const versionRank = (r: Row) => r.hidden * 10 + ({ C: 0, P: 1, H: 2 }[r.wstatus ?? 'C'] ?? 0)
+
+const round = (v: number, k: number) => Math.round(v * 10 ** k) / 10 ** k
+
+export type ParcelQueries = ReturnType<typeof createParcelQueries>
+
+/** Parcel lookups over one open dataset; statements prepared once. */
+export function createParcelQueries(ds: OpenDataset) {
+  const manifest = ds.domain('parcels')!
+  const version = manifest.dataset_version
+  const loadedAt = new Date().toISOString()
+  const db: Database.Database = ds.sqlite(PARCEL_FILES.sqlite)
+  const index = Flatbush.from(ds.arrayBuffer(PARCEL_FILES.flatbush))
+  const flags = new Uint8Array(ds.arrayBuffer(PARCEL_FILES.flags))
+  const st = {
+    row: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE id = ?`),
+    geom: db.prepare('SELECT geom FROM parcel WHERE id = ?').pluck(),
+    byLpi: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE lpi = ? ORDER BY ${VERSION_ORDER}`),
+    byKey: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE source_key = ? ORDER BY ${VERSION_ORDER}`),
+    touching: db.prepare('SELECT neighbour_id, shared_m FROM neighbour WHERE parcel_id = ? ORDER BY neighbour_id'),
+    beacons: db.prepare(
+      `SELECT b.beacon_id, b.name, b.description, b.date_stamp, b.latitude, b.longitude, pb.ring_position
+       FROM parcel_beacon pb JOIN beacon b ON b.id = pb.beacon_row WHERE pb.parcel_id = ? ORDER BY pb.ring_position, b.beacon_id`,
+    ),
+    plans: db.prepare(
+      `SELECT g.sg_number, g.description, g.date_stamp FROM parcel_general_plan pg JOIN general_plan g ON g.id = pg.plan_id
+       WHERE pg.parcel_id = ? ORDER BY g.sg_number`,
+    ),
+    coverage: db.prepare('SELECT province, layer, records, repaired, rejected FROM coverage'),
+  }
+
+  const accept = (f: Filter) => (i: number) => {
+    const fl = flags[i]
+    if (!f.all && fl & FLAG_HIDDEN) return false
+    if (f.type !== undefined && (fl & FLAG_LAYER_MASK) !== layerCode(f.type)) return false
+    return true
+  }
+  const geomOf = (id: number): MultiPolygon => decodeGeometry(st.geom.get(id) as Buffer)
+  const rowOf = (id: number): Row => st.row.get(id) as Row
+
+  function toRecord(r: Row): ParcelRecord {
+    // fields in the order the spec lists them; absent fields are omitted, never null
+    const p: Record<string, unknown> = { id: r.id, parcel_type: r.parcel_type, province: PROVINCES[r.province] }
+    if (r.source_key) p.source_key = r.source_key
+    p.dataset_version = version
+    p.lpi = r.lpi
+    if (r.parcel_number !== null) p.parcel_number = r.parcel_number
+    if (r.portion !== null) p.portion = r.portion
+    if (r.tag_value) p.tag_value = r.tag_value
+    if (r.major_region) p.major_region = r.major_region
+    if (r.major_code) p.major_code = r.major_code
+    if (r.minor_region) p.minor_region = r.minor_region
+    if (r.minor_code) p.minor_code = r.minor_code
+    p.legal_status = { code: r.lstatus, label: LEGAL_STATUS[r.lstatus] ?? r.lstatus }
+    if (r.wstatus) p.work_status = { code: r.wstatus, label: WORK_STATUS[r.wstatus] ?? r.wstatus }
+    p.extent_sqm = round(r.extent_sqm, 2)
+    p.label_point = { latitude: round(r.label_lat, 7), longitude: round(r.label_lon, 7) }
+    if (r.date_stamp) p.date_stamp = r.date_stamp
+    return p as unknown as ParcelRecord
+  }
+
+  /** DECISIONS.md: most specific layer first; within a layer the smaller parcel; versions of one LPI current first. */
+  function mostSpecificFirst(rows: Row[]): Row[] {
+    const groups = new Map<string, Row[]>()
+    for (const r of rows) {
+      const g = groups.get(r.lpi)
+      if (g) g.push(r)
+      else groups.set(r.lpi, [r])
+    }
+    const list = [...groups.values()].map((g) => g.sort((a, b) => versionRank(a) - versionRank(b) || (b.date_stamp ?? '').localeCompare(a.date_stamp ?? '') || a.id - b.id))
+    list.sort((a, b) => SPECIFICITY[a[0].parcel_type] - SPECIFICITY[b[0].parcel_type] || a[0].extent_sqm - b[0].extent_sqm || a[0].id - b[0].id)
+    return list.flat()
+  }
+
+  function visibleVersions(rows: Row[], f: Filter): Row[] {
+    return f.all ? rows : rows.filter((r) => !r.hidden)
+  }
+
+  /** The current (first) visible version of an LPI, or null. */
+  function current(lpi: string, f: Filter): Row | null {
+    return visibleVersions(st.byLpi.all(lpi) as Row[], f)[0] ?? null
+  }
+
+  return {
+    version,
+    asOf: manifest.as_of,
+    loadedAt,
+    toRecord,
+
+    /** Every parcel containing the point (boundary included), most specific first. */
+    at(lon: number, lat: number, f: Filter): ParcelRecord[] {
+      const hits = index.search(lon, lat, lon, lat, accept(f))
+      const rows: Row[] = []
+      for (const i of hits) if (containsPoint(geomOf(i + 1), lon, lat)) rows.push(rowOf(i + 1))
+      return mostSpecificFirst(rows).map(toRecord)
+    },
+
+    /** The closest parcel within `maxM` metres (boundary distance), obeying the filter; ties: most specific, then id. */
+    nearest(lon: number, lat: number, maxM: number, f: Filter): (ParcelRecord & { distance_meters: number }) | null {
+      const m = metresPerDegree(lat)
+      const minScale = Math.min(m.lat, m.lon)
+      const maxDeg = maxM / minScale
+      let best: { id: number; d: number } | null = null
+      for (let k = 16; ; k *= 4) {
+        const ids = index.neighbors(lon, lat, k, maxDeg, accept(f))
+        let stopped = false
+        for (const i of ids) {
+          const mp = geomOf(i + 1)
+          const b = bboxOf(mp)
+          const dx = Math.max(b.minX - lon, 0, lon - b.maxX)
+          const dy = Math.max(b.minY - lat, 0, lat - b.maxY)
+          if (best && Math.hypot(dx, dy) * minScale > best.d) {
+            stopped = true
+            break
+          }
+          const d = distanceToPointM(mp, lon, lat)
+          if (d > maxM) continue
+          if (!best || d < best.d || (d === best.d && tieBreak(i + 1, best.id) < 0)) best = { id: i + 1, d }
+        }
+        if (stopped || ids.length < k) break
+      }
+      if (!best) return null
+      return { ...toRecord(rowOf(best.id)), distance_meters: round(best.d, 2) }
+    },
+
+    /** Records of an LPI (current first); empty when none is visible. */
+    byLpi(lpi: string, f: Filter): ParcelRecord[] {
+      return visibleVersions(st.byLpi.all(lpi) as Row[], f).map(toRecord)
+    },
+
+    bySourceKey(key: string, f: Filter): ParcelRecord[] {
+      return visibleVersions(st.byKey.all(key) as Row[], f).map(toRecord)
+    },
+
+    /** The current version's record and boundary. */
+    geometry(lpi: string, f: Filter): { parcel: ParcelRecord; geometry: MultiPolygon } | null {
+      const r = current(lpi, f)
+      return r ? { parcel: toRecord(r), geometry: geomOf(r.id) } : null
+    },
+
+    /** Subject (current version) and its neighbours: touching from the precomputed table, or within a distance. */
+    neighbours(lpi: string, mode: 'touching' | 'within', distanceM: number, limit: number, f: Filter) {
+      const r = current(lpi, f)
+      if (!r) return null
+      const ok = accept({ all: f.all })
+      const out: { parcel: ParcelRecord; distance_meters: number; shared_boundary_meters: number }[] = []
+      if (mode === 'touching') {
+        for (const n of st.touching.all(r.id) as { neighbour_id: number; shared_m: number }[]) {
+          if (!ok(n.neighbour_id - 1)) continue
+          out.push({ parcel: toRecord(rowOf(n.neighbour_id)), distance_meters: 0, shared_boundary_meters: n.shared_m })
+        }
+        out.sort((a, b) => b.shared_boundary_meters - a.shared_boundary_meters || a.parcel.id - b.parcel.id)
+      } else {
+        const mine = geomOf(r.id)
+        const b = bboxOf(mine)
+        const m = metresPerDegree((b.minY + b.maxY) / 2)
+        const padX = (distanceM / m.lon) * 1.01
+        const padY = (distanceM / m.lat) * 1.01
+        const shared = new Map((st.touching.all(r.id) as { neighbour_id: number; shared_m: number }[]).map((n) => [n.neighbour_id, n.shared_m]))
+        for (const i of index.search(b.minX - padX, b.minY - padY, b.maxX + padX, b.maxY + padY, ok)) {
+          const id = i + 1
+          if (id === r.id) continue
+          const other = rowOf(id)
+          if (other.lpi === r.lpi) continue
+          const theirs = geomOf(id)
+          if (coversPolygon(theirs, mine) || coversPolygon(mine, theirs)) continue
+          const d = polygonDistanceM(mine, theirs)
+          if (d > distanceM) continue
+          out.push({ parcel: toRecord(other), distance_meters: round(d, 2), shared_boundary_meters: shared.get(id) ?? 0 })
+        }
+        out.sort((a, b2) => a.distance_meters - b2.distance_meters || a.parcel.id - b2.parcel.id)
+      }
+      return { parcel: toRecord(r), neighbours: out.slice(0, limit) }
+    },
+
+    beacons(lpi: string, f: Filter) {
+      const r = current(lpi, f)
+      if (!r) return null
+      const beacons = (st.beacons.all(r.id) as { beacon_id: string; name: string | null; description: string | null; date_stamp: string | null; latitude: number; longitude: number; ring_position: number }[]).map((b) => ({
+        beacon_id: b.beacon_id,
+        ...(b.name ? { name: b.name } : {}),
+        ...(b.description ? { description: b.description } : {}),
+        latitude: round(b.latitude, 7),
+        longitude: round(b.longitude, 7),
+        ring_position: b.ring_position,
+        ...(b.date_stamp ? { date_stamp: b.date_stamp } : {}),
+      }))
+      return { parcel: toRecord(r), beacons }
+    },
+
+    generalPlans(lpi: string, f: Filter) {
+      const r = current(lpi, f)
+      if (!r) return null
+      const plans = (st.plans.all(r.id) as { sg_number: string; description: string | null; date_stamp: string | null }[]).map((g) => ({
+        sg_number: g.sg_number,
+        ...(g.description ? { description: g.description } : {}),
+        ...(g.date_stamp ? { date_stamp: g.date_stamp } : {}),
+      }))
+      return { parcel: toRecord(r), general_plans: plans }
+    },
+
+    /** Parcels intersecting the box, by id, after `afterId`; `more` says whether another page exists. */
+    within(box: BBox, afterId: number, pageSize: number, f: Filter): { parcels: ParcelRecord[]; lastId: number; more: boolean } {
+      const ids = index.search(box.minX, box.minY, box.maxX, box.maxY, accept(f)).map((i) => i + 1).filter((id) => id > afterId)
+      ids.sort((a, b) => a - b)
+      const parcels: ParcelRecord[] = []
+      let lastId = afterId
+      for (const id of ids) {
+        if (!intersectsBox(geomOf(id), box)) continue
+        if (parcels.length === pageSize) return { parcels, lastId, more: true }
+        parcels.push(toRecord(rowOf(id)))
+        lastId = id
+      }
+      return { parcels, lastId, more: false }
+    },
+
+    coverage() {
+      const rows = new Map((st.coverage.all() as { province: ProvinceCode; layer: string; records: number; repaired: number; rejected: number }[]).map((r) => [`${r.province}/${r.layer}`, r]))
+      const layers = [...PARCEL_LAYERS.map((l) => l.type as string), 'BEACON', 'GENERAL_PLAN']
+      const out = []
+      for (const code of Object.keys(PROVINCES) as ProvinceCode[]) {
+        for (const layer of layers) {
+          const r = rows.get(`${code}/${layer}`)
+          out.push({
+            province: code,
+            province_name: PROVINCES[code],
+            layer,
+            present: Boolean(r),
+            records: r?.records ?? 0,
+            geometries_repaired: r?.repaired ?? 0,
+            rows_rejected: r?.rejected ?? 0,
+            dataset_version: version,
+            loaded_at: loadedAt,
+          })
+        }
+      }
+      return out
+    },
+
+    /** Batch: the most specific published parcel at each point. */
+    firstAt(lon: number, lat: number, f: Filter): ParcelRecord | null {
+      return this.at(lon, lat, f)[0] ?? null
+    },
+
+    currentRecord(lpi: string, f: Filter): ParcelRecord | null {
+      const r = current(lpi, f)
+      return r ? toRecord(r) : null
+    },
+  }
+
+  function tieBreak(a: number, b: number): number {
+    const ra = rowOf(a)
+    const rb = rowOf(b)
+    return SPECIFICITY[ra.parcel_type] - SPECIFICITY[rb.parcel_type] || a - b
+  }
+}
+
+export { PARCEL_TYPES }
