@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { buildDataset } from '../build-index/build.js'
 import { verifyDataset } from '../build-index/verify.js'
 import { openDataset, DatasetError } from '../src/data/open-dataset.js'
+import { parcelFixtureLines } from './fixtures/parcel-fixtures.js'
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -104,3 +105,24 @@ describe('opening a dataset', () => {
   })
 })
 
+
+describe('South African erven derived from the cadastre', () => {
+  it('without erven.csv, every erf passing the default status filter becomes one plot record', async () => {
+    const source = tmp()
+    const wc = join(source, 'south_africa', 'cadastre', 'WC')
+    mkdirSync(wc, { recursive: true })
+    for (const [layer, lines] of parcelFixtureLines()) writeFileSync(join(wc, `${layer}.geojsonl`), lines)
+    writeFileSync(join(source, 'export.json'), JSON.stringify({ plots: { export_id: 'plots-derived', as_of: '2026-11-01' }, cadastre: { export_id: 'csg-x', as_of: '2026-09-30' } }))
+    const out = join(tmp(), 'ds')
+    const m = await buildDataset({ source, out, log: () => {} })
+    expect(m.domains.plots!.layers.south_africa.meta!.derived_from).toBe('cadastre erf layers')
+    const ds = openDataset(out)
+    try {
+      const rows = ds.sqlite('plots/south_africa.sqlite').prepare('SELECT p.plot_number, p.latitude, p.longitude, c.name, c.region FROM plot p JOIN city c ON c.id = p.city_id ORDER BY p.id').all()
+      // erf 1 (current version only), 2, 3, 4; erf 5 (archived) and 6 (withdrawn) are hidden
+      expect(rows).toEqual([1, 2, 3, 4].map((n) => expect.objectContaining({ plot_number: String(n), name: 'FIXTURE TOWN', region: 'WESTERN CAPE' })))
+    } finally {
+      ds.close()
+    }
+  })
+})
