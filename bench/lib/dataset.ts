@@ -1,0 +1,123 @@
+/**
+ * The dataset a benchmark runs over: `bench/.work/<scale>/` holds the generated source export
+ * (`source/`) and the built dataset (`dataset/`). Both are made when absent and reused
+ * otherwise. The build runs in a child process so its wall time and peak RSS are its own
+ * (issue 7 item 5); they are kept in `build.json` beside the dataset and reported on reuse.
+ *
+ * @module
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { buildDataset } from '../../build-index/build.js'
+import { runSynth } from '../../build-index/synth/synth.js'
+import { readManifest } from '../../src/data/open-dataset.js'
+
+/** The generator seed of every bench dataset (the probe sets take `--seed`). */
+export const DATASET_SEED = 1
+
+/** How the dataset was built, measured when it was. */
+export interface BuildRecord {
+  builtAt: string
+  synthMs: number
+  buildWallMs: number
+  buildPeakRssBytes: number
+  sourceBytes: number
+}
+
+export interface DatasetInfo {
+  dir: string
+  scale: string
+  /** rows per plot layer, from the manifest */
+  counts: { botswana: number; south_africa: number }
+  /** bytes of the built dataset directory */
+  sizeBytes: number
+  /** null for a dataset given with --dataset */
+  build: BuildRecord | null
+  /** true when an existing dataset was reused */
+  reused: boolean
+}
+
+/** Total size of the files under a directory. */
+export function dirSize(dir: string): number {
+  let total = 0
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) total += statSync(join(e.parentPath, e.name)).size
+  }
+  return total
+}
+
+export function describeDataset(dir: string, scale: string, build: BuildRecord | null, reused: boolean): DatasetInfo {
+  const m = readManifest(dir)
+  const layers = m.domains.plots?.layers ?? {}
+  return {
+    dir,
+    scale,
+    counts: { botswana: layers.botswana?.rows ?? 0, south_africa: layers.south_africa?.rows ?? 0 },
+    sizeBytes: dirSize(dir),
+    build,
+    reused,
+  }
+}
+
+/** Path of the bundled bench script (dist/bench.js), for re-invoking itself in a child. */
+export function benchScript(): string {
+  return fileURLToPath(import.meta.url)
+}
+
+/** Generates and builds `bench/.work/<scale>/` when absent; otherwise reuses it. */
+export async function ensureDataset(scale: string, log: (line: string) => void): Promise<DatasetInfo> {
+  const work = resolve('bench', '.work', scale)
+  const source = join(work, 'source')
+  const dataset = join(work, 'dataset')
+  const recordFile = join(work, 'build.json')
+  if (existsSync(join(dataset, 'manifest.json'))) {
+    const build = existsSync(recordFile) ? (JSON.parse(readFileSync(recordFile, 'utf8')) as BuildRecord) : null
+    log(`dataset: reusing ${dataset}`)
+    return describeDataset(dataset, scale, build, true)
+  }
+  let synthMs = 0
+  if (!existsSync(join(source, 'export.json'))) {
+    log(`dataset: generating the ${scale} source export in ${source} (seed ${DATASET_SEED}) …`)
+    const t0 = performance.now()
+    await runSynth({ scale, seed: DATASET_SEED, out: source, log })
+    synthMs = performance.now() - t0
+  }
+  log(`dataset: building ${dataset} in a child process …`)
+  const r = await buildInChild(source, dataset)
+  const build: BuildRecord = {
+    builtAt: new Date().toISOString(),
+    synthMs,
+    buildWallMs: r.wallMs,
+    buildPeakRssBytes: r.maxRssBytes,
+    sourceBytes: dirSize(source),
+  }
+  writeFileSync(recordFile, JSON.stringify(build, null, 2) + '\n')
+  log(`dataset: built in ${(r.wallMs / 1000).toFixed(1)} s, peak RSS ${(r.maxRssBytes / 2 ** 20).toFixed(0)} MiB`)
+  return describeDataset(dataset, scale, build, false)
+}
+
+function buildInChild(source: string, out: string): Promise<{ wallMs: number; maxRssBytes: number }> {
+  return new Promise((done, fail) => {
+    const t0 = performance.now()
+    const child = spawn(process.execPath, [benchScript(), '__build', source, out], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let stdout = ''
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
+    child.on('error', fail)
+    child.on('exit', (code) => {
+      const wallMs = performance.now() - t0
+      if (code !== 0) return fail(new Error(`dataset build exited with status ${code}`))
+      const last = stdout.trim().split('\n').pop() ?? '{}'
+      const { maxRssBytes } = JSON.parse(last) as { maxRssBytes: number }
+      done({ wallMs, maxRssBytes })
+    })
+  })
+}
+
+/** The child side of {@link buildInChild}: builds, then prints its own peak RSS as JSON. */
+export async function runChildBuild(source: string, out: string): Promise<void> {
+  await buildDataset({ source, out, force: true })
+  // resourceUsage().maxRSS is in kilobytes
+  process.stdout.write(JSON.stringify({ maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n')
+}

@@ -1,0 +1,24 @@
+/**
+ * A temporary key store for the servers under load: one fresh key per load run, each with the
+ * store's highest rate (1 000 000 a minute, fixed window), so no run can meet the limiter.
+ *
+ * @module
+ */
+import { SqliteKeyStore, MAX_RATE_PER_MINUTE } from '../../src/auth/key-store.js'
+
+export class BenchKeys {
+  private readonly store: SqliteKeyStore
+
+  constructor(readonly path: string) {
+    this.store = new SqliteKeyStore(path)
+  }
+
+  /** A new key for the plot product, both countries, no town scope. */
+  issue(): string {
+    return this.store.issue({ products: ['plots'], countries: ['BOTSWANA', 'SOUTH_AFRICA'], ratePerMinute: MAX_RATE_PER_MINUTE }).key
+  }
+
+  close(): void {
+    this.store.close()
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * results.json (every suite's latest record) and RESULTS.md plus charts rendered from it.
+ * A partial run (`--only`) replaces only its own suites' records, so the other sections keep
+ * their numbers.
+ *
+ * @module
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { machineLine } from './machine.js'
+import { fmt, mib } from './stats.js'
+import type { Suite, SuiteRecord } from './suite.js'
+
+export interface ResultsFile {
+  format: 1
+  suites: Record<string, SuiteRecord>
+}
+
+export function loadResults(file: string): ResultsFile {
+  if (!existsSync(file)) return { format: 1, suites: {} }
+  const j = JSON.parse(readFileSync(file, 'utf8')) as ResultsFile
+  return j && j.format === 1 && j.suites ? j : { format: 1, suites: {} }
+}
+
+function sectionHeader(r: SuiteRecord): string {
+  const c = r.dataset.counts
+  return (
+    `_Measured ${r.ranAt.replace('T', ' ').slice(0, 16)} UTC in ${fmt(r.durationS)} s on ${machineLine(r.machine)}. ` +
+    `Dataset **${r.dataset.scale}**: ${c.botswana.toLocaleString('en-US')} Botswana plots + ${c.south_africa.toLocaleString('en-US')} South African erven (${mib(r.dataset.sizeBytes)} on disk); ` +
+    `probe seed ${r.seed}${r.quick ? '; **quick mode**' : ''}._`
+  )
+}
+
+export function renderMarkdown(results: ResultsFile, suites: Suite<any>[], pending: { area: string; what: string }[]): string {
+  const out = [
+    '# Benchmark results',
+    '',
+    'Rewritten by `npm run bench` from `bench/results.json`; do not edit by hand. Every number below comes from a run of',
+    '`npm run bench -- --scale tiny|sample|national [--only NAME] [--quick] [--seed N]`, with the machine, Node version, date and dataset next to',
+    'each section. The machine is a shared 2-core VM: compare figures within one section (same run, interleaved), not across sections or days.',
+    'Performance targets are reported here, never asserted by tests.',
+    '',
+  ]
+  for (const s of suites) {
+    const r = results.suites[s.name]
+    out.push(`## ${s.title} (\`--only ${s.name}\`)`, '')
+    if (!r) {
+      out.push(`_Not run yet: \`npm run bench -- --only ${s.name}\`._`, '')
+      continue
+    }
+    out.push(sectionHeader(r), '')
+    if (r.failures.length) out.push('**This run FAILED its checks:**', '', ...r.failures.map((f) => `- ${f}`), '')
+    const chart = s.chart?.(r)
+    if (chart) out.push(`![${s.title}](${chart.file})`, '')
+    out.push(s.render(r), '')
+  }
+  out.push('## Pending (service not built yet)', '', '| area | benchmark |', '|---|---|', ...pending.map((p) => `| ${p.area} | ${p.what} — pending (service not built yet) |`), '')
+  return out.join('\n')
+}
+
+/** Writes results.json, RESULTS.md and every chart into `dir`. */
+export function writeReport(dir: string, results: ResultsFile, suites: Suite<any>[], pending: { area: string; what: string }[]): string[] {
+  const written: string[] = []
+  writeFileSync(join(dir, 'results.json'), JSON.stringify(results, null, 2) + '\n')
+  written.push(join(dir, 'results.json'))
+  for (const s of suites) {
+    const r = results.suites[s.name]
+    const chart = r && s.chart?.(r)
+    if (chart) {
+      writeFileSync(join(dir, chart.file), chart.svg)
+      written.push(join(dir, chart.file))
+    }
+  }
+  writeFileSync(join(dir, 'RESULTS.md'), renderMarkdown(results, suites, pending))
+  written.push(join(dir, 'RESULTS.md'))
+  return written
+}

@@ -1,0 +1,129 @@
+/**
+ * Starting and stopping the processes under HTTP load: the real server (`node dist/server.js`)
+ * and the hello-world floor, on loopback, with stdout (the access log) going to a file. Ready
+ * means every worker printed its `listening` line.
+ *
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join, resolve } from 'node:path'
+import { benchScript } from './dataset.js'
+
+export interface RunningProcess {
+  port: number
+  /** the spawned process (the cluster primary when workers > 1) */
+  pid: number
+  /** the processes that answer requests */
+  workerPids: number[]
+  child: ChildProcess
+  /** resident set size of the spawned process and every worker, bytes */
+  rss(): { pid: number; rssBytes: number; hwmBytes: number }[]
+  stop(): Promise<void>
+}
+
+/** A free TCP port on loopback (released before the server takes it). */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer()
+    s.on('error', fail)
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => done(port))
+    })
+  })
+}
+
+function statusKiB(pid: number, field: string): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) : NaN
+  } catch {
+    return NaN
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function startProcess(args: string[], env: NodeJS.ProcessEnv, workers: number, logFile: string, port: number, timeoutMs = 60_000): Promise<RunningProcess> {
+  const out = openSync(logFile, 'w')
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, 'pipe'] })
+  closeSync(out)
+  let stderr = ''
+  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()))
+  let exited: number | null = null
+  child.on('exit', (code) => (exited = code ?? -1))
+  const started = performance.now()
+  let workerPids: number[] = []
+  for (;;) {
+    if (exited !== null) throw new Error(`${args.join(' ')} exited with status ${exited} before listening: ${stderr.trim()}`)
+    if (performance.now() - started > timeoutMs) {
+      child.kill('SIGKILL')
+      throw new Error(`${args.join(' ')} did not listen within ${timeoutMs} ms: ${stderr.trim()}`)
+    }
+    if (existsSync(logFile)) {
+      workerPids = []
+      for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+        if (!line.includes('"listening"')) continue
+        try {
+          workerPids.push((JSON.parse(line) as { pid: number }).pid)
+        } catch {
+          // a partly written line: read again next time
+        }
+      }
+      if (workerPids.length >= workers) break
+    }
+    await sleep(20)
+  }
+  const pid = child.pid!
+  return {
+    port,
+    pid,
+    workerPids,
+    child,
+    rss: () =>
+      [...new Set([pid, ...workerPids])].map((p) => ({ pid: p, rssBytes: statusKiB(p, 'VmRSS') * 1024, hwmBytes: statusKiB(p, 'VmHWM') * 1024 })),
+    stop: () =>
+      new Promise<void>((done) => {
+        if (exited !== null) return done()
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+        child.once('exit', () => {
+          clearTimeout(timer)
+          rmSync(logFile, { force: true })
+          done()
+        })
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+export interface ApiServerOptions {
+  datasetDir: string
+  keysDb: string
+  workers: number
+  logLevel?: string
+  workDir: string
+}
+
+/** Starts `node dist/server.js` on loopback. */
+export async function startApiServer(o: ApiServerOptions): Promise<RunningProcess> {
+  const port = await freePort()
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATASET_DIR: o.datasetDir,
+    KEYS_DB: o.keysDb,
+    WORKERS: String(o.workers),
+    LOG_LEVEL: o.logLevel ?? 'info',
+  }
+  const server = resolve('dist', 'server.js')
+  return startProcess([server], env, o.workers, join(o.workDir, `server-${port}.log`), port)
+}
+
+/** Starts the hello-world floor (see hello.ts). */
+export async function startHello(workers: number, workDir: string): Promise<RunningProcess> {
+  const port = await freePort()
+  return startProcess([benchScript(), '__hello', String(port), String(workers)], process.env, workers, join(workDir, `hello-${port}.log`), port)
+}

@@ -1,0 +1,158 @@
+/**
+ * `npm run bench -- --scale tiny|sample|national [--only NAME[,NAME]] [--quick] [--seed N]`
+ *
+ * Generates and builds `bench/.work/<scale>/` when absent (reused otherwise), runs the suites in
+ * bench/suites/ over it, and rewrites bench/RESULTS.md, bench/results.json and the charts.
+ * Exits non-zero when a check fails (strategies disagree, an HTTP error), never for speed.
+ *
+ * Internal modes, used by the bench itself: `__build SOURCE OUT` (the measured dataset build)
+ * and `__hello PORT WORKERS` (the hello-world floor).
+ *
+ * @module
+ */
+import { writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { describeDataset, ensureDataset, runChildBuild } from './lib/dataset.js'
+import { runHello } from './lib/hello.js'
+import { machineInfo } from './lib/machine.js'
+import { loadResults, writeReport } from './lib/report.js'
+import type { BenchOptions, SuiteRecord } from './lib/suite.js'
+import { PENDING, SUITES } from './suites/index.js'
+
+const SCALES = ['tiny', 'sample', 'national']
+
+const USAGE = `usage: npm run bench -- [options]
+
+  --scale tiny|sample|national  dataset size (default sample); generated and built under bench/.work/<scale>/ if absent
+  --only NAME[,NAME]            run only these suites; the others keep their numbers in RESULTS.md
+                                (${SUITES.map((s) => s.name).join(', ')})
+  --quick                       small probe sets and ~1 s HTTP runs (a smoke test, numbers not meaningful)
+  --seed N                      seed of the probe sets (default 1; the dataset itself always uses seed 1)
+  --tool auto|wrk|autocannon    HTTP load generator (default auto: wrk when installed)
+  --duration S                  seconds per HTTP load run (default 10, quick 1)
+  --dataset DIR                 benchmark an existing built dataset instead of bench/.work/<scale>/
+  --no-write                    do not touch RESULTS.md / results.json / charts
+  --json FILE                   also write this run's suite records to FILE
+
+Suites:
+${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`
+
+const t0 = performance.now()
+const log = (line: string) => process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`)
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '__build') {
+    await runChildBuild(argv[1], argv[2])
+    return 0
+  }
+  if (argv[0] === '__hello') {
+    runHello(Number(argv[1]), Number(argv[2]))
+    return -1 // keep serving
+  }
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      options: {
+        scale: { type: 'string', default: 'sample' },
+        only: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        seed: { type: 'string', default: '1' },
+        tool: { type: 'string', default: 'auto' },
+        duration: { type: 'string' },
+        dataset: { type: 'string' },
+        'no-write': { type: 'boolean', default: false },
+        json: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }))
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (values.help) {
+    console.log(USAGE)
+    return 0
+  }
+  const scale = values.scale!
+  if (!SCALES.includes(scale)) return usage(`unknown --scale ${scale}`)
+  if (!/^\d+$/.test(values.seed!) || Number(values.seed) > 0xffffffff) return usage(`--seed must be an unsigned 32-bit integer`)
+  if (!['auto', 'wrk', 'autocannon'].includes(values.tool!)) return usage(`unknown --tool ${values.tool}`)
+  const names = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : SUITES.map((s) => s.name)
+  const unknown = names.filter((n) => !SUITES.some((s) => s.name === n))
+  if (unknown.length) return usage(`unknown suite(s) ${unknown.join(', ')}`)
+  const durationS = values.duration ? Number(values.duration) : values.quick ? 1 : 10
+  if (!(durationS > 0 && durationS <= 120)) return usage('--duration must be between 0 and 120 seconds')
+  const opts: BenchOptions = { scale, quick: values.quick!, seed: Number(values.seed), tool: values.tool as BenchOptions['tool'], durationS }
+
+  const dataset = values.dataset ? describeDataset(resolve(values.dataset), scale, null, true) : await ensureDataset(scale, log)
+  log(`dataset ${dataset.scale}: ${dataset.counts.botswana} Botswana plots, ${dataset.counts.south_africa} erven (${dataset.dir})`)
+
+  const records: SuiteRecord[] = []
+  const allFailures: string[] = []
+  for (const suite of SUITES.filter((s) => names.includes(s.name))) {
+    const failures: string[] = []
+    const machine = machineInfo()
+    const started = performance.now()
+    log(`suite ${suite.name}: ${suite.summary}`)
+    try {
+      const data = await suite.run({
+        opts,
+        dataset,
+        machine,
+        log,
+        fail: (m) => {
+          failures.push(m)
+          log(`FAIL ${m}`)
+        },
+      })
+      records.push({
+        name: suite.name,
+        ranAt: new Date().toISOString(),
+        durationS: (performance.now() - started) / 1000,
+        machine,
+        dataset: { scale: dataset.scale, counts: dataset.counts, sizeBytes: dataset.sizeBytes },
+        seed: opts.seed,
+        quick: opts.quick,
+        failures,
+        data,
+      })
+    } catch (err) {
+      failures.push(`suite ${suite.name} crashed: ${(err as Error).stack ?? err}`)
+      log(`FAIL suite ${suite.name} crashed: ${(err as Error).stack ?? err}`)
+    }
+    allFailures.push(...failures)
+  }
+
+  if (values.json) writeFileSync(values.json, JSON.stringify({ records, failures: allFailures }, null, 2) + '\n')
+  if (!values['no-write']) {
+    const dir = resolve('bench')
+    const results = loadResults(resolve(dir, 'results.json'))
+    for (const r of records) results.suites[r.name] = r
+    for (const f of writeReport(dir, results, SUITES, PENDING)) log(`wrote ${f}`)
+  }
+  if (allFailures.length) {
+    log(`${allFailures.length} check(s) failed:`)
+    for (const f of allFailures) log(`  ${f}`)
+    return 1
+  }
+  log('all checks passed')
+  return 0
+}
+
+function usage(message: string): number {
+  console.error(`${message}\n\n${USAGE}`)
+  return 2
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code)
+  },
+  (err: unknown) => {
+    console.error(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,23 @@
+/**
+ * The benchmark suites, in run and report order. A new service adds its module here; what is
+ * not built yet is listed in PENDING so RESULTS.md keeps a place for it.
+ *
+ * @module
+ */
+import type { Suite } from '../lib/suite.js'
+import { httpSuite } from './http.js'
+import { plotsSuite } from './plots.js'
+import { startupSuite } from './startup.js'
+import { strategiesSuite } from './strategies.js'
+
+export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, startupSuite]
+
+/** Rows of issue 7 whose service has not landed yet. */
+export const PENDING: { area: string; what: string }[] = [
+  { area: 'Index strategies', what: 'point-in-polygon (parcels, jurisdiction): Flatbush, SQLite R*Tree, brute force' },
+  { area: 'Index strategies', what: 'bbox queries (`/parcels/within`)' },
+  { area: 'HTTP', what: '`/parcels/at` with 1 and 2 workers vs hello-world' },
+  { area: 'HTTP', what: '`/jurisdiction/at` with 1 and 2 workers vs hello-world' },
+  { area: 'HTTP', what: '`/encumbrances/parcel/{lpi}` with 1 and 2 workers vs hello-world' },
+  { area: 'PostGIS side by side', what: 'KNN `<->` nearest, `ST_DWithin` radius, `ST_Contains` point-in-polygon, corridor `ST_Intersection`; 1 and 8 connections; ratio and agreement' },
+]

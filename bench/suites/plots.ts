@@ -1,0 +1,140 @@
+/**
+ * The plot lookup service in process: `reverse` and `radius` (500 m, limit 100) through
+ * `createPlotQueries`, exactly as the routes call them (every country, no town scope), over a
+ * seeded probe set. An "index only" row runs the same cross-country logic on the PointIndex
+ * alone, so the cost of the SQLite fetch and response mapping shows as the difference.
+ *
+ * Issue 3 targets at national scale: reverse p50 <= 20 us, radius p50 <= 100 us.
+ *
+ * @module
+ */
+import { openDataset } from '../../src/data/open-dataset.js'
+import { PLOT_FILES } from '../../src/data/plots-format.js'
+import { createPlotQueries } from '../../src/features/plots/queries.js'
+import { REVERSE_REACH_M } from '../../src/features/plots/schemas.js'
+import { PointIndex, type PointHit } from '../../src/geo/point-index.js'
+import { loadLayers, makeProbes, type Probes } from '../lib/layers.js'
+import { fmt, Samples, type Summary } from '../lib/stats.js'
+import type { Suite, SuiteRecord } from '../lib/suite.js'
+
+export const RADIUS_M = 500
+export const RADIUS_LIMIT = 100
+/** Issue 3 targets, microseconds (national scale). */
+export const TARGETS_US = { reverse: 20, radius: 100 }
+
+interface OpRow {
+  op: string
+  variant: 'service' | 'index only'
+  all: Summary
+  near: Summary
+  random: Summary
+  opsPerS: number
+  /** mean plots per answer */
+  meanResults: number
+}
+
+export interface PlotsData {
+  probes: number
+  rounds: number
+  rows: OpRow[]
+}
+
+type Op = (k: number) => number
+
+function measure(name: string, variant: OpRow['variant'], probes: Probes, rounds: number, op: Op): OpRow {
+  // warm-up pass (JIT, page cache, SQLite statement caches)
+  for (let k = 0; k < probes.length; k++) op(k)
+  const all = new Samples(probes.length * rounds)
+  const near = new Samples(probes.length * rounds)
+  const random = new Samples(probes.length * rounds)
+  let results = 0
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < probes.length; k++) {
+      const t0 = performance.now()
+      results += op(k)
+      const dt = performance.now() - t0
+      all.push(dt)
+      ;(probes.kind[k] === 0 ? near : random).push(dt)
+    }
+  }
+  // throughput without the per-call timer
+  const t0 = performance.now()
+  for (let k = 0; k < probes.length; k++) op(k)
+  const opsPerS = probes.length / ((performance.now() - t0) / 1000)
+  return { op: name, variant, all: all.summary(), near: near.summary(), random: random.summary(), opsPerS, meanResults: results / (probes.length * rounds) }
+}
+
+export const plotsSuite: Suite<PlotsData> = {
+  name: 'plots',
+  title: 'Plot lookup service, in process',
+  summary: 'reverse and radius (500 m, limit 100) through createPlotQueries, p50/p99 us and ops/s',
+
+  async run(ctx) {
+    const ds = openDataset(ctx.dataset.dir)
+    try {
+      const q = createPlotQueries(ds)
+      const layers = loadLayers(ds)
+      const count = ctx.opts.quick ? 1_000 : 20_000
+      const rounds = ctx.opts.quick ? 1 : 3
+      const probes = makeProbes(layers, count, ctx.opts.seed, 'plots')
+      const countries = q.countries
+      ctx.log(`plots: ${count} probes x ${rounds} rounds over ${layers.map((l) => `${l.country} ${l.n}`).join(', ')}`)
+
+      // the same cross-country logic as queries.ts, on the index alone
+      const indexes = layers.map((l) => PointIndex.from(ds.arrayBuffer(PLOT_FILES[l.country].kdbush), l.n))
+      const nearestIndexOnly = (lon: number, lat: number): PointHit | null => {
+        let best: PointHit | null = null
+        for (const ix of indexes) {
+          const h = ix.nearest(lon, lat, best ? Math.min(REVERSE_REACH_M, best.distanceM) : REVERSE_REACH_M)
+          if (h && (!best || h.distanceM < best.distanceM)) best = h
+        }
+        return best
+      }
+      const withinIndexOnly = (lon: number, lat: number): number => {
+        const found: PointHit[] = []
+        for (const ix of indexes) for (const h of ix.within(lon, lat, RADIUS_M, RADIUS_LIMIT)) found.push(h)
+        found.sort((a, b) => a.distanceM - b.distanceM)
+        return Math.min(found.length, RADIUS_LIMIT)
+      }
+
+      const rows: OpRow[] = []
+      const { lon, lat } = probes
+      rows.push(measure('reverse', 'service', probes, rounds, (k) => q.reverse(lon[k], lat[k], REVERSE_REACH_M, countries, {}).length))
+      ctx.log(`plots: reverse p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
+      rows.push(measure('reverse', 'index only', probes, rounds, (k) => (nearestIndexOnly(lon[k], lat[k]) ? 1 : 0)))
+      rows.push(measure('radius', 'service', probes, rounds, (k) => q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}).length))
+      ctx.log(`plots: radius p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
+      rows.push(measure('radius', 'index only', probes, rounds, (k) => withinIndexOnly(lon[k], lat[k])))
+      return { probes: count, rounds, rows }
+    } finally {
+      ds.close()
+    }
+  },
+
+  render(r: SuiteRecord<PlotsData>) {
+    const d = r.data
+    const lines = [
+      `${d.probes.toLocaleString('en-US')} seeded probes (80 % within 400 m of a real plot, 20 % uniform in the country's extent; half per country), ` +
+        `${d.rounds} timed round(s) after one warm-up round; ops/s from one untimed pass. Radius = ${RADIUS_M} m, limit ${RADIUS_LIMIT}. ` +
+        `"service" is \`createPlotQueries\` (index + SQLite fetch + response mapping); "index only" is the same cross-country search on the PointIndex alone.`,
+      '',
+      '| query | variant | p50 µs | p99 µs | mean µs | p50 near / random µs | ops/s | mean results | target p50 | verdict |',
+      '|---|---|--:|--:|--:|--:|--:|--:|--:|---|',
+    ]
+    for (const row of d.rows) {
+      const target = row.variant === 'service' ? TARGETS_US[row.op as keyof typeof TARGETS_US] : undefined
+      const verdict =
+        target === undefined
+          ? ''
+          : r.dataset.scale !== 'national'
+            ? `(target is for national scale)`
+            : row.all.p50Us <= target
+              ? 'met'
+              : `missed by ${fmt(row.all.p50Us - target)} µs (${fmt(row.all.p50Us / target, 2)}x)`
+      lines.push(
+        `| ${row.op} | ${row.variant} | ${fmt(row.all.p50Us)} | ${fmt(row.all.p99Us)} | ${fmt(row.all.meanUs)} | ${fmt(row.near.p50Us)} / ${fmt(row.random.p50Us)} | ${fmt(row.opsPerS)} | ${fmt(row.meanResults)} | ${target ? `≤ ${target}` : ''} | ${verdict} |`,
+      )
+    }
+    return lines.join('\n')
+  },
+}

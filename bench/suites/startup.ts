@@ -1,0 +1,155 @@
+/**
+ * Build and start (issue 7 item 5): national build wall time and peak RSS (measured when the
+ * bench built the dataset, kept in bench/.work/<scale>/build.json), dataset size on disk,
+ * server cold start to the first answer with a warm page cache, and server RSS after a
+ * warm-up load.
+ *
+ * @module
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { BenchKeys } from '../lib/keys.js'
+import { loadLayers, makeProbes } from '../lib/layers.js'
+import { findWrk, runLoad } from '../lib/load.js'
+import { freePort, startApiServer } from '../lib/servers.js'
+import { fmt, median, mib } from '../lib/stats.js'
+import type { Suite, SuiteRecord } from '../lib/suite.js'
+import type { BuildRecord } from '../lib/dataset.js'
+import { openDataset } from '../../src/data/open-dataset.js'
+
+export interface StartupData {
+  build: BuildRecord | null
+  datasetBytes: number
+  coldStartMs: number[]
+  listeningMs: number[]
+  warmup: { tool: string; requests: number; rss: { pid: number; rssBytes: number; hwmBytes: number }[] } | null
+}
+
+const TARGET_BUILD_MS = 20 * 60_000
+const TARGET_BUILD_RSS = 8e9
+const TARGET_COLD_MS = 1500
+const TARGET_RSS = 1.25 * 2 ** 30
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Spawns a 1-worker server and times the first 200 answer to a reverse lookup. */
+async function coldStart(datasetDir: string, keysDb: string, key: string, path: string): Promise<{ firstAnswerMs: number; listeningMs: number }> {
+  const port = await freePort()
+  const t0 = performance.now()
+  const child = spawn(process.execPath, [resolve('dist', 'server.js')], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATASET_DIR: datasetDir, KEYS_DB: keysDb, WORKERS: '1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let listeningMs = NaN
+  child.stdout.on('data', (b: Buffer) => {
+    if (Number.isNaN(listeningMs) && b.toString().includes('"listening"')) listeningMs = performance.now() - t0
+  })
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited with status ${child.exitCode} during the cold-start test`)
+      if (performance.now() - t0 > 60_000) throw new Error('server did not answer within 60 s')
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'X-API-KEY': key } })
+        await res.arrayBuffer()
+        if (res.status === 200) return { firstAnswerMs: performance.now() - t0, listeningMs }
+        throw new Error(`cold start: first answer was ${res.status}`)
+      } catch (err) {
+        if ((err as Error).message.startsWith('cold start')) throw err
+        await sleep(2)
+      }
+    }
+  } finally {
+    child.kill('SIGTERM')
+    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)))
+  }
+}
+
+export const startupSuite: Suite<StartupData> = {
+  name: 'startup',
+  title: 'Build and start',
+  summary: 'dataset build time and peak RSS, size on disk, server cold start to first answer, RSS after warm-up',
+
+  async run(ctx) {
+    const work = mkdtempSync(join(tmpdir(), 'landdata-bench-start-'))
+    const keysDb = join(work, 'keys.db')
+    const keys = new BenchKeys(keysDb)
+    try {
+      const ds = openDataset(ctx.dataset.dir)
+      const probes = makeProbes(loadLayers(ds), 500, ctx.opts.seed, 'startup')
+      ds.close()
+      const reverse: string[] = []
+      const radius: string[] = []
+      for (let k = 0; k < probes.length; k++) {
+        const q = `latitude=${probes.lat[k].toFixed(6)}&longitude=${probes.lon[k].toFixed(6)}`
+        reverse.push(`/api/v1/plots/reverse?${q}`)
+        radius.push(`/api/v1/plots/search-given-coordinates?${q}&radius=500&limit=100`)
+      }
+      // one start first so the dataset files are in the page cache ("warm page cache")
+      const key = keys.issue()
+      await coldStart(ctx.dataset.dir, keysDb, key, reverse[0])
+      const coldStartMs: number[] = []
+      const listeningMs: number[] = []
+      for (let i = 0; i < (ctx.opts.quick ? 1 : 5); i++) {
+        const r = await coldStart(ctx.dataset.dir, keysDb, key, reverse[i + 1])
+        coldStartMs.push(r.firstAnswerMs)
+        listeningMs.push(r.listeningMs)
+        ctx.log(`startup: cold start to first answer ${fmt(r.firstAnswerMs)} ms (listening at ${fmt(r.listeningMs)} ms)`)
+      }
+
+      const tool = ctx.opts.tool === 'auto' ? (findWrk() ? 'wrk' : 'autocannon') : ctx.opts.tool
+      const server = await startApiServer({ datasetDir: ctx.dataset.dir, keysDb, workers: 1, workDir: work })
+      let warmup: StartupData['warmup'] = null
+      try {
+        const durationS = ctx.opts.quick ? 0.5 : 5
+        let requests = 0
+        for (const paths of [reverse, radius]) {
+          const r = await runLoad(tool, { port: server.port, paths, headers: { 'X-API-KEY': keys.issue() }, connections: 50, durationS, workDir: work })
+          if (r.errors > 0) ctx.fail(`startup: warm-up load had ${r.errors} errors`)
+          requests += r.requests
+        }
+        warmup = { tool, requests, rss: server.rss() }
+        ctx.log(`startup: RSS after ${requests} requests: ${warmup.rss.map((p) => mib(p.rssBytes)).join(', ')}`)
+      } finally {
+        await server.stop()
+      }
+      return { build: ctx.dataset.build, datasetBytes: ctx.dataset.sizeBytes, coldStartMs, listeningMs, warmup }
+    } finally {
+      keys.close()
+      rmSync(work, { recursive: true, force: true })
+    }
+  },
+
+  render(r: SuiteRecord<StartupData>) {
+    const d = r.data
+    const national = r.dataset.scale === 'national'
+    const verdict = (ok: boolean, miss: string) => (!national ? '(target is for national scale)' : ok ? 'met' : `missed by ${miss}`)
+    const lines = ['| measure | value | target | verdict |', '|---|--:|--:|---|']
+    if (d.build) {
+      const b = d.build
+      lines.push(
+        `| source generation (synth, in the bench process) | ${b.synthMs ? `${fmt(b.synthMs / 1000)} s` : 'reused'} | | |`,
+        `| dataset build wall time (build-index in a child process, built ${b.builtAt.slice(0, 10)}) | ${fmt(b.buildWallMs / 1000)} s | ≤ 20 min | ${verdict(b.buildWallMs <= TARGET_BUILD_MS, `${fmt((b.buildWallMs - TARGET_BUILD_MS) / 1000)} s`)} |`,
+        `| dataset build peak RSS | ${mib(b.buildPeakRssBytes)} | ≤ 8 GB | ${verdict(b.buildPeakRssBytes <= TARGET_BUILD_RSS, mib(b.buildPeakRssBytes - TARGET_BUILD_RSS))} |`,
+        `| source export size on disk | ${mib(b.sourceBytes)} | | |`,
+      )
+    } else {
+      lines.push('| dataset build | not measured (dataset given with --dataset, or built before the bench kept build.json) | | |')
+    }
+    lines.push(`| dataset size on disk | ${mib(d.datasetBytes)} | | |`)
+    const cold = median(d.coldStartMs)
+    lines.push(
+      `| server cold start to first answer, warm page cache (median of ${d.coldStartMs.length}: ${d.coldStartMs.map((v) => fmt(v)).join(', ')} ms) | ${fmt(cold)} ms | ≤ 1.5 s | ${verdict(cold <= TARGET_COLD_MS, `${fmt(cold - TARGET_COLD_MS)} ms`)} |`,
+      `| … of which until the \`listening\` log line (median) | ${fmt(median(d.listeningMs))} ms | | |`,
+    )
+    if (d.warmup) {
+      const worst = Math.max(...d.warmup.rss.map((p) => p.rssBytes))
+      lines.push(
+        `| server RSS after warm-up (WORKERS=1, ${d.warmup.requests.toLocaleString('en-US')} reverse + radius requests by ${d.warmup.tool}) | ${mib(worst)} | ≤ 1.25 GiB per worker | ${verdict(worst <= TARGET_RSS, mib(worst - TARGET_RSS))} |`,
+        `| … peak RSS of that process | ${mib(Math.max(...d.warmup.rss.map((p) => p.hwmBytes)))} | | |`,
+      )
+    }
+    return lines.join('\n')
+  },
+}
