@@ -57,7 +57,11 @@ export async function runServer(config: Config): Promise<void> {
     throw err
   }
   if (config.WORKERS <= 1) {
-    await startServer(config)
+    const server = await startServer(config)
+    // a graceful stop (docker stop, Ctrl-C): finish in-flight requests, close the files
+    const stop = () => void server.close().then(() => process.exit(0))
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
     return
   }
   if (cluster.isPrimary) {
