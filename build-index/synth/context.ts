@@ -8,7 +8,7 @@
  * @module
  */
 import { join } from 'node:path'
-import { CsvWriter } from './csv.js'
+import { CsvWriter, LineWriter } from './csv.js'
 import type { Geography } from './geography.js'
 import { Random } from './random.js'
 import type { ScalePreset } from './scales.js'
@@ -59,6 +59,8 @@ export interface SynthContext {
   progress(label: string, total: number): ProgressFn
   /** Opens a buffered CSV writer at `relPath` under the output folder, writing `header`. */
   openCsv(relPath: string, header: readonly string[]): CsvWriter
+  /** Opens a buffered line writer at `relPath` under the output folder (e.g. GeoJSONSeq). */
+  openLines(relPath: string): LineWriter
 }
 
 /** A generator for one layer of the source export. */
@@ -103,5 +105,6 @@ export function createContext(opts: {
       }
     },
     openCsv: (relPath, header) => new CsvWriter(join(outDir, relPath), header),
+    openLines: (relPath) => new LineWriter(join(outDir, relPath)),
   }
 }

@@ -64,29 +64,23 @@ const FLUSH_AT_CHARS = 1 << 20
 /**
  * Streams lines to a file through a ~1 MiB string buffer with synchronous writes (no event-loop
  * backpressure to manage, no array of row strings). Writes to `<path>.tmp` and renames on
- * {@link CsvWriter.close}, so an interrupted run never leaves a plausible-looking partial file.
+ * {@link LineWriter.close}, so an interrupted run never leaves a plausible-looking partial file.
+ * Used as is for GeoJSONSeq (one Feature per line).
  */
-export class CsvWriter {
-  /** Data rows written (the header excluded). */
+export class LineWriter {
+  /** Lines written (a header excluded). */
   rows = 0
   /** Bytes written, header included. */
   bytes = 0
   private fd: number
-  private buffer = ''
+  protected buffer = ''
   private readonly tmpPath: string
 
-  /**
-   * @param path final file path; parent folders are created
-   * @param header column names, written as the first line
-   */
-  constructor(
-    readonly path: string,
-    header: readonly string[],
-  ) {
+  /** @param path final file path; parent folders are created */
+  constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true })
     this.tmpPath = `${path}.tmp`
     this.fd = openSync(this.tmpPath, 'w')
-    this.buffer = header.map(csvField).join(',') + '\n'
   }
 
   /** Appends one already formatted line, which must end with `\n`. */
@@ -111,5 +105,17 @@ export class CsvWriter {
     this.flush()
     closeSync(this.fd)
     renameSync(this.tmpPath, this.path)
+  }
+}
+
+/** A {@link LineWriter} that starts with a CSV header line. */
+export class CsvWriter extends LineWriter {
+  /**
+   * @param path final file path; parent folders are created
+   * @param header column names, written as the first line
+   */
+  constructor(path: string, header: readonly string[]) {
+    super(path)
+    this.buffer = header.map(csvField).join(',') + '\n'
   }
 }

@@ -264,8 +264,22 @@ export function planTownships(ctx: SynthContext): TownshipPlan[] {
   }))
 }
 
-/** Receives one erf row: `portion` is 0 for the whole erf. */
-export type ErfSink = (erf: number, portion: number, lon: number, lat: number) => void
+/**
+ * Where a row sits in the street-block grid, so a later layer (the cadastre) can rebuild the
+ * stand polygon around it: block cell `(i, j)` (centre at `i * pitch.x, j * pitch.y` in the
+ * township's rotated frame), stand `k` of the block (see {@link standOffsetX}), and, for a
+ * subdivided erf, the number of strips across the stand's depth (1 for a whole erf; strip `p`
+ * is the row with portion `p`, the remainder being strip 0).
+ */
+export interface StandRef {
+  i: number
+  j: number
+  k: number
+  strips: number
+}
+
+/** Receives one erf row: `portion` is 0 for the whole erf (or the remainder of a subdivided one). */
+export type ErfSink = (erf: number, portion: number, lon: number, lat: number, stand: StandRef) => void
 
 /**
  * Lays out one township and emits exactly `targetRows` rows when the province leaves room
@@ -315,16 +329,39 @@ export function layoutTownship(plan: TownshipPlan, targetRows: number, rnd: Rand
           if (!inside(pLon[p], pLat[p])) portions = 0
         }
       }
+      const stand: StandRef = { i: cells[m], j: cells[m + 1], k, strips: portions + 1 }
       if (portions === 0) {
-        sink(erf, 0, lon, lat)
+        sink(erf, 0, lon, lat, stand)
         rows++
       } else {
-        for (let p = 0; p <= portions; p++) sink(erf, p, pLon[p], pLat[p])
+        for (let p = 0; p <= portions; p++) sink(erf, p, pLon[p], pLat[p], stand)
         rows += portions + 1
       }
     }
   }
   return rows
+}
+
+/**
+ * Lays out every township in plan order, handing each one's target on to the next when a
+ * township runs out of room (the carry). `visit` returns the sink for one township; `done`
+ * hears how many rows it got. Returns the rows still missing at the end. The erven layer and
+ * the cadastre both go through here, so they see the very same stands.
+ */
+export function layOutTownships(
+  ctx: SynthContext,
+  plans: readonly TownshipPlan[],
+  visit: (plan: TownshipPlan) => ErfSink,
+  done?: (plan: TownshipPlan, emitted: number) => void,
+): number {
+  let carry = 0
+  for (const plan of plans) {
+    const target = plan.rows + carry
+    const emitted = layoutTownship(plan, target, ctx.random(plan.streamLabel), visit(plan))
+    carry = target - emitted
+    done?.(plan, emitted)
+  }
+  return carry
 }
 
 /** The erven layer. */
@@ -337,22 +374,25 @@ export const southAfricaErven: LayerGenerator = {
     const total = ctx.scale.southAfricaErven
     const out = ctx.openCsv('south_africa/erven.csv', ['erf_number', 'latitude', 'longitude', 'township', 'province'])
     const progress = ctx.progress('erven', total)
-    let carry = 0
     let portionRows = 0
     const perProvince: Record<string, { townships: number; rows: number }> = {}
-    for (const plan of plans) {
-      const suffix = `,${csvField(plan.name)},${plan.province.name}\n`
-      const target = plan.rows + carry
-      const emitted = layoutTownship(plan, target, ctx.random(plan.streamLabel), (erf, portion, lon, lat) => {
-        if (portion > 0) portionRows++
-        out.line(`${portion > 0 ? `${erf}/${portion}` : erf},${lat.toFixed(7)},${lon.toFixed(7)}${suffix}`)
-      })
-      carry = target - emitted
-      const pp = (perProvince[plan.province.code] ??= { townships: 0, rows: 0 })
-      pp.townships++
-      pp.rows += emitted
-      progress(out.rows)
-    }
+    const carry = layOutTownships(
+      ctx,
+      plans,
+      (plan) => {
+        const suffix = `,${csvField(plan.name)},${plan.province.name}\n`
+        return (erf, portion, lon, lat) => {
+          if (portion > 0) portionRows++
+          out.line(`${portion > 0 ? `${erf}/${portion}` : erf},${lat.toFixed(7)},${lon.toFixed(7)}${suffix}`)
+        }
+      },
+      (plan, emitted) => {
+        const pp = (perProvince[plan.province.code] ??= { townships: 0, rows: 0 })
+        pp.townships++
+        pp.rows += emitted
+        progress(out.rows)
+      },
+    )
     out.close()
     if (carry > 0) ctx.log(`  erven: ${carry} rows short of ${total}: the last townships had no room inside their province`)
 
