@@ -5,6 +5,7 @@
  * @module
  */
 import { SqliteKeyStore, MAX_RATE_PER_MINUTE } from '../../src/auth/key-store.js'
+import type { Product } from '../../src/auth/types.js'
 
 export class BenchKeys {
   private readonly store: SqliteKeyStore
@@ -13,9 +14,9 @@ export class BenchKeys {
     this.store = new SqliteKeyStore(path)
   }
 
-  /** A new key for the plot product, both countries, no town scope. */
-  issue(): string {
-    return this.store.issue({ products: ['plots'], countries: ['BOTSWANA', 'SOUTH_AFRICA'], ratePerMinute: MAX_RATE_PER_MINUTE }).key
+  /** A new key for the given products (default plots), both countries, no town scope. */
+  issue(products: Product[] = ['plots']): string {
+    return this.store.issue({ products, countries: ['BOTSWANA', 'SOUTH_AFRICA'], ratePerMinute: MAX_RATE_PER_MINUTE }).key
   }
 
   close(): void {

@@ -16,6 +16,8 @@ export interface BenchOptions {
   tool: 'auto' | 'wrk' | 'autocannon'
   /** seconds per HTTP load run */
   durationS: number
+  /** false (`--no-http`): service suites skip their HTTP load runs */
+  http: boolean
 }
 
 export interface SuiteContext {
