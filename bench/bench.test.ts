@@ -20,7 +20,7 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
   expect(records.map((r: { name: string }) => r.name)).toEqual(['plots', 'strategies', 'parcels'])
   for (const r of records) expect(r.failures).toEqual([])
   const rows = records[1].data.rows as { strategy: string; probes: number; radiusAgree: number; nearestAgree: number }[]
-  expect(new Set(rows.map((r) => r.strategy))).toEqual(new Set(['kdbush (PointIndex)', 'flatbush', 'sqlite r*tree', 'brute force']))
+  expect(new Set(rows.map((r) => r.strategy))).toEqual(new Set(['kdbush (PointIndex)', 'kdbush + geokdbush around', 'flatbush', 'sqlite r*tree', 'brute force']))
   for (const r of rows) {
     expect(r.probes).toBeGreaterThan(0)
     expect(r.radiusAgree).toBe(r.probes)

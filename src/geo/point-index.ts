@@ -8,7 +8,7 @@
  * Index hits are item numbers in insertion order (the row order of build-index).
  */
 import KDBush from 'kdbush'
-import { around } from 'geokdbush'
+import { nearestOnSphere, treeBox } from './kd-nearest.js'
 import { APPROX_REL_ERROR, approxDistanceM, geodesicDistanceM, metresPerDegree } from './geodesic.js'
 
 export interface PointHit {
@@ -18,7 +18,7 @@ export interface PointHit {
   distanceM: number
 }
 
-/** geokdbush measures on a 6371 km sphere: its distances stay within 0.7 % of the ellipsoid's. */
+/** Sphere (6371 km) distances stay within 0.7 % of the ellipsoid's. */
 const SPHERE_REL_ERROR = 0.007
 
 function boxAround(lon: number, lat: number, radiusM: number): [number, number, number, number] {
@@ -62,6 +62,8 @@ export class PointIndex {
   private readonly pos: Uint32Array
   private scratchD = new Float64Array(1024)
   private scratchI = new Uint32Array(1024)
+  /** bounding box of the points, computed on the first sparse nearest search */
+  private box: [number, number, number, number] | undefined
 
   private constructor(
     readonly kd: KDBush,
@@ -132,27 +134,18 @@ export class PointIndex {
   }
 
   /**
-   * The nearest point within `maxM` metres, or null. Widens a box search step by step (cheap
-   * where points are dense), then falls back to a k-nearest walk of the tree for sparse areas.
+   * The nearest point within `maxM` metres, or null. Walks the tree nearest-first on the sphere
+   * (branch and bound, pruned by the reach: see kd-nearest.ts), then settles the answer on the
+   * ellipsoid with one exact radius search out to the sphere-nearest point's ellipsoid distance
+   * (the ellipsoid-nearest point can be no farther), which in a township holds a handful of
+   * candidates.
    */
   nearest(lon: number, lat: number, maxM: number, accept?: (i: number) => boolean): PointHit | null {
     if (this.size === 0) return null
-    for (const r of [250, 1000, 4000]) {
-      if (r >= maxM) break
-      const hit = this.within(lon, lat, r, 1, accept)[0]
-      if (hit) return hit
-    }
-    // sparse: geokdbush walks the tree nearest-first on a sphere; take everything within the
-    // sphere's error margin of its first answer and decide on the ellipsoid
-    const first = around(this.kd, lon, lat, 1, (maxM * (1 + SPHERE_REL_ERROR)) / 1000, accept)[0] as number | undefined
-    if (first === undefined) return null
+    this.box ??= treeBox(this.kd)
+    const first = nearestOnSphere(this.kd, this.box, lon, lat, (maxM * (1 + SPHERE_REL_ERROR)) / 1000, accept)
+    if (first < 0) return null
     const firstM = geodesicDistanceM(lon, lat, this.lon(first), this.lat(first))
-    const reachKm = (Math.min(firstM, maxM) * (1 + SPHERE_REL_ERROR)) / (1 - SPHERE_REL_ERROR) / 1000 + 1e-6
-    let best: PointHit | null = null
-    for (const i of around(this.kd, lon, lat, Infinity, reachKm, accept) as number[]) {
-      const m = geodesicDistanceM(lon, lat, this.lon(i), this.lat(i))
-      if (m <= maxM && (!best || m < best.distanceM || (m === best.distanceM && i < best.i))) best = { i, distanceM: m }
-    }
-    return best
+    return this.within(lon, lat, Math.min(firstM, maxM), 1, accept)[0] ?? null
   }
 }

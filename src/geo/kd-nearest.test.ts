@@ -1,0 +1,83 @@
+import KDBush from 'kdbush'
+import { describe, expect, it } from 'vitest'
+import { Random } from '../../build-index/synth/random.js'
+import { boxKm, nearestOnSphere, sphereKm, treeBox } from './kd-nearest.js'
+
+function tree(points: [number, number][], nodeSize = 8) {
+  const kd = new KDBush(points.length, nodeSize, Float64Array)
+  for (const [x, y] of points) kd.add(x, y)
+  kd.finish()
+  return kd
+}
+
+function brute(points: [number, number][], lon: number, lat: number, maxKm: number, accept?: (i: number) => boolean) {
+  let best = -1
+  let bestKm = Infinity
+  points.forEach(([x, y], i) => {
+    if (accept && !accept(i)) return
+    const d = sphereKm(lon, lat, x, y)
+    if (d <= maxKm && d < bestKm) {
+      best = i
+      bestKm = d
+    }
+  })
+  return { best, bestKm }
+}
+
+describe('boxKm', () => {
+  it('is zero inside, the latitude gap straight north or south, and never more than the distance to any box point', () => {
+    expect(boxKm(25, -24, 20, -27, 29, -18)).toBe(0)
+    expect(boxKm(25, -30, 20, -27, 29, -18)).toBeCloseTo(sphereKm(25, -30, 25, -27), 9)
+    const rnd = new Random(7, 'boxKm')
+    for (let k = 0; k < 2000; k++) {
+      const [x0, x1] = [rnd.range(10, 40), rnd.range(10, 40)].sort((a, b) => a - b)
+      const [y0, y1] = [rnd.range(-40, -10), rnd.range(-40, -10)].sort((a, b) => a - b)
+      const lon = rnd.range(0, 50)
+      const lat = rnd.range(-50, 0)
+      const bound = boxKm(lon, lat, x0, y0, x1, y1)
+      let min = Infinity
+      for (let i = 0; i <= 20; i++) for (let j = 0; j <= 20; j++) min = Math.min(min, sphereKm(lon, lat, x0 + ((x1 - x0) * i) / 20, y0 + ((y1 - y0) * j) / 20))
+      expect(bound).toBeLessThanOrEqual(min + 1e-9)
+      // and tight: the grid is 1/20 of the box, so the bound is close to the sampled minimum
+      expect(min - bound).toBeLessThan(Math.max(x1 - x0, y1 - y0) * 111.4 / 20 + 1e-6)
+    }
+  })
+})
+
+describe('nearestOnSphere', () => {
+  const rnd = new Random(3, 'nearest')
+  // two clusters far apart (a "Botswana" and a "South Africa"), like the plot layers
+  const points: [number, number][] = []
+  for (let i = 0; i < 3000; i++) points.push([rnd.range(25.8, 26.0), rnd.range(-24.8, -24.6)])
+  for (let i = 0; i < 3000; i++) points.push([rnd.range(18.3, 18.6), rnd.range(-34.1, -33.8)])
+  const kd = tree(points)
+  const box = treeBox(kd)
+
+  it('agrees with brute force near the points, far from them, and at the edge of the reach', () => {
+    for (let k = 0; k < 1500; k++) {
+      const lon = rnd.range(15, 33)
+      const lat = rnd.range(-35, -22)
+      const maxKm = [0.2, 5, 100, 2000][k % 4]
+      const got = nearestOnSphere(kd, box, lon, lat, maxKm)
+      const want = brute(points, lon, lat, maxKm)
+      if (want.best === -1) expect(got).toBe(-1)
+      else expect(sphereKm(lon, lat, ...points[got])).toBeCloseTo(want.bestKm, 9)
+    }
+  })
+
+  it('honours the predicate', () => {
+    const even = (i: number) => i % 2 === 0
+    for (let k = 0; k < 300; k++) {
+      const lon = rnd.range(25.7, 26.1)
+      const lat = rnd.range(-24.9, -24.5)
+      const got = nearestOnSphere(kd, box, lon, lat, 50, even)
+      expect(got % 2).toBe(0)
+      expect(sphereKm(lon, lat, ...points[got])).toBeCloseTo(brute(points, lon, lat, 50, even).bestKm, 9)
+    }
+  })
+
+  it('answers -1 at once for a point beyond the reach of the whole tree', () => {
+    expect(nearestOnSphere(kd, box, 30, -30, 100)).toBe(-1)
+    expect(nearestOnSphere(kd, box, 30, -30, 2000)).toBeGreaterThanOrEqual(0)
+  })
+})
