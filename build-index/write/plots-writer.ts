@@ -1,6 +1,6 @@
 import KDBush from 'kdbush'
 import type { LayerStats } from '../../src/data/manifest.js'
-import { PLOT_FILES, type PlotCountry } from '../../src/data/plots-format.js'
+import { encodeStrings, PLOT_FILES, type PlotCountry } from '../../src/data/plots-format.js'
 import type { PlotRecord } from '../transform/plots.js'
 import type { DatasetWriter } from './dataset-writer.js'
 import { finishDb, openScratchDb } from './sqlite-writer.js'
@@ -8,7 +8,8 @@ import { finishDb, openScratchDb } from './sqlite-writer.js'
 /**
  * Writes one country's plots: an SQLite table whose rowid is the KDBush item number + 1, the
  * KDBush point index over [lon, lat], and a u32 array of each point's city id (so a town-scoped
- * key can filter index hits without touching SQLite).
+ * key can filter index hits without touching SQLite), and the plot numbers in item order (so a
+ * radius or reverse answer is built without an SQLite row fetch).
  */
 export class PlotLayerWriter {
   private readonly db
@@ -16,6 +17,8 @@ export class PlotLayerWriter {
   private readonly scratch: string
   private coords = new Float64Array(1 << 16)
   private cityIds = new Uint32Array(1 << 15)
+  private numberBytes = new Uint8Array(1 << 16)
+  private numberOffsets = new Uint32Array((1 << 15) + 1)
   private n = 0
   private readonly cities = new Map<string, { id: number; name: string; region: string; count: number }>()
 
@@ -50,8 +53,25 @@ export class PlotLayerWriter {
     this.coords[this.n * 2] = rec.lon
     this.coords[this.n * 2 + 1] = rec.lat
     this.cityIds[this.n] = city.id
+    this.addNumber(rec.plotNumber)
     this.n++
     this.insert.run(this.n, rec.plotNumber, rec.lat, rec.lon, city.id)
+  }
+
+  private addNumber(text: string): void {
+    if (this.n + 1 >= this.numberOffsets.length) {
+      const o = new Uint32Array(this.numberOffsets.length * 2)
+      o.set(this.numberOffsets)
+      this.numberOffsets = o
+    }
+    const at = this.numberOffsets[this.n]
+    if (at + text.length * 3 > this.numberBytes.length) {
+      const b = new Uint8Array(Math.max(this.numberBytes.length * 2, at + text.length * 3))
+      b.set(this.numberBytes)
+      this.numberBytes = b
+    }
+    const { written } = new TextEncoder().encodeInto(text, this.numberBytes.subarray(at))
+    this.numberOffsets[this.n + 1] = at + written
   }
 
   get count(): number {
@@ -79,6 +99,7 @@ export class PlotLayerWriter {
     index.finish()
     this.ds.writeBinary(files.kdbush, 'kdbush', new Uint8Array(index.data))
     this.ds.writeBinary(files.cityIds, 'u32', new Uint8Array(this.cityIds.buffer, 0, this.n * 4))
+    this.ds.writeBinary(files.numbers, 'strings', encodeStrings(this.numberBytes, this.numberOffsets, this.n))
     return { rows: this.n, rejected: stats.rejected, repaired: 0, meta: { id_offset: stats.idOffset, cities: this.cities.size } }
   }
 }

@@ -20,6 +20,7 @@ export function checkFileHeader(kind: FileKind, head: Buffer): string | null {
       return head[1] >> 4 === FLATBUSH_VERSION ? null : `Flatbush format v${head[1] >> 4}, expected v${FLATBUSH_VERSION}`
     case 'u32':
     case 'u8':
+    case 'strings':
       return null
   }
 }

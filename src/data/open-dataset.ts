@@ -13,6 +13,8 @@ export interface OpenDataset {
   readonly manifest: Manifest
   /** The domain's manifest entry, or null when the dataset does not hold it. */
   domain(name: Domain): DomainManifest | null
+  /** True when the manifest lists the file. */
+  has(path: string): boolean
   /** Opens (once) a listed SQLite file read-only with mmap. */
   sqlite(path: string): Database.Database
   /** Reads a listed binary file into an 8-byte-aligned ArrayBuffer (Flatbush/KDBush `from`). */
@@ -73,6 +75,7 @@ export function openDataset(dir: string): OpenDataset {
     dir,
     manifest,
     domain: (name) => manifest.domains[name] ?? null,
+    has: (path) => listed.has(path),
     sqlite(path) {
       let db = dbs.get(path)
       if (!db) {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { OpenDataset } from '../../data/open-dataset.js'
-import { PLOT_COUNTRIES, PLOT_COUNTRY_ENUM, PLOT_FILES } from '../../data/plots-format.js'
+import { decodeStrings, PLOT_COUNTRIES, PLOT_COUNTRY_ENUM, PLOT_FILES } from '../../data/plots-format.js'
 import { PointIndex, type PointHit } from '../../geo/point-index.js'
 import type { City, Plot } from './schemas.js'
 
@@ -21,7 +21,8 @@ interface CountryLayer {
   cities: Map<number, CityRow>
   /** upper-case name -> city ids (a township name recurs across provinces) */
   cityIdsByName: Map<string, number[]>
-  numberOf: Database.Statement<[number], string>
+  /** plot number of item i (0-based) */
+  numberAt: (i: number) => string
   byNumber: Database.Statement<[{ number: string; ids: string | null; limit: number }]>
 }
 
@@ -38,6 +39,9 @@ function openLayer(ds: OpenDataset, key: (typeof PLOT_COUNTRIES)[number]): Count
   if (!stats) return null
   const files = PLOT_FILES[key]
   const db = ds.sqlite(files.sqlite)
+  // datasets built before the numbers table existed read the number from SQLite
+  const byRow = db.prepare('SELECT plot_number FROM plot WHERE id = ?').pluck() as Database.Statement<[number], string>
+  const table = ds.has(files.numbers) ? decodeStrings(ds.arrayBuffer(files.numbers)) : null
   const cities = new Map<number, CityRow>()
   const cityIdsByName = new Map<string, number[]>()
   for (const c of db.prepare('SELECT id, name, region, plot_count FROM city ORDER BY id').all() as CityRow[]) {
@@ -53,7 +57,7 @@ function openLayer(ds: OpenDataset, key: (typeof PLOT_COUNTRIES)[number]): Count
     idOffset: Number(stats.meta?.id_offset ?? 0),
     cities,
     cityIdsByName,
-    numberOf: db.prepare('SELECT plot_number FROM plot WHERE id = ?').pluck() as Database.Statement<[number], string>,
+    numberAt: table ? table.get : (i) => byRow.get(i + 1)!,
     byNumber: db.prepare(
       `SELECT id, plot_number, latitude, longitude, city_id FROM plot
        WHERE plot_number = @number COLLATE NOCASE AND (@ids IS NULL OR city_id IN (SELECT value FROM json_each(@ids)))
@@ -92,7 +96,7 @@ export function createPlotQueries(ds: OpenDataset) {
 
   function fromHit(l: CountryLayer, hit: PointHit): Plot {
     const i = hit.i
-    return toPlot(l, i + 1, l.numberOf.get(i + 1)!, l.index.lat(i), l.index.lon(i), l.cityOf[i], hit.distanceM)
+    return toPlot(l, i + 1, l.numberAt(i), l.index.lat(i), l.index.lon(i), l.cityOf[i], hit.distanceM)
   }
 
   /** City ids a scope admits in one layer, or null for all. */
