@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { APPROX_REL_ERROR, approxDistanceM, geodesicDistanceM, karneyDistanceM, metresPerDegree } from './geodesic.js'
+import { APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, geodesicDistanceM, karneyDistanceM, metresPerDegree, SHORT_M } from './geodesic.js'
 
 // seeded so failures are repeatable
 function rng(seed: number) {
@@ -49,5 +49,27 @@ describe('approxDistanceM', () => {
 
   it('uses a longer degree of longitude nearer the equator', () => {
     expect(metresPerDegree(-18).lon).toBeGreaterThan(metresPerDegree(-34).lon)
+  })
+})
+
+describe('fastGeodesicM', () => {
+  it(`agrees with GeographicLib to 0.01 mm below ${SHORT_M} m, from the equator to 59 degrees`, () => {
+    const r = rng(11)
+    let worst = 0
+    for (let k = 0; k < 50_000; k++) {
+      const lat = (r() * 2 - 1) * 59
+      const lon = r() * 60
+      const d = r() * SHORT_M * 1.2
+      const a = r() * 2 * Math.PI
+      const m = metresPerDegree(lat)
+      const lat2 = lat + (d * Math.sin(a)) / m.lat
+      const lon2 = lon + (d * Math.cos(a)) / m.lon
+      worst = Math.max(worst, Math.abs(fastGeodesicM(lon, lat, lon2, lat2) - karneyDistanceM(lon, lat, lon2, lat2)))
+    }
+    expect(worst).toBeLessThan(1e-5)
+  })
+
+  it('is Vincenty beyond the short range', () => {
+    expect(fastGeodesicM(25, -24, 25.5, -24.5)).toBe(geodesicDistanceM(25, -24, 25.5, -24.5))
   })
 })

@@ -37,6 +37,19 @@ export function approxDistanceM(lon1: number, lat1: number, lon2: number, lat2: 
   return Math.sqrt(dx * dx + dy * dy)
 }
 
+/** Below this the local estimate is used as the geodesic distance (see {@link fastGeodesicM}). */
+export const SHORT_M = 1000
+
+/**
+ * The geodesic distance, cheaply: under {@link SHORT_M} the local ellipsoidal estimate (mid-latitude
+ * radii of curvature) agrees with Vincenty to 0.01 mm at |latitude| < 60 degrees (checked in
+ * geodesic.test.ts), a thousand times finer than the 2-decimal answers; beyond it, Vincenty.
+ */
+export function fastGeodesicM(lon1: number, lat1: number, lon2: number, lat2: number): number {
+  const a = approxDistanceM(lon1, lat1, lon2, lat2)
+  return a < SHORT_M && Math.abs(lat1) < 60 ? a : geodesicDistanceM(lon1, lat1, lon2, lat2)
+}
+
 /** Geodesic distance in metres between two WGS84 positions (0 for the same point). */
 export function geodesicDistanceM(lon1: number, lat1: number, lon2: number, lat2: number): number {
   if (lon1 === lon2 && lat1 === lat2) return 0

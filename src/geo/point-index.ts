@@ -9,7 +9,7 @@
  */
 import KDBush from 'kdbush'
 import { nearestOnSphere, treeBox } from './kd-nearest.js'
-import { APPROX_REL_ERROR, approxDistanceM, geodesicDistanceM, metresPerDegree } from './geodesic.js'
+import { APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, geodesicDistanceM, metresPerDegree } from './geodesic.js'
 
 export interface PointHit {
   /** item number (insertion order) */
@@ -28,6 +28,12 @@ function boxAround(lon: number, lat: number, radiusM: number): [number, number, 
   const poleward = Math.min(89.9, Math.max(Math.abs(lat - dLat), Math.abs(lat + dLat)))
   const dLon = Math.min(180, r / metresPerDegree(poleward).lon)
   return [lon - dLon, lat - dLat, lon + dLon, lat + dLat]
+}
+
+function growStack(s: Uint32Array): Uint32Array {
+  const t: Uint32Array = new Uint32Array(s.length * 2)
+  t.set(s)
+  return t
 }
 
 /** k-th smallest (0-based) of the first n values; reorders a copy. */
@@ -62,6 +68,7 @@ export class PointIndex {
   private readonly pos: Uint32Array
   private scratchD = new Float64Array(1024)
   private scratchI = new Uint32Array(1024)
+  private stack: Uint32Array = new Uint32Array(3 * 64)
   /** bounding box of the points, computed on the first sparse nearest search */
   private box: [number, number, number, number] | undefined
 
@@ -91,8 +98,13 @@ export class PointIndex {
     if (n <= this.scratchD.length) return
     let len = this.scratchD.length
     while (len < n) len *= 2
-    this.scratchD = new Float64Array(len)
-    this.scratchI = new Uint32Array(len)
+    const d = new Float64Array(len)
+    const i = new Uint32Array(len)
+    // keep what a search has gathered so far
+    d.set(this.scratchD)
+    i.set(this.scratchI)
+    this.scratchD = d
+    this.scratchI = i
   }
 
   /**
@@ -102,19 +114,55 @@ export class PointIndex {
   within(lon: number, lat: number, radiusM: number, limit: number, accept?: (i: number) => boolean): PointHit[] {
     if (this.size === 0 || limit <= 0) return []
     const [x0, y0, x1, y1] = boxAround(lon, lat, radiusM)
-    const ids = this.kd.range(x0, y0, x1, y1)
-    this.grow(ids.length)
-    const d = this.scratchD
-    const idx = this.scratchI
+    const { ids, coords, nodeSize } = this.kd
     const cut = radiusM * (1 + APPROX_REL_ERROR) + 1e-6
+    let d = this.scratchD
+    let idx = this.scratchI
     let n = 0
-    for (const i of ids) {
-      if (accept && !accept(i)) continue
-      const a = approxDistanceM(lon, lat, this.lon(i), this.lat(i))
-      if (a <= cut) {
+    // KDBush's range walk, inlined so each point in the box is measured where it sits in the
+    // tree's coordinate array (no id list, no id -> position lookup)
+    let stack = this.stack
+    stack[0] = 0
+    stack[1] = ids.length - 1
+    stack[2] = 0
+    let sp = 3
+    while (sp > 0) {
+      const axis = stack[--sp]
+      const right = stack[--sp]
+      const left = stack[--sp]
+      const leaf = right - left <= nodeSize
+      const from = leaf ? left : (left + right) >> 1
+      const to = leaf ? right : from
+      for (let j = from; j <= to; j++) {
+        const x = coords[2 * j]
+        const y = coords[2 * j + 1]
+        if (x < x0 || x > x1 || y < y0 || y > y1) continue
+        const i = ids[j]
+        if (accept && !accept(i)) continue
+        const a = approxDistanceM(lon, lat, x, y)
+        if (a > cut) continue
+        if (n === d.length) {
+          this.grow(n + 1)
+          d = this.scratchD
+          idx = this.scratchI
+        }
         d[n] = a
-        idx[n] = i
+        idx[n] = j
         n++
+      }
+      if (leaf) continue
+      const m = from
+      const split = axis === 0 ? coords[2 * m] : coords[2 * m + 1]
+      if (sp + 6 > stack.length) stack = this.stack = growStack(stack)
+      if ((axis === 0 ? x0 : y0) <= split) {
+        stack[sp++] = left
+        stack[sp++] = m - 1
+        stack[sp++] = 1 - axis
+      }
+      if ((axis === 0 ? x1 : y1) >= split) {
+        stack[sp++] = m + 1
+        stack[sp++] = right
+        stack[sp++] = 1 - axis
       }
     }
     if (n === 0) return []
@@ -124,9 +172,9 @@ export class PointIndex {
     const hits: PointHit[] = []
     for (let k = 0; k < n; k++) {
       if (d[k] > bound) continue
-      const i = idx[k]
-      const exact = geodesicDistanceM(lon, lat, this.lon(i), this.lat(i))
-      if (exact <= radiusM) hits.push({ i, distanceM: exact })
+      const j = idx[k]
+      const exact = fastGeodesicM(lon, lat, coords[2 * j], coords[2 * j + 1])
+      if (exact <= radiusM) hits.push({ i: ids[j], distanceM: exact })
     }
     hits.sort((p, q) => p.distanceM - q.distanceM || p.i - q.i)
     if (hits.length > limit) hits.length = limit
@@ -145,7 +193,8 @@ export class PointIndex {
     this.box ??= treeBox(this.kd)
     const first = nearestOnSphere(this.kd, this.box, lon, lat, (maxM * (1 + SPHERE_REL_ERROR)) / 1000, accept)
     if (first < 0) return null
-    const firstM = geodesicDistanceM(lon, lat, this.lon(first), this.lat(first))
+    // measured as within() measures, so `first` itself is inside the radius
+    const firstM = fastGeodesicM(lon, lat, this.lon(first), this.lat(first))
     return this.within(lon, lat, Math.min(firstM, maxM), 1, accept)[0] ?? null
   }
 }

@@ -1,0 +1,71 @@
+import KDBush from 'kdbush'
+import { describe, expect, it } from 'vitest'
+import { Random } from '../../build-index/synth/random.js'
+import { geodesicDistanceM } from './geodesic.js'
+import { PointIndex } from './point-index.js'
+
+const rnd = new Random(5, 'point-index')
+// a dense township, a sparse scatter, and a far cluster
+const pts: [number, number][] = []
+for (let i = 0; i < 4000; i++) pts.push([rnd.range(28.0, 28.02), rnd.range(-26.02, -26.0)])
+for (let i = 0; i < 1500; i++) pts.push([rnd.range(27, 29.5), rnd.range(-27, -25)])
+for (let i = 0; i < 500; i++) pts.push([rnd.range(18.4, 18.5), rnd.range(-34, -33.9)])
+const kd = new KDBush(pts.length, 16, Float64Array)
+for (const [x, y] of pts) kd.add(x, y)
+kd.finish()
+const index = PointIndex.from(kd.data as ArrayBuffer, pts.length)
+
+function brute(lon: number, lat: number, radiusM: number, accept?: (i: number) => boolean) {
+  const out: { i: number; d: number }[] = []
+  pts.forEach(([x, y], i) => {
+    if (accept && !accept(i)) return
+    const d = geodesicDistanceM(lon, lat, x, y)
+    if (d <= radiusM) out.push({ i, d })
+  })
+  return out.sort((a, b) => a.d - b.d || a.i - b.i)
+}
+
+describe('PointIndex', () => {
+  it('within: every point inside the radius, nearest first, cut at the limit, distances to 0.01 mm', () => {
+    for (let k = 0; k < 300; k++) {
+      const lon = rnd.range(27.9, 28.1)
+      const lat = rnd.range(-26.1, -25.9)
+      const radius = [50, 500, 5000][k % 3]
+      const limit = [1, 100, 500][(k >> 2) % 3]
+      const got = index.within(lon, lat, radius, limit)
+      const want = brute(lon, lat, radius).slice(0, limit)
+      expect(got.map((h) => h.i)).toEqual(want.map((w) => w.i))
+      got.forEach((h, j) => expect(Math.abs(h.distanceM - want[j].d)).toBeLessThan(1e-5))
+    }
+  })
+
+  it('within honours the accept predicate', () => {
+    const odd = (i: number) => i % 2 === 1
+    const got = index.within(28.01, -26.01, 800, 50, odd)
+    expect(got.map((h) => h.i)).toEqual(brute(28.01, -26.01, 800, odd).slice(0, 50).map((w) => w.i))
+  })
+
+  it('nearest: the geodesically nearest point within the reach, from inside, beside and far from the data', () => {
+    for (let k = 0; k < 300; k++) {
+      const lon = rnd.range(17, 31)
+      const lat = rnd.range(-35, -22)
+      const reach = [300, 20_000, 100_000, 2_000_000][k % 4]
+      const got = index.nearest(lon, lat, reach)
+      const want = brute(lon, lat, reach)[0]
+      if (!want) expect(got).toBeNull()
+      else expect(got?.i).toBe(want.i)
+    }
+  })
+
+  it('nearest finds the point a few hundred metres from a scattered point (the sphere pass then the exact pass)', () => {
+    for (let k = 0; k < 300; k++) {
+      const [x, y] = pts[4000 + rnd.int(0, 1499)]
+      const lon = x + rnd.range(-0.004, 0.004)
+      const lat = y + rnd.range(-0.004, 0.004)
+      const want = brute(lon, lat, 100_000)[0]
+      const got = index.nearest(lon, lat, 100_000)
+      expect(got?.i).toBe(want.i)
+      expect(Math.abs(got!.distanceM - want.d)).toBeLessThan(1e-5)
+    }
+  })
+})
