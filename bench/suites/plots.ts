@@ -2,7 +2,7 @@
  * The plot lookup service in process: `reverse` and `radius` (500 m, limit 100) through
  * `createPlotQueries`, exactly as the routes call them (every country, no town scope), over a
  * seeded probe set. An "index only" row runs the same cross-country logic on the PointIndex
- * alone, so the cost of the SQLite fetch and response mapping shows as the difference.
+ * alone, so the cost of reading numbers and towns and mapping the response shows as the difference.
  *
  * Issue 3 targets at national scale: reverse p50 <= 20 us, radius p50 <= 100 us.
  *
@@ -116,7 +116,7 @@ export const plotsSuite: Suite<PlotsData> = {
     const lines = [
       `${d.probes.toLocaleString('en-US')} seeded probes (80 % within 400 m of a real plot, 20 % uniform in the country's extent; half per country), ` +
         `${d.rounds} timed round(s) after one warm-up round; ops/s from one untimed pass. Radius = ${RADIUS_M} m, limit ${RADIUS_LIMIT}. ` +
-        `"service" is \`createPlotQueries\` (index + SQLite fetch + response mapping); "index only" is the same cross-country search on the PointIndex alone.`,
+        `"service" is \`createPlotQueries\` (index + plot numbers and towns from the in-memory tables + response mapping); "index only" is the same cross-country search on the PointIndex alone.`,
       '',
       '| query | variant | p50 µs | p99 µs | mean µs | p50 near / random µs | ops/s | mean results | target p50 | verdict |',
       '|---|---|--:|--:|--:|--:|--:|--:|--:|---|',

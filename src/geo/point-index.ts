@@ -9,7 +9,7 @@
  */
 import KDBush from 'kdbush'
 import { nearestOnSphere, treeBox } from './kd-nearest.js'
-import { APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, geodesicDistanceM, metresPerDegree } from './geodesic.js'
+import { APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, metresPerDegree } from './geodesic.js'
 
 export interface PointHit {
   /** item number (insertion order) */
