@@ -9,6 +9,8 @@
  * - `parcels/parcels.flags.u8`: per parcel, its layer (low 3 bits) and whether the default status
  *   filter hides it (bit 3), so index hits are filtered without touching SQLite.
  */
+import { onSegment, type MultiPolygon, type Polygon, type Ring } from '../geo/polygon.js'
+
 export const PARCEL_FILES = {
   sqlite: 'parcels/parcels.sqlite',
   flatbush: 'parcels/parcels.flatbush',
@@ -55,9 +57,7 @@ export const SOURCE_KEY_PATTERN = /^[A-Z0-9]{26}$/
  */
 export const COORD_SCALE = 1e7
 
-export type Ring = [number, number][]
-export type Polygon = Ring[]
-export type MultiPolygon = Polygon[]
+export type { MultiPolygon, Polygon, Ring }
 
 export function encodeGeometry(mp: MultiPolygon): Buffer {
   let n = 1
@@ -79,6 +79,50 @@ export function encodeGeometry(mp: MultiPolygon): Buffer {
     }
   }
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength)
+}
+
+/** The blob as 32-bit integers: a view when it is 4-byte aligned, else a copy. */
+export function int32View(blob: Uint8Array): Int32Array {
+  return blob.byteOffset % 4 === 0 ? new Int32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : new Int32Array(blob.slice().buffer)
+}
+
+/**
+ * Closed-set point in polygon on an encoded geometry, without decoding it to arrays: the same
+ * answer as `containsPoint(decodeGeometry(blob), x, y)` (vertices are divided back to degrees
+ * exactly as decodeGeometry does), for the `/at` hot path.
+ */
+export function containsPointEncoded(blob: Uint8Array, x: number, y: number): boolean {
+  const a = int32View(blob)
+  let k = 0
+  const np = a[k++]
+  for (let p = 0; p < np; p++) {
+    const nr = a[k++]
+    let state = 1 // 1 in this polygon so far, -1 outside its shell or in a hole
+    for (let r = 0; r < nr; r++) {
+      const len = a[k++]
+      const start = k
+      k += 2 * len
+      if (state !== 1) continue // past the decision for this polygon: skip the other rings
+      let inside = false
+      let onEdge = false
+      for (let i = 0, j = len - 1; i < len; j = i++) {
+        const xi = a[start + 2 * i] / COORD_SCALE
+        const yi = a[start + 2 * i + 1] / COORD_SCALE
+        const xj = a[start + 2 * j] / COORD_SCALE
+        const yj = a[start + 2 * j + 1] / COORD_SCALE
+        if (onSegment(x, y, xi, yi, xj, yj)) {
+          onEdge = true
+          break
+        }
+        if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside
+      }
+      if (onEdge) return true
+      // the shell must hold the point, a hole must not
+      if (r === 0 ? !inside : inside) state = -1
+    }
+    if (state === 1) return true
+  }
+  return false
 }
 
 export function decodeGeometry(blob: Uint8Array): MultiPolygon {

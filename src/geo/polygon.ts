@@ -4,8 +4,13 @@
  * curvature at the query latitude: within 0.1 % of the geodesic values over the few kilometres
  * these functions are used for (2 km nearest rule, 5 km neighbours), as DECISIONS.md allows.
  */
-import type { MultiPolygon, Polygon, Ring } from '../data/parcels-format.js'
 import { metresPerDegree } from './geodesic.js'
+
+/** [longitude, latitude] positions, first = last. */
+export type Ring = [number, number][]
+/** Shell first, then holes. */
+export type Polygon = Ring[]
+export type MultiPolygon = Polygon[]
 
 /** Tolerance in degrees for "on the boundary" (about 0.1 mm). */
 export const ON_EDGE_DEG = 1e-9
@@ -53,7 +58,8 @@ export function bboxOf(mp: MultiPolygon): BBox {
   return { minX, minY, maxX, maxY }
 }
 
-function onSegment(px: number, py: number, ax: number, ay: number, bx: number, by: number): boolean {
+/** True when (px, py) lies on segment a-b, within ON_EDGE_DEG (closed sets: the boundary is inside). */
+export function onSegment(px: number, py: number, ax: number, ay: number, bx: number, by: number): boolean {
   const dx = bx - ax
   const dy = by - ay
   const len2 = dx * dx + dy * dy

@@ -10,6 +10,7 @@ import {
   PARCEL_TYPES,
   SPECIFICITY,
   WORK_STATUS,
+  containsPointEncoded,
   decodeGeometry,
   layerCode,
   type MultiPolygon,
@@ -17,7 +18,7 @@ import {
 } from '../../data/parcels-format.js'
 import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'
 import { metresPerDegree } from '../../geo/geodesic.js'
-import { bboxOf, containsPoint, coversPolygon, distanceToPointM, intersectsBox, polygonDistanceM, type BBox } from '../../geo/polygon.js'
+import { bboxOf, coversPolygon, distanceToPointM, intersectsBox, polygonDistanceM, type BBox } from '../../geo/polygon.js'
 
 export interface ParcelRecord {
   id: number
@@ -165,7 +166,7 @@ export function createParcelQueries(ds: OpenDataset) {
     at(lon: number, lat: number, f: Filter): ParcelRecord[] {
       const hits = index.search(lon, lat, lon, lat, accept(f))
       const rows: Row[] = []
-      for (const i of hits) if (containsPoint(geomOf(i + 1), lon, lat)) rows.push(rowOf(i + 1))
+      for (const i of hits) if (containsPointEncoded(st.geom.get(i + 1) as Buffer, lon, lat)) rows.push(rowOf(i + 1))
       return mostSpecificFirst(rows).map(toRecord)
     },
 
