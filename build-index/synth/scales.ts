@@ -30,6 +30,15 @@ export interface ScalePreset {
   maxProvincesPerRepeatedName: number
   /** Smallest township, in erf rows. */
   minErvenPerTownship: number
+  /**
+   * Share of townships in the six holding provinces (FS, GP, KZN, LP, MP, NW) that get an
+   * agricultural-holding scheme; the first township of each such province always gets one.
+   */
+  holdingSchemeShare: number
+  /** Multiplies each province's beacon keep rate (national keeps fewer to bound the file size). */
+  beaconShare: number
+  /** One parcel in this many is written with a repairable defect (wrong winding, duplicate vertex, open ring). */
+  repairableEvery: number
 }
 
 /**
@@ -48,6 +57,10 @@ export const SCALES: Readonly<Record<ScaleName, ScalePreset>> = {
     repeatedTownshipNames: 4,
     maxProvincesPerRepeatedName: 2,
     minErvenPerTownship: 40,
+    holdingSchemeShare: 0.3,
+    beaconShare: 1,
+    // more often than the 1 in ~2000 of the bigger scales, so the tests see every kind
+    repairableEvery: 400,
   },
   sample: {
     name: 'sample',
@@ -58,6 +71,9 @@ export const SCALES: Readonly<Record<ScaleName, ScalePreset>> = {
     repeatedTownshipNames: 40,
     maxProvincesPerRepeatedName: 3,
     minErvenPerTownship: 60,
+    holdingSchemeShare: 0.25,
+    beaconShare: 1,
+    repairableEvery: 2_000,
   },
   national: {
     name: 'national',
@@ -68,6 +84,9 @@ export const SCALES: Readonly<Record<ScaleName, ScalePreset>> = {
     repeatedTownshipNames: 'all',
     maxProvincesPerRepeatedName: 9,
     minErvenPerTownship: 80,
+    holdingSchemeShare: 0.25,
+    beaconShare: 0.25,
+    repairableEvery: 2_000,
   },
 }
 

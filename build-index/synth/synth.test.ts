@@ -14,7 +14,10 @@ describe('runSynth (tiny)', () => {
     const a = await synthOnce('tiny', 7)
     const b = await runSynth({ scale: 'tiny', seed: 7, out: tempDir('synth-again') })
     const ha = hashTree(a.out)
-    expect(Object.keys(ha).sort()).toEqual(['SYNTH.json', 'botswana/plots.csv', 'export.json', 'south_africa/erven.csv'])
+    const files = Object.keys(ha).sort()
+    expect(files.filter((f) => !f.startsWith('south_africa/cadastre/'))).toEqual(['SYNTH.json', 'botswana/plots.csv', 'export.json', 'south_africa/erven.csv'])
+    // eight layers in each of the nine province folders, less the holding file outside FS, GP, KZN, LP, MP and NW
+    expect(files.filter((f) => f.startsWith('south_africa/cadastre/'))).toHaveLength(9 * 8 - 3)
     expect(hashTree(b.out)).toEqual(ha)
   })
 
@@ -28,13 +31,17 @@ describe('runSynth (tiny)', () => {
   it('names the export in export.json and records counts in SYNTH.json', async () => {
     const s = await synthOnce('tiny', 7)
     const exportJson = JSON.parse(readFileSync(join(s.out, 'export.json'), 'utf8'))
-    expect(exportJson).toEqual({ plots: { export_id: 'plots-synth-tiny-s7', as_of: '2026-11-01' } })
+    expect(exportJson).toEqual({
+      plots: { export_id: 'plots-synth-tiny-s7', as_of: '2026-11-01' },
+      cadastre: { export_id: 'csg-synth-tiny-s7', as_of: '2026-09-30' },
+    })
     const synth = JSON.parse(readFileSync(join(s.out, 'SYNTH.json'), 'utf8'))
     expect(synth.scale).toBe('tiny')
     expect(synth.seed).toBe(7)
     expect(synth.layers.plots.counts.plots).toBe(SCALES.tiny.botswanaPlots)
     expect(synth.layers.erven.counts.erven).toBe(SCALES.tiny.southAfricaErven)
     expect(synth.layers.erven.counts.townships).toBe(SCALES.tiny.southAfricaTownships)
+    expect(synth.layers.cadastre.counts.erf).toBeGreaterThan(SCALES.tiny.southAfricaErven)
   })
 
   it('writes exactly the preset row counts', async () => {

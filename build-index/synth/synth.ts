@@ -63,9 +63,21 @@ export const EXPORT_AS_OF: Readonly<Record<ExportDomain, string>> = {
 
 const DOMAIN_ORDER: readonly ExportDomain[] = ['plots', 'cadastre', 'encumbrances', 'boundaries']
 
-/** The export id of a synthetic export, e.g. `plots-synth-sample-s1`. */
+/**
+ * How each family's export ids start, after the publishers in the SOURCE-FORMATS.md example
+ * (`csg-2026q3`, `csg-enc-2026w46`, `mdb-2026-10`): clients and tests tell a CSG cadastre
+ * export by its `csg-` prefix.
+ */
+const EXPORT_ID_PREFIX: Readonly<Record<ExportDomain, string>> = {
+  plots: 'plots',
+  cadastre: 'csg',
+  encumbrances: 'csg-enc',
+  boundaries: 'mdb',
+}
+
+/** The export id of a synthetic export, e.g. `plots-synth-sample-s1`, `csg-synth-sample-s1`. */
 export function exportIdFor(domain: ExportDomain, scale: ScaleName, seed: number): string {
-  return `${domain}-synth-${scale}-s${seed}`
+  return `${EXPORT_ID_PREFIX[domain]}-synth-${scale}-s${seed}`
 }
 
 /**

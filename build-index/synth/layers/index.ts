@@ -6,10 +6,12 @@
  */
 import type { LayerGenerator } from '../context.js'
 import { botswanaPlots } from './botswana-plots.js'
+import { southAfricaCadastre } from './south-africa-cadastre.js'
 import { southAfricaErven } from './south-africa-erven.js'
 
 /** The registered layers. */
 export const LAYERS: readonly LayerGenerator[] = [
   botswanaPlots, // botswana/plots.csv
   southAfricaErven, // south_africa/erven.csv
+  southAfricaCadastre, // south_africa/cadastre/<PROV>/*.geojsonl
 ]
