@@ -276,7 +276,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       const s = q()
       const r = s.generalPlans(params.lpi, filterOf(query))
       if (!r) throw notFound(`the LPI ${params.lpi}`)
-      return c.json({ ...r, dataset_version: s.version, message: r.general_plans.length ? `${plural(r.general_plans.length, 'General Plan')} cover the parcel` : 'No General Plan covers this parcel' })
+      return c.json({ ...r, dataset_version: s.version, message: r.general_plans.length ? `${plural(r.general_plans.length, 'General Plan')} ${r.general_plans.length === 1 ? 'covers' : 'cover'} the parcel` : 'No General Plan covers this parcel' })
     },
   )
 
