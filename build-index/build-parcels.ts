@@ -86,6 +86,7 @@ export async function buildParcels(
       lstatus TEXT NOT NULL, wstatus TEXT, extent_sqm REAL NOT NULL, label_lat REAL NOT NULL, label_lon REAL NOT NULL, date_stamp TEXT,
       hidden INTEGER NOT NULL, geom BLOB NOT NULL);
     CREATE TABLE neighbour (parcel_id INTEGER NOT NULL, neighbour_id INTEGER NOT NULL, shared_m REAL NOT NULL, PRIMARY KEY (parcel_id, neighbour_id)) WITHOUT ROWID;
+    CREATE TABLE neighbour_pass (a INTEGER NOT NULL, b INTEGER NOT NULL, shared_m REAL NOT NULL);
     CREATE TABLE beacon (id INTEGER PRIMARY KEY, beacon_id TEXT NOT NULL, name TEXT, description TEXT, date_stamp TEXT, latitude REAL NOT NULL, longitude REAL NOT NULL);
     CREATE TABLE parcel_beacon (parcel_id INTEGER NOT NULL, beacon_row INTEGER NOT NULL, ring_position REAL NOT NULL, PRIMARY KEY (parcel_id, ring_position, beacon_row)) WITHOUT ROWID;
     CREATE TABLE general_plan (id INTEGER PRIMARY KEY, sg_number TEXT NOT NULL, description TEXT, date_stamp TEXT, province TEXT NOT NULL, geom BLOB NOT NULL);
@@ -189,7 +190,10 @@ export async function buildParcels(
     }
     return g
   }
-  const insNeighbour = db.prepare('INSERT INTO neighbour VALUES (?, ?, ?)')
+  // pairs are appended once (a < b) while the pass runs; both directions go into the keyed table
+  // in key order at the end (inserting b -> a as found is a random B-tree insert per pair,
+  // which at national scale, 13 M pairs, dominated the pass)
+  const insNeighbour = db.prepare('INSERT INTO neighbour_pass VALUES (?, ?, ?)')
   const insBeacon = db.prepare('INSERT OR IGNORE INTO parcel_beacon VALUES (?, ?, ?)')
   const insPlan = db.prepare('INSERT OR IGNORE INTO parcel_general_plan VALUES (?, ?)')
   const progress = createProgress('parcels/relations', n)
@@ -211,12 +215,13 @@ export async function buildParcels(
       if (coversPolygon(me.mp, them.mp) || coversPolygon(them.mp, me.mp)) continue
       const s = Math.round(shared * 100) / 100
       insNeighbour.run(id, other, s)
-      insNeighbour.run(other, id, s)
       pairs++
     }
     if (beacons) attachBeacons(id, me.mp, beacons, insBeacon)
     if (plans) linkPlans(id, me.mp, plans, insPlan)
   }
+  db.exec(`INSERT INTO neighbour SELECT a, b, shared_m FROM neighbour_pass UNION ALL SELECT b, a, shared_m FROM neighbour_pass ORDER BY 1, 2;
+    DROP TABLE neighbour_pass;`)
   db.exec('COMMIT')
   progress.done(`${pairs} touching pairs`)
 
