@@ -9,15 +9,15 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { expect, inject, it } from 'vitest'
 
-it('npm run bench --quick runs the in-process suites (plots, strategies, parcels) and reports agreement', () => {
+it('npm run bench --quick runs the in-process suites (plots, strategies, parcels, parcel-strategies) and reports agreement', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'run.json')
   execFileSync(
     process.execPath,
-    [resolve('dist/bench.js'), '--quick', '--no-write', '--no-http', '--only', 'plots,strategies,parcels', '--dataset', inject('datasetDir'), '--json', out],
+    [resolve('dist/bench.js'), '--quick', '--no-write', '--no-http', '--only', 'plots,strategies,parcels,parcel-strategies', '--dataset', inject('datasetDir'), '--json', out],
     { stdio: 'pipe', timeout: 120_000 },
   )
   const { records } = JSON.parse(readFileSync(out, 'utf8'))
-  expect(records.map((r: { name: string }) => r.name)).toEqual(['plots', 'strategies', 'parcels'])
+  expect(records.map((r: { name: string }) => r.name)).toEqual(['plots', 'strategies', 'parcels', 'parcel-strategies'])
   for (const r of records) expect(r.failures).toEqual([])
   const rows = records[1].data.rows as { strategy: string; probes: number; radiusAgree: number; nearestAgree: number }[]
   expect(new Set(rows.map((r) => r.strategy))).toEqual(new Set(['kdbush (PointIndex)', 'kdbush + geokdbush around', 'flatbush', 'sqlite r*tree', 'brute force']))
@@ -36,4 +36,23 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
     'batch of 1000 points | whole handler (app.request, no socket)',
   ])
   for (const r of parcels.rows) expect(r.all.n).toBeGreaterThan(0)
+  // parcel index strategies: every strategy returns the production id set for every probe
+  const ps = records[3].data as {
+    parcels: number
+    identicalToServed: boolean
+    rows: { strategy: string; pipProbes: number; boxProbes: number; pipAgree: number; boxAgree: number; pip: { n: number }; box: { n: number } }[]
+  }
+  expect(ps.parcels).toBeGreaterThan(0)
+  // both suites count the parcel rows (not beacons or General Plans)
+  expect(parcels.parcels).toBe(ps.parcels)
+  expect(ps.identicalToServed).toBe(true)
+  expect(ps.rows.map((r) => r.strategy)).toEqual(['flatbush (production)', 'service at() / within()', 'sqlite r*tree', 'kdbush over box centres', 'brute force'])
+  for (const r of ps.rows) {
+    expect(r.pipProbes).toBeGreaterThan(0)
+    expect(r.boxProbes).toBeGreaterThan(0)
+    expect(r.pipAgree).toBe(r.pipProbes)
+    expect(r.boxAgree).toBe(r.boxProbes)
+    expect(r.pip.n).toBe(r.pipProbes)
+    expect(r.box.n).toBe(r.boxProbes)
+  }
 }, 120_000)

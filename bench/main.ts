@@ -33,6 +33,8 @@ const USAGE = `usage: npm run bench -- [options]
   --duration S                  seconds per HTTP load run (default 10, quick 1)
   --dataset DIR                 benchmark an existing built dataset instead of bench/.work/<scale>/
   --no-write                    do not touch RESULTS.md / results.json / charts
+  --rebuild                     build bench/.work/<scale>/dataset again from the cached source export
+                                (the source itself is regenerated when the generator's layers or preset change)
   --no-http                     skip the HTTP load runs inside service suites (the http suite itself runs if selected)
   --json FILE                   also write this run's suite records to FILE
 
@@ -65,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
         dataset: { type: 'string' },
         'no-write': { type: 'boolean', default: false },
         'no-http': { type: 'boolean', default: false },
+        rebuild: { type: 'boolean', default: false },
         json: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -89,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
   if (!(durationS > 0 && durationS <= 120)) return usage('--duration must be between 0 and 120 seconds')
   const opts: BenchOptions = { scale, quick: values.quick!, seed: Number(values.seed), tool: values.tool as BenchOptions['tool'], durationS, http: !values['no-http'] }
 
-  const dataset = values.dataset ? describeDataset(resolve(values.dataset), scale, null, true) : await ensureDataset(scale, log)
+  const dataset = values.dataset ? describeDataset(resolve(values.dataset), scale, null, true) : await ensureDataset(scale, log, { rebuild: values.rebuild })
   log(`dataset ${dataset.scale}: ${dataset.counts.botswana} Botswana plots, ${dataset.counts.south_africa} erven (${dataset.dir})`)
 
   const records: SuiteRecord[] = []

@@ -7,10 +7,12 @@
  * @module
  */
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildDataset } from '../../build-index/build.js'
+import { LAYERS } from '../../build-index/synth/layers/index.js'
+import { SCALES, isScaleName } from '../../build-index/synth/scales.js'
 import { runSynth } from '../../build-index/synth/synth.js'
 import { readManifest } from '../../src/data/open-dataset.js'
 
@@ -66,23 +68,43 @@ export function benchScript(): string {
   return fileURLToPath(import.meta.url)
 }
 
-/** Generates and builds `bench/.work/<scale>/` when absent; otherwise reuses it. */
-export async function ensureDataset(scale: string, log: (line: string) => void): Promise<DatasetInfo> {
+/**
+ * What the generator would make at a scale: its preset and layers. A cached source export made
+ * by another generator (a layer added since, a preset changed) is regenerated, not reused.
+ */
+function generatorStamp(scale: string): string {
+  return JSON.stringify({ preset: isScaleName(scale) ? SCALES[scale] : scale, layers: LAYERS.map((l) => l.name), seed: DATASET_SEED })
+}
+
+/**
+ * Generates and builds `bench/.work/<scale>/` when absent (or made by another generator);
+ * otherwise reuses it. `rebuild`: build the dataset again from the cached source export.
+ */
+export async function ensureDataset(scale: string, log: (line: string) => void, opts: { rebuild?: boolean } = {}): Promise<DatasetInfo> {
   const work = resolve('bench', '.work', scale)
   const source = join(work, 'source')
   const dataset = join(work, 'dataset')
   const recordFile = join(work, 'build.json')
+  const stampFile = join(work, 'generator.json')
+  const stamp = generatorStamp(scale)
+  if (existsSync(work) && (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp)) {
+    log(`dataset: ${work} was made by another generator (layers or preset differ); regenerating`)
+    rmSync(work, { recursive: true, force: true })
+  }
+  if (opts.rebuild) rmSync(dataset, { recursive: true, force: true })
   if (existsSync(join(dataset, 'manifest.json'))) {
     const build = existsSync(recordFile) ? (JSON.parse(readFileSync(recordFile, 'utf8')) as BuildRecord) : null
     log(`dataset: reusing ${dataset}`)
     return describeDataset(dataset, scale, build, true)
   }
-  let synthMs = 0
+  const previous = existsSync(recordFile) ? (JSON.parse(readFileSync(recordFile, 'utf8')) as BuildRecord) : null
+  let synthMs = previous?.synthMs ?? 0
   if (!existsSync(join(source, 'export.json'))) {
     log(`dataset: generating the ${scale} source export in ${source} (seed ${DATASET_SEED}) …`)
     const t0 = performance.now()
     await runSynth({ scale, seed: DATASET_SEED, out: source, log })
     synthMs = performance.now() - t0
+    writeFileSync(stampFile, stamp)
   }
   log(`dataset: building ${dataset} in a child process …`)
   const r = await buildInChild(source, dataset)

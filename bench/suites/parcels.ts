@@ -208,7 +208,8 @@ export const parcelsSuite: Suite<ParcelsData> = {
     const ds = openDataset(ctx.dataset.dir)
     try {
       const parcels = ds.domain('parcels')?.layers
-      const total = parcels ? Object.values(parcels).reduce((s, l) => s + l.rows, 0) : 0
+      // the domain's layers also list each province's beacons and General Plans: count parcels only
+      const total = parcels ? Object.entries(parcels).reduce((s, [name, l]) => (/\/(beacon|general_plan)$/.test(name) ? s : s + l.rows), 0) : 0
       if (!total) return { parcels: 0, probes: 0, rounds: 0, batches: 0, rows: [], http: null, skipped: 'the dataset has no cadastre' }
       const quick = ctx.opts.quick
       const count = quick ? 1_000 : 20_000
