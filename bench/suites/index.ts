@@ -9,15 +9,16 @@ import { httpSuite } from './http.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
 import { parcelsSuite } from './parcels.js'
 import { plotsSuite } from './plots.js'
+import { postgisSuite } from './postgis.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
 
-export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, parcelsSuite, parcelStrategiesSuite, startupSuite]
+export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, parcelsSuite, parcelStrategiesSuite, startupSuite, postgisSuite]
 
 /** Rows of issue 7 whose service has not landed yet. */
 export const PENDING: { area: string; what: string }[] = [
   { area: 'Index strategies', what: 'point-in-polygon (jurisdiction): Flatbush, SQLite R*Tree, brute force' },
   { area: 'HTTP', what: '`/jurisdiction/at` with 1 and 2 workers vs hello-world' },
   { area: 'HTTP', what: '`/encumbrances/parcel/{lpi}` with 1 and 2 workers vs hello-world' },
-  { area: 'PostGIS side by side', what: 'KNN `<->` nearest, `ST_DWithin` radius, `ST_Contains` point-in-polygon, corridor `ST_Intersection`; 1 and 8 connections; ratio and agreement' },
+  { area: 'PostGIS side by side', what: 'corridor `ST_Intersection` on geography (with the encumbrance service)' },
 ]
