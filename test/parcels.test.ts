@@ -311,6 +311,24 @@ describe('POST /parcels/batch', () => {
     expect(body.not_found).toBe(1)
   })
 
+  it('answers each point with exactly the first parcel /at gives, over fixture and generated parcels, both status filters', async () => {
+    // points: the fixtures' and the label points of generated parcels of every layer around the
+    // first erf of the first South African township of the tiny export
+    const town = (await json(await t.get('/api/v1/cities?country=SOUTH_AFRICA', key))).cities[0]
+    const erf = (await json(await t.get(`/api/v1/plots/1?city=${encodeURIComponent(town.name)}&country=SOUTH_AFRICA`, key))).plots[0]
+    const box = `min_lat=${erf.latitude - 0.02}&min_lng=${erf.longitude - 0.02}&max_lat=${erf.latitude + 0.02}&max_lng=${erf.longitude + 0.02}`
+    const within = await json(await get(`/within?${box}&page_size=500&include_status=all`))
+    const points = [...Object.values(POINTS), ...within.parcels.slice(0, 300).map((p: { label_point: { latitude: number; longitude: number } }) => p.label_point)]
+    expect(points.length).toBeGreaterThan(50)
+    for (const extra of ['', '&include_status=all']) {
+      const body = await json(await post({ points, ...(extra ? { include_status: 'all' } : {}) }))
+      for (const [k, p] of points.entries()) {
+        const res = await at(p, extra)
+        expect(body.results[k]).toEqual(res.status === 200 ? (await json(res)).parcels[0] : null)
+      }
+    }
+  })
+
   it('resolves LPIs to their current record; hidden or unknown ones are null', async () => {
     const body = await json(await post({ lpis: [erfLpi(1), 'C01307770000099900000', erfLpi(5)] }))
     expect(body.results.map((r: { lpi: string } | null) => r?.lpi ?? null)).toEqual([erfLpi(1), null, null])

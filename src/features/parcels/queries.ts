@@ -88,7 +88,9 @@ export function createParcelQueries(ds: OpenDataset) {
   const index = Flatbush.from(ds.arrayBuffer(PARCEL_FILES.flatbush))
   const flags = new Uint8Array(ds.arrayBuffer(PARCEL_FILES.flags))
   const st = {
-    row: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE id = ?`),
+    // raw arrays: better-sqlite3 builds row objects property by property, slower than the
+    // literal in rowOf (3.8 vs 6.5 us a row at national scale)
+    row: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE id = ?`).raw(true),
     geom: db.prepare('SELECT geom FROM parcel WHERE id = ?').pluck(),
     byLpi: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE lpi = ? ORDER BY ${VERSION_ORDER}`),
     byKey: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE source_key = ? ORDER BY ${VERSION_ORDER}`),
@@ -111,7 +113,35 @@ export function createParcelQueries(ds: OpenDataset) {
     return true
   }
   const geomOf = (id: number): MultiPolygon => decodeGeometry(st.geom.get(id) as Buffer)
-  const rowOf = (id: number): Row => st.row.get(id) as Row
+  const rowOf = (id: number): Row => {
+    const a = st.row.get(id) as unknown[]
+    // the order of COLUMNS
+    return {
+      id: a[0] as number,
+      parcel_type: a[1] as ParcelType,
+      province: a[2] as ProvinceCode,
+      lpi: a[3] as string,
+      source_key: a[4] as string | null,
+      parcel_number: a[5] as number | null,
+      portion: a[6] as number | null,
+      tag_value: a[7] as string | null,
+      major_region: a[8] as string | null,
+      major_code: a[9] as string | null,
+      minor_region: a[10] as string | null,
+      minor_code: a[11] as string | null,
+      lstatus: a[12] as string,
+      wstatus: a[13] as string | null,
+      extent_sqm: a[14] as number,
+      label_lat: a[15] as number,
+      label_lon: a[16] as number,
+      date_stamp: a[17] as string | null,
+      hidden: a[18] as number,
+    }
+  }
+  /** Index items (0-based) of the parcels whose closed polygon holds the point, filter applied. */
+  const containing = (lon: number, lat: number, f: Filter): number[] =>
+    index.search(lon, lat, lon, lat, accept(f)).filter((i) => containsPointEncoded(st.geom.get(i + 1) as Buffer, lon, lat))
+  const specificityOf = (i: number) => SPECIFICITY[PARCEL_TYPES[flags[i] & FLAG_LAYER_MASK]]
 
   function toRecord(r: Row): ParcelRecord {
     // fields in the order the spec lists them; absent fields are omitted, never null
@@ -164,10 +194,7 @@ export function createParcelQueries(ds: OpenDataset) {
 
     /** Every parcel containing the point (boundary included), most specific first. */
     at(lon: number, lat: number, f: Filter): ParcelRecord[] {
-      const hits = index.search(lon, lat, lon, lat, accept(f))
-      const rows: Row[] = []
-      for (const i of hits) if (containsPointEncoded(st.geom.get(i + 1) as Buffer, lon, lat)) rows.push(rowOf(i + 1))
-      return mostSpecificFirst(rows).map(toRecord)
+      return mostSpecificFirst(containing(lon, lat, f).map((i) => rowOf(i + 1))).map(toRecord)
     },
 
     /** The closest parcel within `maxM` metres (boundary distance), obeying the filter; ties: most specific, then id. */
@@ -313,8 +340,17 @@ export function createParcelQueries(ds: OpenDataset) {
     },
 
     /** Batch: the most specific published parcel at each point. */
+    /**
+     * The first answer of `at`, reading only the rows of the most specific layer present (an
+     * LPI's versions share a layer, so the order among them is the same as in `at`).
+     */
     firstAt(lon: number, lat: number, f: Filter): ParcelRecord | null {
-      return this.at(lon, lat, f)[0] ?? null
+      const inside = containing(lon, lat, f)
+      if (!inside.length) return null
+      let best = Infinity
+      for (const i of inside) best = Math.min(best, specificityOf(i))
+      const rows = inside.filter((i) => specificityOf(i) === best).map((i) => rowOf(i + 1))
+      return toRecord(mostSpecificFirst(rows)[0])
     },
 
     currentRecord(lpi: string, f: Filter): ParcelRecord | null {
