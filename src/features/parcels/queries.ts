@@ -75,6 +75,9 @@ const COLUMNS = `id, parcel_type, province, lpi, source_key, parcel_number, port
 const VERSION_ORDER = `hidden, CASE COALESCE(wstatus, 'C') WHEN 'C' THEN 0 WHEN 'P' THEN 1 ELSE 2 END, date_stamp DESC, id`
 const versionRank = (r: Row) => r.hidden * 10 + ({ C: 0, P: 1, H: 2 }[r.wstatus ?? 'C'] ?? 0)
 
+/** Rows per generation of the shared-parcel row cache. */
+const ROW_CACHE = 50_000
+
 const round = (v: number, k: number) => Math.round(v * 10 ** k) / 10 ** k
 
 export type ParcelQueries = ReturnType<typeof createParcelQueries>
@@ -113,7 +116,25 @@ export function createParcelQueries(ds: OpenDataset) {
     return true
   }
   const geomOf = (id: number): MultiPolygon => decodeGeometry(st.geom.get(id) as Buffer)
+  // rows of the large shared parcels (farms, portions, holdings, streets, public places) are read
+  // again and again: every /at in a township returns its farm and portion. A two-generation cache
+  // of them (O(1), at most 2 x ROW_CACHE rows, a few tens of MB) skips that read; erven, the
+  // bulk of the cadastre and rarely repeated, are not cached
+  const ERF = layerCode('ERF')
+  let youngRows = new Map<number, Row>()
+  let oldRows = new Map<number, Row>()
   const rowOf = (id: number): Row => {
+    if ((flags[id - 1] & FLAG_LAYER_MASK) === ERF) return readRow(id)
+    let r = youngRows.get(id) ?? oldRows.get(id)
+    if (!r) r = readRow(id)
+    if (youngRows.size >= ROW_CACHE) {
+      oldRows = youngRows
+      youngRows = new Map()
+    }
+    youngRows.set(id, r)
+    return r
+  }
+  const readRow = (id: number): Row => {
     const a = st.row.get(id) as unknown[]
     // the order of COLUMNS
     return {
