@@ -46,7 +46,24 @@ function statusKiB(pid: number, field: string): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function startProcess(args: string[], env: NodeJS.ProcessEnv, workers: number, logFile: string, port: number, timeoutMs = 60_000): Promise<RunningProcess> {
+/** Answers once GET /healthz does (for servers whose log level hides the `listening` line). */
+async function healthy(port: number): Promise<boolean> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok
+  } catch {
+    return false
+  }
+}
+
+async function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  workers: number,
+  logFile: string,
+  port: number,
+  timeoutMs = 60_000,
+  quietLog = false,
+): Promise<RunningProcess> {
   const out = openSync(logFile, 'w')
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, 'pipe'] })
   closeSync(out)
@@ -73,6 +90,11 @@ async function startProcess(args: string[], env: NodeJS.ProcessEnv, workers: num
         }
       }
       if (workerPids.length >= workers) break
+    }
+    // LOG_LEVEL above info hides the `listening` lines: one process, ready when it answers
+    if (quietLog && workers === 1 && (await healthy(port))) {
+      workerPids = [child.pid!]
+      break
     }
     await sleep(20)
   }
@@ -119,7 +141,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningProces
     LOG_LEVEL: o.logLevel ?? 'info',
   }
   const server = resolve('dist', 'server.js')
-  return startProcess([server], env, o.workers, join(o.workDir, `server-${port}.log`), port)
+  const quiet = !['info', 'debug', 'trace'].includes(env.LOG_LEVEL)
+  if (quiet && o.workers > 1) throw new Error(`LOG_LEVEL ${env.LOG_LEVEL} with ${o.workers} workers: readiness is read from the listening lines`)
+  return startProcess([server], env, o.workers, join(o.workDir, `server-${port}.log`), port, 60_000, quiet)
 }
 
 /** Starts the hello-world floor (see hello.ts). */
