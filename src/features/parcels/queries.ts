@@ -366,12 +366,18 @@ export function createParcelQueries(ds: OpenDataset) {
      * LPI's versions share a layer, so the order among them is the same as in `at`).
      */
     firstAt(lon: number, lat: number, f: Filter): ParcelRecord | null {
-      const inside = containing(lon, lat, f)
-      if (!inside.length) return null
-      let best = Infinity
-      for (const i of inside) best = Math.min(best, specificityOf(i))
-      const rows = inside.filter((i) => specificityOf(i) === best).map((i) => rowOf(i + 1))
-      return toRecord(mostSpecificFirst(rows)[0])
+      // candidates by layer specificity; the first level holding the point decides, so the
+      // farm and portion beneath an erf are never read
+      const hits = index.search(lon, lat, lon, lat, accept(f)).sort((a, b) => specificityOf(a) - specificityOf(b) || a - b)
+      for (let k = 0; k < hits.length; ) {
+        const level = specificityOf(hits[k])
+        const inside: number[] = []
+        for (; k < hits.length && specificityOf(hits[k]) === level; k++) {
+          if (containsPointEncoded(st.geom.get(hits[k] + 1) as Buffer, lon, lat)) inside.push(hits[k])
+        }
+        if (inside.length) return toRecord(mostSpecificFirst(inside.map((i) => rowOf(i + 1)))[0])
+      }
+      return null
     },
 
     currentRecord(lpi: string, f: Filter): ParcelRecord | null {
