@@ -32,8 +32,8 @@ const BEACON_SNAP_M = 0.5
 /** Shared boundary shorter than this is a vertex contact, not touching. */
 const MIN_SHARED_M = 0.001
 
-/** Province folders of the export, resolved to codes, in code order (ids follow source order). */
-function provinceDirs(cadastre: string): { code: ProvinceCode; dir: string }[] {
+/** Province folders of the export, resolved to codes, in code order (ids follow source order; the PostGIS bench loads in the same order). */
+export function provinceDirs(cadastre: string): { code: ProvinceCode; dir: string }[] {
   let names: string[]
   try {
     names = readdirSync(cadastre)

@@ -27,6 +27,7 @@ import { BenchKeys } from '../lib/keys.js'
 import { findWrk, runLoad, type LoadResult } from '../lib/load.js'
 import { Random } from '../lib/prng.js'
 import { startApiServer, startHello } from '../lib/servers.js'
+import { measure, type OpRow } from '../lib/measure.js'
 import { fmt, median, Samples, type Summary } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
 
@@ -42,16 +43,6 @@ interface ParcelProbes {
   /** 0 = near a parcel's label point, 1 = uniform in the cadastre's extent */
   kind: Uint8Array
   length: number
-}
-
-interface OpRow {
-  op: string
-  variant: string
-  all: Summary
-  near: Summary | null
-  random: Summary | null
-  opsPerS: number
-  meanResults: number
 }
 
 interface HttpRow {
@@ -71,8 +62,11 @@ export interface ParcelsData {
   skipped?: string
 }
 
-/** Random visible parcels' label points (jittered), and some uniform points over the extent. */
-function makeProbes(ds: OpenDataset, count: number, seed: number, label: string, nearShare = NEAR_SHARE): ParcelProbes {
+/**
+ * Random visible parcels' label points (jittered), and some uniform points over the extent. The
+ * postgis suite draws the same points (same label).
+ */
+export function makeParcelProbes(ds: OpenDataset, count: number, seed: number, label: string, nearShare = NEAR_SHARE): ParcelProbes {
   const db = ds.sqlite(PARCEL_FILES.sqlite)
   const ids = db.prepare('SELECT id FROM parcel WHERE hidden = 0').pluck().all() as number[]
   const ext = db.prepare('SELECT min(label_lon) x0, min(label_lat) y0, max(label_lon) x1, max(label_lat) y1 FROM parcel').get() as Record<string, number>
@@ -98,27 +92,6 @@ function makeProbes(ds: OpenDataset, count: number, seed: number, label: string,
   return { lon, lat, kind, length: count }
 }
 
-function measure(op: string, variant: string, probes: ParcelProbes, rounds: number, fn: (k: number) => number): OpRow {
-  for (let k = 0; k < probes.length; k++) fn(k) // warm-up
-  const all = new Samples(probes.length * rounds)
-  const near = new Samples(probes.length * rounds)
-  const random = new Samples(probes.length * rounds)
-  let results = 0
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < probes.length; k++) {
-      const t0 = performance.now()
-      results += fn(k)
-      const dt = performance.now() - t0
-      all.push(dt)
-      ;(probes.kind[k] === 0 ? near : random).push(dt)
-    }
-  }
-  const t0 = performance.now()
-  for (let k = 0; k < probes.length; k++) fn(k)
-  const opsPerS = probes.length / ((performance.now() - t0) / 1000)
-  return { op, variant, all: all.summary(), near: near.summary(), random: random.summary(), opsPerS, meanResults: results / (probes.length * rounds) }
-}
-
 async function measureBatches(op: string, variant: string, batches: number, fn: (b: number) => Promise<number> | number): Promise<OpRow> {
   for (let b = 0; b < Math.min(batches, 5); b++) await fn(b) // warm-up
   const all = new Samples(batches)
@@ -140,7 +113,7 @@ async function runHttp(ctx: SuiteContext, ds: OpenDataset): Promise<ParcelsData[
   if (tool === 'wrk' && !wrk) throw new Error('--tool wrk: wrk is not installed (apt-get install wrk)')
   const pathCount = quick ? 200 : 2_000
   // only points on a parcel, so every answer is a 200 (a 404 would count as an error)
-  const probes = makeProbes(ds, pathCount, ctx.opts.seed, 'http', 1)
+  const probes = makeParcelProbes(ds, pathCount, ctx.opts.seed, 'http', 1)
   const q = createParcelQueries(ds)
   const paths: string[] = []
   const expected: number[][] = []
@@ -216,7 +189,7 @@ export const parcelsSuite: Suite<ParcelsData> = {
       const count = quick ? 1_000 : 20_000
       const rounds = quick ? 1 : 3
       const q = createParcelQueries(ds)
-      const probes = makeProbes(ds, count, ctx.opts.seed, 'at')
+      const probes = makeParcelProbes(ds, count, ctx.opts.seed, 'at')
       ctx.log(`parcels: ${count} probes x ${rounds} rounds over ${total.toLocaleString('en-US')} parcels`)
       const rows: OpRow[] = []
       const f = { all: false }

@@ -13,8 +13,9 @@ import { PLOT_FILES } from '../../src/data/plots-format.js'
 import { createPlotQueries } from '../../src/features/plots/queries.js'
 import { REVERSE_REACH_M } from '../../src/features/plots/schemas.js'
 import { PointIndex, type PointHit } from '../../src/geo/point-index.js'
-import { loadLayers, makeProbes, type Probes } from '../lib/layers.js'
-import { fmt, Samples, type Summary } from '../lib/stats.js'
+import { loadLayers, makeProbes } from '../lib/layers.js'
+import { measure, type OpRow } from '../lib/measure.js'
+import { fmt } from '../lib/stats.js'
 import type { Suite, SuiteRecord } from '../lib/suite.js'
 
 export const RADIUS_M = 500
@@ -22,46 +23,12 @@ export const RADIUS_LIMIT = 100
 /** Issue 3 targets, microseconds (national scale). */
 export const TARGETS_US = { reverse: 20, radius: 100 }
 
-interface OpRow {
-  op: string
-  variant: 'service' | 'index only'
-  all: Summary
-  near: Summary
-  random: Summary
-  opsPerS: number
-  /** mean plots per answer */
-  meanResults: number
-}
+type PlotsRow = OpRow<'service' | 'index only'>
 
 export interface PlotsData {
   probes: number
   rounds: number
-  rows: OpRow[]
-}
-
-type Op = (k: number) => number
-
-function measure(name: string, variant: OpRow['variant'], probes: Probes, rounds: number, op: Op): OpRow {
-  // warm-up pass (JIT, page cache, SQLite statement caches)
-  for (let k = 0; k < probes.length; k++) op(k)
-  const all = new Samples(probes.length * rounds)
-  const near = new Samples(probes.length * rounds)
-  const random = new Samples(probes.length * rounds)
-  let results = 0
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < probes.length; k++) {
-      const t0 = performance.now()
-      results += op(k)
-      const dt = performance.now() - t0
-      all.push(dt)
-      ;(probes.kind[k] === 0 ? near : random).push(dt)
-    }
-  }
-  // throughput without the per-call timer
-  const t0 = performance.now()
-  for (let k = 0; k < probes.length; k++) op(k)
-  const opsPerS = probes.length / ((performance.now() - t0) / 1000)
-  return { op: name, variant, all: all.summary(), near: near.summary(), random: random.summary(), opsPerS, meanResults: results / (probes.length * rounds) }
+  rows: PlotsRow[]
 }
 
 export const plotsSuite: Suite<PlotsData> = {
@@ -97,7 +64,7 @@ export const plotsSuite: Suite<PlotsData> = {
         return Math.min(found.length, RADIUS_LIMIT)
       }
 
-      const rows: OpRow[] = []
+      const rows: PlotsRow[] = []
       const { lon, lat } = probes
       rows.push(measure('reverse', 'service', probes, rounds, (k) => q.reverse(lon[k], lat[k], REVERSE_REACH_M, countries, {}).length))
       ctx.log(`plots: reverse p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
@@ -132,7 +99,7 @@ export const plotsSuite: Suite<PlotsData> = {
               ? 'met'
               : `missed by ${fmt(row.all.p50Us - target)} µs (${fmt(row.all.p50Us / target, 2)}x)`
       lines.push(
-        `| ${row.op} | ${row.variant} | ${fmt(row.all.p50Us)} | ${fmt(row.all.p99Us)} | ${fmt(row.all.meanUs)} | ${fmt(row.near.p50Us)} / ${fmt(row.random.p50Us)} | ${fmt(row.opsPerS)} | ${fmt(row.meanResults)} | ${target ? `≤ ${target}` : ''} | ${verdict} |`,
+        `| ${row.op} | ${row.variant} | ${fmt(row.all.p50Us)} | ${fmt(row.all.p99Us)} | ${fmt(row.all.meanUs)} | ${fmt(row.near?.p50Us)} / ${fmt(row.random?.p50Us)} | ${fmt(row.opsPerS)} | ${fmt(row.meanResults)} | ${target ? `≤ ${target}` : ''} | ${verdict} |`,
       )
     }
     return lines.join('\n')

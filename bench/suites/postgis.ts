@@ -22,27 +22,26 @@
  *
  * @module
  */
-import { closeSync, openSync, readdirSync, statSync, writeSync } from 'node:fs'
+import { closeSync, openSync, writeSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Client } from 'pg'
+import { provinceDirs } from '../../build-index/build-parcels.js'
 import { deriveErvenFromCadastre } from '../../build-index/build-plots.js'
 import { findLayerFile, readLayer } from '../../build-index/sources/read-layer.js'
 import { normaliseParcel } from '../../build-index/transform/parcels.js'
 import { normaliseBotswanaPlot, normaliseErf, type PlotRecord } from '../../build-index/transform/plots.js'
 import type { PlotLayerWriter } from '../../build-index/write/plots-writer.js'
 import { openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
-import { decodeGeometry, encodeGeometry, PARCEL_FILES, PARCEL_LAYERS } from '../../src/data/parcels-format.js'
-import { provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
+import { decodeGeometry, encodeGeometry, PARCEL_LAYERS } from '../../src/data/parcels-format.js'
 import { createParcelQueries } from '../../src/features/parcels/queries.js'
 import { createPlotQueries } from '../../src/features/plots/queries.js'
 import { REVERSE_REACH_M } from '../../src/features/plots/schemas.js'
-import { metresPerDegree } from '../../src/geo/geodesic.js'
 import { loadLayers, makeProbes as makePlotProbes } from '../lib/layers.js'
 import { multiPolygonEwkt, NO_POSTGIS_ENV, preparePostgis, startCluster, type Cluster } from '../lib/postgis.js'
-import { Random } from '../lib/prng.js'
 import { loadResults } from '../lib/report.js'
 import { fmt, median, Samples, type Summary } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
+import { makeParcelProbes } from './parcels.js'
 import { RADIUS_LIMIT, RADIUS_M } from './plots.js'
 
 /** Issue 7 targets: ours per query vs PostGIS sequential; ours vs PostGIS with 8 connections. */
@@ -52,8 +51,6 @@ export const CONNECTIONS = 8
 export const KNN_CANDIDATES = 8
 /** Distances of ours are rounded to the centimetre in the answer. */
 const DIST_TOL_M = 0.01
-const NEAR_MAX_M_AT = 30
-const NEAR_SHARE_AT = 0.8
 
 export type OpName = 'nearest' | 'radius' | 'at'
 
@@ -152,24 +149,6 @@ async function writePlots(source: string, file: string): Promise<number> {
   return id
 }
 
-/** build-parcels.ts: province folders in code order. */
-function provinceDirs(cadastre: string): { code: ProvinceCode; dir: string }[] {
-  let names: string[]
-  try {
-    names = readdirSync(cadastre)
-  } catch {
-    return []
-  }
-  const out: { code: ProvinceCode; dir: string }[] = []
-  for (const name of names.sort()) {
-    const dir = join(cadastre, name)
-    if (!statSync(dir).isDirectory()) continue
-    const code = provinceCode(name)
-    if (code) out.push({ code, dir })
-  }
-  return out.sort((a, b) => a.code.localeCompare(b.code))
-}
-
 /**
  * Parcels as `id \t lstatus \t wstatus \t EWKT`, ids as build-parcels.ts assigns them (provinces
  * in code order, layers in PARCEL_LAYERS order, accepted rows in file order), geometry as the
@@ -198,29 +177,7 @@ async function writeParcels(source: string, file: string): Promise<number> {
 // ---------------------------------------------------------------- probes
 
 /** The parcels suite's /at probes (same generator and label, so the same points). */
-function makeAtProbes(ds: OpenDataset, count: number, seed: number): Probes {
-  const db = ds.sqlite(PARCEL_FILES.sqlite)
-  const ids = db.prepare('SELECT id FROM parcel WHERE hidden = 0').pluck().all() as number[]
-  const ext = db.prepare('SELECT min(label_lon) x0, min(label_lat) y0, max(label_lon) x1, max(label_lat) y1 FROM parcel').get() as Record<string, number>
-  const one = db.prepare('SELECT label_lon, label_lat FROM parcel WHERE id = ?')
-  const rnd = new Random(seed >>> 0, `bench/parcels/at`)
-  const lon = new Float64Array(count)
-  const lat = new Float64Array(count)
-  for (let k = 0; k < count; k++) {
-    if (rnd.float() < NEAR_SHARE_AT) {
-      const p = one.get(ids[rnd.int(0, ids.length - 1)]) as { label_lon: number; label_lat: number }
-      const d = NEAR_MAX_M_AT * Math.sqrt(rnd.float())
-      const a = rnd.range(0, 2 * Math.PI)
-      const m = metresPerDegree(p.label_lat)
-      lon[k] = p.label_lon + (d * Math.cos(a)) / m.lon
-      lat[k] = p.label_lat + (d * Math.sin(a)) / m.lat
-    } else {
-      lon[k] = rnd.range(ext.x0, ext.x1)
-      lat[k] = rnd.range(ext.y0, ext.y1)
-    }
-  }
-  return { lon, lat, length: count }
-}
+const makeAtProbes = (ds: OpenDataset, count: number, seed: number): Probes => makeParcelProbes(ds, count, seed, 'at')
 
 // ---------------------------------------------------------------- timing
 
