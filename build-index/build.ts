@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { dirname, basename, join, resolve } from 'node:path'
 import type { Manifest } from '../src/data/manifest.js'
+import { buildBoundaries } from './build-boundaries.js'
 import { buildParcels } from './build-parcels.js'
 import { buildPlots } from './build-plots.js'
 import { RejectLog } from './reject-log.js'
@@ -43,6 +44,11 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
       const parcels = await buildParcels(source, ds, rejects, exports.cadastre, log)
       if (parcels) ds.setDomain('parcels', parcels)
       else log('parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer; domain skipped')
+    }
+    if (exports.boundaries) {
+      const boundaries = await buildBoundaries(source, ds, rejects, exports.boundaries, log)
+      if (boundaries) ds.setDomain('jurisdiction', boundaries)
+      else log('jurisdiction: export.json names a boundaries export but south_africa/boundaries holds no set; domain skipped')
     }
     if (rejects.total > 0 && !opts.allowRejects) {
       throw new BuildError(`${rejects.total} source rows were rejected (see above); fix the export or pass --allow-rejects to build without them`)

@@ -12,6 +12,7 @@ import { ApiError, handleError, handleNotFound, type ErrorCode } from './http/er
 import { accessLog } from './http/log.js'
 import { ApiRouter } from './http/openapi.js'
 import { requestId } from './http/request-id.js'
+import { registerJurisdictionRoutes } from './features/jurisdiction/routes.js'
 import { registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
 import { rateLimit } from './rate-limit/middleware.js'
@@ -35,7 +36,6 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024
 // product and country, and answer 503 while their domain is missing from the dataset
 const PENDING_SERVICES: { path: string; product: Product; domain: Domain; unavailable: ErrorCode }[] = [
   { path: '/encumbrances', product: 'encumbrance', domain: 'encumbrances', unavailable: 'EncumbranceDataUnavailable' },
-  { path: '/jurisdiction', product: 'jurisdiction', domain: 'jurisdiction', unavailable: 'JurisdictionDataUnavailable' },
 ]
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
@@ -97,6 +97,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const router = new ApiRouter(app, API_BASE)
   registerPlotRoutes(router, () => deps.data.services.plots)
   registerParcelRoutes(router, () => deps.data.services.parcels)
+  registerJurisdictionRoutes(router, () => deps.data.services.jurisdiction)
 
   for (const s of PENDING_SERVICES) {
     app.use(`${API_BASE}${s.path}/*`, requireProduct(s.product), requireCountry('SOUTH_AFRICA'), async (c, next) => {

@@ -1,4 +1,5 @@
 import type { OpenDataset } from './data/open-dataset.js'
+import { createJurisdictionQueries, type JurisdictionQueries } from './features/jurisdiction/queries.js'
 import { createParcelQueries, type ParcelQueries } from './features/parcels/queries.js'
 import { createPlotQueries, type PlotQueries } from './features/plots/queries.js'
 
@@ -6,11 +7,13 @@ import { createPlotQueries, type PlotQueries } from './features/plots/queries.js
 export interface Services {
   plots: PlotQueries | null
   parcels: ParcelQueries | null
+  jurisdiction: JurisdictionQueries | null
 }
 
 export function buildServices(ds: OpenDataset): Services {
   return {
     plots: ds.domain('plots') ? createPlotQueries(ds) : null,
     parcels: ds.domain('parcels') ? createParcelQueries(ds) : null,
+    jurisdiction: ds.domain('jurisdiction') ? createJurisdictionQueries(ds) : null,
   }
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { buildDataset } from '../build-index/build.js'
 import { runSynth } from '../build-index/synth/synth.js'
+import { jurisdictionParcelLines } from './fixtures/jurisdiction-fixtures.js'
 import { parcelFixtureLines } from './fixtures/parcel-fixtures.js'
 import { ervenCsvRows, plotCsvRows } from './fixtures/plot-fixtures.js'
 
@@ -36,6 +37,7 @@ function addParcelFixtures(source: string): void {
   const dir = join(source, 'south_africa', 'cadastre', 'WC')
   mkdirSync(dir, { recursive: true })
   for (const [layer, lines] of parcelFixtureLines()) appendRows(join(dir, `${layer}.geojsonl`), lines)
+  for (const [layer, lines] of jurisdictionParcelLines()) appendRows(join(dir, `${layer}.geojsonl`), lines)
   const exportFile = join(source, 'export.json')
   const exports = JSON.parse(readFileSync(exportFile, 'utf8'))
   if (!exports.cadastre) {

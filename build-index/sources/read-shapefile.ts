@@ -2,12 +2,18 @@
 // passed as streams since the package appends ".dbf" to paths not ending in lower-case ".dbf".
 import { createReadStream, readFileSync } from 'node:fs'
 import { open as openFile } from 'node:fs/promises'
-import { open as openShapefile } from 'shapefile'
+import { createRequire } from 'node:module'
+import type * as Shapefile from 'shapefile'
 import { featureToRow } from './geojson-feature.js'
 import { findSibling } from './sibling-file.js'
 import type { SourceRow } from './source-row.js'
 
 const CHUNK_BYTES = 1 << 20
+
+// the package's CommonJS (Node) build, always: a bundler or loader that prefers its `module`
+// entry (vitest's global setup does) gets the browser build of stream-source, which cannot read
+// Node streams
+const { open: openShapefile } = createRequire(import.meta.url)('shapefile') as typeof Shapefile
 
 /**
  * Streams the features of a shapefile and its .dbf; refs are `<file>#<record>`. The .dbf

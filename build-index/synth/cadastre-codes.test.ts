@@ -1,6 +1,11 @@
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { MAJOR_REGIONS, SG_OFFICE, formatLpi, majorRegionAt } from './cadastre-codes.js'
-import { PROVINCES, type ProvinceCode } from './geography.js'
+import { SG_OFFICE, formatLpi, majorRegionAt, majorRegions } from './cadastre-codes.js'
+import { PROVINCES, loadGeography, type ProvinceCode } from './geography.js'
+import { registrationDivisions } from './registration-divisions.js'
+
+const geo = loadGeography(join(process.cwd(), 'data', 'real'))
+const MAJOR_REGIONS = majorRegions(geo)
 
 describe('formatLpi', () => {
   it('lays the parts out as DOMAIN.md 1.3 does', () => {
@@ -18,23 +23,36 @@ describe('formatLpi', () => {
 })
 
 describe('major regions', () => {
-  it('never share a code between two provinces of one SG office, and skip WC 13', () => {
+  it('never share a code between two provinces, and never use 13', () => {
     const seen = new Map<string, ProvinceCode>()
     for (const p of PROVINCES) {
       for (const m of MAJOR_REGIONS[p.code]) {
-        const key = `${SG_OFFICE[p.code]}${m.code}`
-        expect(seen.get(key) ?? p.code, key).toBe(p.code)
-        seen.set(key, p.code)
+        expect(seen.get(m.code) ?? p.code, m.code).toBe(p.code)
+        seen.set(m.code, p.code)
         expect(m.code).toMatch(/^[A-Z0-9]{2}$/)
         expect(m.name).toBe(m.name.toUpperCase())
       }
     }
-    expect(MAJOR_REGIONS.WC.map((m) => m.code)).not.toContain('13')
+    expect(seen.size).toBe(221)
+    expect([...seen.keys()]).not.toContain('13')
     expect(MAJOR_REGIONS.KZ.map((m) => m.code).sort()).toEqual('ER ES ET FS FT FU GS GT GU GV HS HT HU HV'.split(' '))
+    expect(MAJOR_REGIONS.GP.map((m) => m.code).sort()).toEqual(['IQ', 'IR', 'JR'])
   })
 
-  it('gives every township in one degree square the same region, from its own province', () => {
-    expect(majorRegionAt('GP', 28.1, -26.2)).toEqual(majorRegionAt('GP', 28.9, -26.9))
-    for (const p of PROVINCES) expect(MAJOR_REGIONS[p.code]).toContainEqual(majorRegionAt(p.code, 25.5, -29.5))
+  it('gives a place the registration division whose cell contains it, from its own province', () => {
+    const divisions = registrationDivisions(geo)
+    // Pretoria and Johannesburg, Durban, Cape Town
+    for (const [code, lon, lat] of [['GP', 28.19, -25.75], ['GP', 28.05, -26.2], ['KZ', 31.02, -29.86], ['WC', 18.42, -33.92]] as const) {
+      const m = majorRegionAt(geo, code, lon, lat)
+      const d = divisions.byCode(m.code)!
+      expect(d.province).toBe(code)
+      expect(d.name).toBe(m.name)
+      expect(d.outline.contains(lon, lat)).toBe(true)
+    }
+    expect(majorRegionAt(geo, 'GP', 28.19, -25.75).code).toBe('JR')
+    for (const p of PROVINCES) {
+      const d = divisions.byProvince(p.code)[0]
+      expect(MAJOR_REGIONS[p.code]).toContainEqual(majorRegionAt(geo, p.code, d.centre[0], d.centre[1]))
+    }
   })
 })

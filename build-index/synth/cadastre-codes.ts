@@ -8,23 +8,26 @@
  *   │ │ │  │    └ erf / farm / holding number
  *   │ │ │  └ minor region: township or holding scheme, 0000 for farms
  *   │ │ └ major region: registration division letters, or a 2-digit administrative district
+ *   │ │                  (a letter and a digit where the Northern Cape runs out of numbers)
  *   │ └ always 0
  *   └ SG office: T Pretoria, F Free State, N Pietermaritzburg, C Cape Town
  * ```
  *
- * The division letters of KwaZulu-Natal are the 14 of DOMAIN.md 1.3; JR, IR and IQ for Gauteng
- * follow DOMAIN.md 1.4. The other Transvaal divisions per province and every district code and
- * name below are assumptions: plausible, kept disjoint so no LPI can repeat across provinces,
- * but not taken from a published table. Western Cape skips district code 13, which the
- * hand-made test fixtures use (C013…).
+ * Major regions are the registration divisions of `registration-divisions.ts`: a township's
+ * major region is the division cell that contains its centre, so the `registration_division`
+ * boundary layer and every LPI agree. KwaZulu-Natal has the 14 letter pairs of DOMAIN.md 1.3 and
+ * Gauteng JR, IR and IQ (DOMAIN.md 1.4); the other Transvaal letters, every district number and
+ * name are assumptions, unique across the country so no LPI can repeat across provinces. No
+ * province uses district code 13, which the hand-made test fixtures own (C013…).
  *
  * @module
  */
-import type { ProvinceCode } from './geography.js'
+import type { Geography, ProvinceCode } from './geography.js'
+import { registrationDivisions } from './registration-divisions.js'
 
 /** One major region: the code written into the LPI and the name written beside it. */
 export interface MajorRegion {
-  /** Two characters: division letters or a 2-digit district code. */
+  /** Two characters: division letters, a 2-digit district code, or a letter and a digit. */
   code: string
   /** Upper-case name (`maj_region`). */
   name: string
@@ -59,39 +62,27 @@ export const CADASTRE_FOLDER: Readonly<Record<ProvinceCode, string>> = {
 /** The provinces with agricultural-holding schemes (the old Transvaal, Free State and Natal). */
 export const HOLDING_PROVINCES: ReadonlySet<ProvinceCode> = new Set<ProvinceCode>(['FS', 'GP', 'KZ', 'LP', 'MP', 'NW'])
 
-const divisions = (codes: string): MajorRegion[] => codes.split(' ').map((code) => ({ code, name: code }))
-const districts = (first: number, names: string[], skip: number[] = []): MajorRegion[] => {
-  const out: MajorRegion[] = []
-  let n = first
-  for (const name of names) {
-    while (skip.includes(n)) n++
-    out.push({ code: String(n).padStart(2, '0'), name })
-    n++
-  }
-  return out
-}
+const regionsCache = new WeakMap<Geography, Readonly<Record<ProvinceCode, readonly MajorRegion[]>>>()
 
-/** Major regions per province; a township takes one by its degree square. */
-export const MAJOR_REGIONS: Readonly<Record<ProvinceCode, readonly MajorRegion[]>> = {
-  GP: divisions('JR IR IQ'),
-  MP: divisions('IS IT IU JS JT JU KT KU'),
-  LP: divisions('KQ KR KS LQ LR LS LT MS MT'),
-  NW: divisions('HO HP IO IP JO JP JQ KO KP'),
-  KZ: divisions('HS HT HU HV GS GT GU GV FS FT FU ER ES ET'),
-  WC: districts(1, ['CAPE', 'STELLENBOSCH', 'PAARL', 'WORCESTER', 'MALMESBURY', 'CALEDON', 'SWELLENDAM', 'GEORGE', 'KNYSNA', 'OUDTSHOORN', 'BEAUFORT WEST', 'VREDENBURG', 'CLANWILLIAM', 'ROBERTSON', 'MOSSEL BAY'], [13]),
-  EC: districts(20, ['PORT ELIZABETH', 'EAST LONDON', "KING WILLIAM'S TOWN", 'UITENHAGE', 'GRAHAMSTOWN', 'QUEENSTOWN', 'CRADOCK', 'GRAAFF-REINET', 'HUMANSDORP', 'UMTATA', 'ALIWAL NORTH', 'KOMGA']),
-  NC: districts(40, ['KIMBERLEY', 'GORDONIA', 'KURUMAN', 'NAMAQUALAND', 'CALVINIA', 'PRIESKA', 'HAY', 'BARKLY WEST', 'CARNARVON', 'DE AAR']),
-  FS: districts(60, ['BLOEMFONTEIN', 'KROONSTAD', 'BETHLEHEM', 'HARRISMITH', 'ODENDAALSRUS', 'PARYS', 'BOTHAVILLE', 'LADYBRAND', 'BETHULIE', 'SASOLBURG']),
+/** Major regions per province: the registration divisions (codes and names), by code. */
+export function majorRegions(geography: Geography): Readonly<Record<ProvinceCode, readonly MajorRegion[]>> {
+  let r = regionsCache.get(geography)
+  if (!r) {
+    const divisions = registrationDivisions(geography)
+    const out = {} as Record<ProvinceCode, MajorRegion[]>
+    for (const p of geography.provinces) out[p.code] = divisions.byProvince(p.code).map((d) => ({ code: d.code, name: d.name }))
+    regionsCache.set(geography, (r = out))
+  }
+  return r
 }
 
 /**
- * The major region of a place: registration divisions are degree squares (DOMAIN.md 1.4), so
- * every township in one degree square shares one, spread over the province's list.
+ * The major region of a place in `province`: the registration division whose cell contains the
+ * point (the nearest cell of the province for a point within a centimetre of its edge).
  */
-export function majorRegionAt(province: ProvinceCode, lon: number, lat: number): MajorRegion {
-  const list = MAJOR_REGIONS[province]
-  const square = Math.floor(lon) * 7 + Math.floor(-lat) * 3
-  return list[((square % list.length) + list.length) % list.length]
+export function majorRegionAt(geography: Geography, province: ProvinceCode, lon: number, lat: number): MajorRegion {
+  const d = registrationDivisions(geography).at(province, lon, lat)
+  return { code: d.code, name: d.name }
 }
 
 /** The 21-character LPI; throws when a part does not fit its width. */

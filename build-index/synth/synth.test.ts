@@ -15,9 +15,22 @@ describe('runSynth (tiny)', () => {
     const b = await runSynth({ scale: 'tiny', seed: 7, out: tempDir('synth-again') })
     const ha = hashTree(a.out)
     const files = Object.keys(ha).sort()
-    expect(files.filter((f) => !f.startsWith('south_africa/cadastre/'))).toEqual(['SYNTH.json', 'botswana/plots.csv', 'export.json', 'south_africa/erven.csv'])
+    expect(files.filter((f) => !f.startsWith('south_africa/cadastre/') && !f.startsWith('south_africa/boundaries/'))).toEqual([
+      'SYNTH.json',
+      'botswana/plots.csv',
+      'export.json',
+      'south_africa/erven.csv',
+    ])
     // eight layers in each of the nine province folders, less the holding file outside FS, GP, KZN, LP, MP and NW
     expect(files.filter((f) => f.startsWith('south_africa/cadastre/'))).toHaveLength(9 * 8 - 3)
+    // boundary sets 2011, 2016, 2018, 2020 and the register (its townships from the cadastre)
+    expect(files.filter((f) => f.startsWith('south_africa/boundaries/')).map((f) => f.split('/')[2])).toEqual([
+      ...Array(5).fill('2011'),
+      ...Array(2).fill('2016'),
+      ...Array(11).fill('2018'),
+      ...Array(5).fill('2020'),
+      ...Array(6).fill('register'),
+    ])
     expect(hashTree(b.out)).toEqual(ha)
   })
 
@@ -34,6 +47,7 @@ describe('runSynth (tiny)', () => {
     expect(exportJson).toEqual({
       plots: { export_id: 'plots-synth-tiny-s7', as_of: '2026-11-01' },
       cadastre: { export_id: 'csg-synth-tiny-s7', as_of: '2026-09-30' },
+      boundaries: { export_id: 'mdb-synth-tiny-s7', as_of: '2026-10-01' },
     })
     const synth = JSON.parse(readFileSync(join(s.out, 'SYNTH.json'), 'utf8'))
     expect(synth.scale).toBe('tiny')
@@ -76,7 +90,8 @@ describe('CLI (bundled main.ts)', () => {
       bundle: true,
       platform: 'node',
       format: 'esm',
-      packages: 'external',
+      // dependencies bundled in: the bundle sits in a temp folder with no node_modules above it
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
       outfile: cli,
       logLevel: 'silent',
     })

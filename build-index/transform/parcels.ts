@@ -55,7 +55,7 @@ export function normaliseDate(v: unknown): string | null {
 }
 
 /** Closes, dedupes and orients one ring; null when fewer than 3 distinct positions remain. */
-function cleanRing(raw: [number, number][], exterior: boolean, note: () => void): Ring | null {
+function cleanRing(raw: [number, number][], exterior: boolean, note: () => void, countWinding = true): Ring | null {
   const pts: Ring = []
   for (const [x0, y0] of raw) {
     const x = round7(x0)
@@ -75,14 +75,18 @@ function cleanRing(raw: [number, number][], exterior: boolean, note: () => void)
   if (distinct < 3) return null
   const ccw = ringSignedArea2(pts) > 0
   if (ccw !== exterior) {
-    note()
+    if (countWinding) note()
     pts.reverse()
   }
   return pts
 }
 
 /** Normalises a Polygon or MultiPolygon; `repaired` says whether anything was changed. */
-export function normalisePolygonGeometry(geometry: SourceGeometry | null): { ok: true; mp: MultiPolygon; repaired: boolean } | { ok: false; reason: string } {
+export function normalisePolygonGeometry(
+  geometry: SourceGeometry | null,
+  /** False for sources whose format fixes the other winding (shapefiles and the Board's TopoJSON store exteriors clockwise). */
+  countWinding = true,
+): { ok: true; mp: MultiPolygon; repaired: boolean } | { ok: false; reason: string } {
   if (!geometry) return { ok: false, reason: 'geometry is missing' }
   let polys: [number, number][][][]
   if (geometry.type === 'Polygon') polys = [geometry.coordinates]
@@ -94,7 +98,7 @@ export function normalisePolygonGeometry(geometry: SourceGeometry | null): { ok:
   for (const poly of polys) {
     const out: Polygon = []
     for (let i = 0; i < poly.length; i++) {
-      const ring = cleanRing(poly[i], i === 0, note)
+      const ring = cleanRing(poly[i], i === 0, note, countWinding)
       if (!ring) {
         if (i === 0) return { ok: false, reason: 'a ring has fewer than 3 distinct positions' }
         note() // a degenerate hole is dropped

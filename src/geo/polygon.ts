@@ -236,9 +236,62 @@ export function intersectsBox(mp: MultiPolygon, b: BBox): boolean {
   return false
 }
 
+/**
+ * Buckets the segments of rings into a uniform grid over their common box and calls `visit` for
+ * every pair of segments sharing a cell (each pair once per shared cell), so crossing tests cost
+ * about O(n) instead of O(n²) on the long rings of municipal boundaries. `visit` returns true to stop.
+ */
+function gridPairs(rings: Ring[], visit: (ra: number, i: number, rb: number, j: number) => boolean): boolean {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity, total = 0
+  for (const r of rings) {
+    total += r.length - 1
+    for (const [x, y] of r) {
+      if (x < minX) minX = x
+      if (y < minY) minY = y
+      if (x > maxX) maxX = x
+      if (y > maxY) maxY = y
+    }
+  }
+  const side = Math.max(1, Math.ceil(Math.sqrt(total / 2)))
+  const w = (maxX - minX) / side || 1
+  const h = (maxY - minY) / side || 1
+  const cells = new Map<number, number[]>()
+  for (let r = 0; r < rings.length; r++) {
+    const ring = rings[r]
+    for (let i = 0; i < ring.length - 1; i++) {
+      const [ax, ay] = ring[i]
+      const [bx, by] = ring[i + 1]
+      const c0 = Math.min(side - 1, Math.floor((Math.min(ax, bx) - minX) / w))
+      const c1 = Math.min(side - 1, Math.floor((Math.max(ax, bx) - minX) / w))
+      const r0 = Math.min(side - 1, Math.floor((Math.min(ay, by) - minY) / h))
+      const r1 = Math.min(side - 1, Math.floor((Math.max(ay, by) - minY) / h))
+      for (let cy = r0; cy <= r1; cy++)
+        for (let cx = c0; cx <= c1; cx++) {
+          const key = cy * side + cx
+          let list = cells.get(key)
+          if (!list) cells.set(key, (list = []))
+          list.push(r, i)
+        }
+    }
+  }
+  for (const list of cells.values())
+    for (let a = 0; a < list.length; a += 2)
+      for (let b = a + 2; b < list.length; b += 2) if (visit(list[a], list[a + 1], list[b], list[b + 1])) return true
+  return false
+}
+
+const GRID_MIN_SEGMENTS = 64
+
 /** True when two edges of the ring (not neighbours) cross or touch: the ring is not simple. */
 export function ringSelfIntersects(ring: Ring): boolean {
   const n = ring.length - 1
+  if (n > GRID_MIN_SEGMENTS) {
+    return gridPairs([ring], (_ra, i, _rb, j) => {
+      if (i > j) [i, j] = [j, i]
+      if (j === i + 1 || (i === 0 && j === n - 1)) return false
+      return segmentsCross(ring[i], ring[i + 1], ring[j], ring[j + 1])
+    })
+  }
   for (let i = 0; i < n; i++)
     for (let j = i + 1; j < n; j++) {
       if (j === i + 1 || (i === 0 && j === n - 1)) continue
@@ -335,6 +388,7 @@ export function simplifyPreserveTopology(mp: MultiPolygon, tolM: number): MultiP
 }
 
 function ringsCross(a: Ring, b: Ring): boolean {
+  if (a.length + b.length > 2 * GRID_MIN_SEGMENTS) return gridPairs([a, b], (ra, i, rb, j) => ra !== rb && (ra === 0 ? segmentsCross(a[i], a[i + 1], b[j], b[j + 1]) : segmentsCross(b[i], b[i + 1], a[j], a[j + 1])))
   for (let i = 0; i < a.length - 1; i++) for (let j = 0; j < b.length - 1; j++) if (segmentsCross(a[i], a[i + 1], b[j], b[j + 1])) return true
   return false
 }

@@ -6,6 +6,7 @@
  */
 import type { LayerGenerator } from '../context.js'
 import { botswanaPlots } from './botswana-plots.js'
+import { southAfricaBoundaries } from './south-africa-boundaries.js'
 import { southAfricaCadastre } from './south-africa-cadastre.js'
 import { southAfricaErven } from './south-africa-erven.js'
 
@@ -13,5 +14,6 @@ import { southAfricaErven } from './south-africa-erven.js'
 export const LAYERS: readonly LayerGenerator[] = [
   botswanaPlots, // botswana/plots.csv
   southAfricaErven, // south_africa/erven.csv
-  southAfricaCadastre, // south_africa/cadastre/<PROV>/*.geojsonl
+  southAfricaCadastre, // south_africa/cadastre/<PROV>/*.geojsonl (+ boundaries/register/township.geojsonl)
+  southAfricaBoundaries, // south_africa/boundaries/<set>/*: MDB sets and the cadastral register
 ]

@@ -23,6 +23,9 @@
  * archived or withdrawn (lstatus A/W) erf for each erf number the layout skipped (a stand
  * consolidated into its neighbour). One parcel in `repairableEvery` has a repairable defect.
  *
+ * Also writes `south_africa/boundaries/register/township.geojsonl` ({@link TOWNSHIP_BOUNDARY_FILE}):
+ * the extent of every township, for the boundaries register.
+ *
  * Streams to disk township by township; one province's files are open at a time.
  *
  * @module
@@ -41,6 +44,15 @@ export const PARCEL_LAYER_FILES = ['erf', 'farm_portion', 'holding', 'parent_far
 /** A parcel layer file name. */
 export type ParcelLayerFile = (typeof PARCEL_LAYER_FILES)[number]
 type CadastreFile = ParcelLayerFile | 'beacon' | 'general_plan'
+
+/**
+ * The townships of the boundaries register, written here because a township's extent is the
+ * cadastre's own geometry (its General Plan): without the cadastre layer there is no township
+ * file. Fields as SOURCE-FORMATS.md "Boundaries": `code` the township's 8-character LPI prefix
+ * (office, `0`, major code, minor code), `name` its name (`min_region`), `province` the spec
+ * code, `parent` the registration division (major code), blank category and dates.
+ */
+export const TOWNSHIP_BOUNDARY_FILE = 'south_africa/boundaries/register/township.geojsonl'
 
 /** Side of a parent-farm cell, degrees (about 1.7 × 1.85 km, ~300 ha: farms near towns are small). */
 export const FARM_CELL_DEG = 1 / 60
@@ -89,6 +101,8 @@ interface RunState {
   holdingSchemes: number
   files: WrittenFile[]
   perProvince: Record<string, Partial<Record<CadastreFile, number>>>
+  /** `south_africa/boundaries/register/township.geojsonl`: one extent per township. */
+  townships: LineWriter
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0')
@@ -286,7 +300,7 @@ function writeTownship(
   const f = block.frontageM
   const d = block.depthM
   const grid = new GridFrame(plan)
-  const major = majorRegionAt(code, plan.locality.lon, plan.locality.lat)
+  const major = majorRegionAt(ctx.geography, code, plan.locality.lon, plan.locality.lat)
   const minor = registry.minor(code, major, rnd)
   const minCode = String(minor).padStart(4, '0')
   const established = rnd.int(1948, 2012)
@@ -477,8 +491,14 @@ function writeTownship(
     vMax = Math.max(vMax, (j + 0.5) * pitch.y)
   }
 
-  // ---- General Plan over the township
-  out.generalPlan(`${rnd.int(100, 9999)}/${established}`, `General Plan of ${plan.name} township`, dateIn(established, rnd), grid.rect(uMin, vMin, uMax, vMax))
+  // ---- General Plan over the township, and the township's extent in the boundaries register
+  const extent = grid.rect(uMin, vMin, uMax, vMax)
+  out.generalPlan(`${rnd.int(100, 9999)}/${established}`, `General Plan of ${plan.name} township`, dateIn(established, rnd), extent)
+  state.townships.line(
+    `{"type":"Feature","properties":{"code":"${erfLpi(0, 0).slice(0, 8)}","name":${JSON.stringify(plan.name)},"category":"",` +
+      `"province":"${code}","parent":"${major.code}","effective_from":"","effective_to":""},` +
+      `"geometry":{"type":"Polygon","coordinates":[[${extent.join(',')}]]}}\n`,
+  )
 
   // ---- farms: every 1/60° cell the township touches, plus a margin ring inside the province
   const D = FARM_CELL_DEG
@@ -623,7 +643,7 @@ function writeTownship(
 export const southAfricaCadastre: LayerGenerator = {
   name: 'cadastre',
   domain: 'cadastre',
-  description: 'south_africa/cadastre/<PROV>/*.geojsonl: erven, streets, public places, farms, portions, holdings, beacons, General Plans',
+  description: 'south_africa/cadastre/<PROV>/*.geojsonl: erven, streets, public places, farms, portions, holdings, beacons, General Plans; township extents in boundaries/register',
   async generate(ctx) {
     const plans = planTownships(ctx)
     const registry = new Registry()
@@ -637,6 +657,7 @@ export const southAfricaCadastre: LayerGenerator = {
       holdingSchemes: 0,
       files: [],
       perProvince: {},
+      townships: ctx.openLines(TOWNSHIP_BOUNDARY_FILE),
     }
     const holdingRnd = ctx.random('cadastre/holdings')
     const hasHoldings = new Set<ProvinceCode>()
@@ -665,6 +686,8 @@ export const southAfricaCadastre: LayerGenerator = {
       },
     )
     ;(out as ProvinceOutput | null)?.close()
+    state.townships.close()
+    state.files.push({ path: TOWNSHIP_BOUNDARY_FILE, rows: state.townships.rows, bytes: state.townships.bytes })
 
     const parcels = PARCEL_LAYER_FILES.reduce((s, l) => s + state.counts[l], 0)
     return {
@@ -677,6 +700,7 @@ export const southAfricaCadastre: LayerGenerator = {
         historic_versions: state.historic,
         archived_or_withdrawn: state.archivedOrWithdrawn,
         holding_schemes: state.holdingSchemes,
+        townships: state.townships.rows,
         repairable_geometries: Object.values(state.repaired).reduce((s, n) => s + n, 0),
       },
       details: { provinces: state.perProvince, repairable: state.repaired },
