@@ -1,11 +1,11 @@
 import Flatbush from 'flatbush'
 import type { OpenDataset } from '../../data/open-dataset.js'
-import { BOUNDARY_TYPES, CHAIN_TYPES, DATED_TYPES, JURISDICTION_FILES, type BoundaryType, type ChainType } from '../../data/jurisdiction-format.js'
+import { BOUNDARY_TYPES, CHAIN_TYPES, DATED_TYPES, JURISDICTION_FILES, OVERVIEW_TOLERANCE_M, type BoundaryType, type ChainType } from '../../data/jurisdiction-format.js'
 import { decodeGeometry, PARCEL_FILES, type MultiPolygon } from '../../data/parcels-format.js'
 import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'
 import { BandedPolygon } from '../../geo/banded-pip.js'
 import { GridIndex } from '../../geo/grid-index.js'
-import { distanceToPointM, ON_EDGE_DEG } from '../../geo/polygon.js'
+import { distanceToPointM, ON_EDGE_DEG, simplifyPreserveTopology } from '../../geo/polygon.js'
 import { TrigramIndex } from './trigram.js'
 
 /** One boundary record, held in memory (geometry is read on demand). */
@@ -492,6 +492,25 @@ export function createJurisdictionQueries(ds: OpenDataset) {
     const b = loStmt.get(r.id) as Uint8Array | null
     return b ? decodeGeometry(b) : geometry(r)
   }
+  /**
+   * The boundary simplified for a map at about `tolM` metres: the tolerance is rounded up to a
+   * power of two and the result kept (bounded), so panning and repeated views cost nothing.
+   */
+  const simplifiedCache = new Map<string, MultiPolygon>()
+  function simplifiedFor(r: BoundaryRow, tolM: number): { geometry: MultiPolygon; toleranceM: number } | null {
+    const bucket = 2 ** Math.ceil(Math.log2(Math.max(1, tolM)))
+    const key = `${r.id}:${bucket}`
+    let g = simplifiedCache.get(key)
+    if (!g) {
+      const base = bucket > OVERVIEW_TOLERANCE_M ? overview(r) : geometry(r)
+      if (!base) return null
+      g = bucket > 1 ? simplifyPreserveTopology(base, bucket) : base
+      if (simplifiedCache.size >= 20_000) simplifiedCache.clear()
+      simplifiedCache.set(key, g)
+    }
+    return { geometry: g, toleranceM: bucket }
+  }
+
   /** Records of `type` in force on `d` whose box meets the given box. */
   function inBox(type: BoundaryType, minX: number, minY: number, maxX: number, maxY: number, d: string): BoundaryRow[] {
     const ix = indexes.get(type)
@@ -523,6 +542,7 @@ export function createJurisdictionQueries(ds: OpenDataset) {
     search,
     geometry,
     overview,
+    simplifiedFor,
     inBox,
     provincesWith,
     link,

@@ -447,7 +447,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
           .filter(([, v]) => Number.isFinite(v))
           .map(([k, v]) => `${k} ${v}°`)
           .join(', ')} (a gated type is listed under \`omitted\` with the span to zoom to). ` +
-        `Geometry is simplified to about a thousandth of the viewport (\`simplified_m\`); at most ${HEATMAP_MAX_FEATURES} features, \`truncated\` true when more met the viewport. Feature properties: boundary_type, code, name, vintage, category.`,
+        `Geometry is simplified to about a thousandth of the viewport, rounded up to a power of two metres (\`simplified_m\`); at most ${HEATMAP_MAX_FEATURES} features, \`truncated\` true when more met the viewport. Feature properties: boundary_type, code, name, vintage, category.`,
       request: { query: HeatmapQuerySchema },
       responses: { 200: { description: 'Outlines.', schema: HeatmapEnvelopeSchema } },
     },
@@ -461,6 +461,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       const omitted: { boundary_type: string; reason: string; max_span_degrees: number }[] = []
       const features: Record<string, unknown>[] = []
       let truncated = false
+      let simplifiedM = 0
       for (const t of query.types) {
         if (span > HEATMAP_MAX_SPAN[t]) {
           omitted.push({ boundary_type: t, reason: `drawn when the viewport's wider side is at most ${HEATMAP_MAX_SPAN[t]}°; this one spans ${round(span, 4)}°`, max_span_degrees: HEATMAP_MAX_SPAN[t] })
@@ -471,14 +472,14 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
             truncated = true
             break
           }
-          const base = tolM > 100 ? s.overview(r) : s.geometry(r)
-          if (!base) continue
-          const mp = tolM > 1 ? simplifyPreserveTopology(base, tolM) : base
+          const g = s.simplifiedFor(r, tolM)
+          if (!g) continue
+          simplifiedM = Math.max(simplifiedM, g.toleranceM)
           features.push({
             type: 'Feature',
             id: r.id,
             properties: { boundary_type: t, code: r.code, name: r.name, vintage: r.vintage, ...(r.category ? { category: r.category } : {}) },
-            geometry: toGeoJson(mp),
+            geometry: toGeoJson(g.geometry),
           })
         }
       }
@@ -487,7 +488,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         features,
         types: query.types,
         omitted,
-        simplified_m: tolM,
+        simplified_m: simplifiedM || tolM,
         truncated,
         as_at: d,
         message: `${plural(features.length, 'boundary')}`.replace('boundarys', 'boundaries') + ` in the viewport${truncated ? ` (first ${HEATMAP_MAX_FEATURES} only)` : ''}`,
