@@ -1,14 +1,15 @@
 /**
  * results.json (every suite's latest record) and RESULTS.md plus charts rendered from it.
  * A partial run (`--only`) replaces only its own suites' records, so the other sections keep
- * their numbers.
+ * their numbers. Also the pieces of section bodies that several suites' `render` share.
  *
  * @module
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { machineLine } from './machine.js'
-import { fmt, mib } from './stats.js'
+import type { OpRow } from './measure.js'
+import { fmt, mib, type Summary } from './stats.js'
 import type { Suite, SuiteRecord } from './suite.js'
 
 export interface ResultsFile {
@@ -74,4 +75,38 @@ export function writeReport(dir: string, results: ResultsFile, suites: Suite<any
   writeFileSync(join(dir, 'RESULTS.md'), renderMarkdown(results, suites, pending))
   written.push(join(dir, 'RESULTS.md'))
   return written
+}
+
+/** A target's verdict: `met`, or by how much it was missed; below national scale, that it does not apply. */
+export function verdict(national: boolean, value: number, target: number, unit: string): string {
+  return !national ? '(target is for national scale)' : value <= target ? 'met' : `missed by ${fmt(value - target, 2)} ${unit} (${fmt(value / target, 2)}x)`
+}
+
+/** The targets of a service's in-process table (national scale). */
+export interface ServiceTargets {
+  /** p50 of the `service` variant of a point query, µs */
+  atP50Us: number
+  /** p50 of the `whole handler` variant of a batch, ms */
+  batchMs: number
+}
+
+/**
+ * The Markdown table (header included) of a service's in-process rows: point queries in µs,
+ * batches (an `op` starting `batch`) in ms. Only the `service` variant of a point query and the
+ * `whole …` variant of a batch have a target. `meanDigits`: decimals of a point query's mean
+ * results.
+ */
+export function serviceOpTable(rows: OpRow[], targets: ServiceTargets, national: boolean, meanDigits = 1): string[] {
+  const lines = ['| query | variant | p50 | p99 | mean | p50 near / random | ops/s | mean results | target | verdict |', '|---|---|--:|--:|--:|--:|--:|--:|--:|---|']
+  for (const row of rows) {
+    const batch = row.op.startsWith('batch')
+    const v = (s: Summary | null) => (s ? (batch ? `${fmt(s.p50Us / 1000, 2)} ms` : `${fmt(s.p50Us)} µs`) : '')
+    const target = batch ? (row.variant.startsWith('whole') ? targets.batchMs : null) : row.variant === 'service' ? targets.atP50Us : null
+    lines.push(
+      `| ${row.op} | ${row.variant} | ${v(row.all)} | ${batch ? `${fmt(row.all.p99Us / 1000, 2)} ms` : `${fmt(row.all.p99Us)} µs`} | ${batch ? `${fmt(row.all.meanUs / 1000, 2)} ms` : `${fmt(row.all.meanUs)} µs`} | ` +
+        `${row.near ? `${v(row.near)} / ${v(row.random)}` : ''} | ${fmt(row.opsPerS)} | ${batch ? fmt(row.meanResults) : fmt(row.meanResults, meanDigits)} | ${target === null ? '' : batch ? `≤ ${target} ms` : `≤ ${target} µs`} | ` +
+        `${target === null ? '' : batch ? verdict(national, row.all.p50Us / 1000, target, 'ms') : verdict(national, row.all.p50Us, target, 'µs')} |`,
+    )
+  }
+  return lines
 }
