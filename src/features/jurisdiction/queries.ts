@@ -361,6 +361,28 @@ export function createJurisdictionQueries(ds: OpenDataset) {
     return g
   }
 
+  /**
+   * A batch item `{"jurisdiction":…,"notes":[…]}` as JSON text, or null outside every boundary
+   * (an empty chain with its note before the earliest set). Points in the same ward, division,
+   * Deeds Office and township share one text, made once (bounded cache): a batch of thousands
+   * of points is then mostly lookups, not serialisation.
+   */
+  const itemJson = new Map<string, string>()
+  function resolveItemJson(lon: number, lat: number, d: string): { found: boolean; json: string | null } {
+    const r = resolve(lon, lat, d)
+    if (!r.found && !(earliest !== null && d < earliest)) return { found: false, json: null }
+    let key = d
+    for (const t of CHAIN_TYPES) key += '|' + (r.rows[t]?.id ?? '')
+    for (const n of r.notes) key += '\u0001' + n
+    let json = itemJson.get(key)
+    if (json === undefined) {
+      json = JSON.stringify({ jurisdiction: r.jurisdiction, notes: r.notes })
+      if (itemJson.size >= 50_000) itemJson.clear()
+      itemJson.set(key, json)
+    }
+    return { found: r.found, json }
+  }
+
   /** The nearest boundary of the most general installed dated type, for NoJurisdictionAtPoint. */
   function nearest(lon: number, lat: number, d: string, maxResults = 8): { boundary_type: BoundaryType; code: string; name: string; distance_meters: number } | null {
     for (const type of ['province', 'local_municipality', 'district_municipality', 'ward'] as const) {
@@ -536,6 +558,7 @@ export function createJurisdictionQueries(ds: OpenDataset) {
     ancestorsOf,
     childrenOf,
     resolve,
+    resolveItemJson,
     resolveParcel,
     nearest,
     list,
