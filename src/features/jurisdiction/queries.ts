@@ -171,24 +171,50 @@ export function createJurisdictionQueries(ds: OpenDataset) {
   const installedTypes = BOUNDARY_TYPES.filter((t) => all.some((r) => r.type === t))
   const hasType = (t: BoundaryType) => installedTypes.includes(t)
 
-  // point queries go through a uniform grid per type (one cell read, no tree walk, no allocation)
-  const grids = new Map<BoundaryType, { grid: GridIndex; ids: Uint32Array }>()
+  // point queries go through a uniform grid per type and source set (one cell read, no tree
+  // walk, no allocation); a query reads only the grids of the sets in force on its date
+  interface SetGrid {
+    grid: GridIndex
+    ids: Uint32Array
+    /** the widest dates of the set's records, to skip grids not in force */
+    from: string | null
+    to: string | null
+  }
+  const grids = new Map<BoundaryType, SetGrid[]>()
   for (const [t, ix] of indexes) {
-    const boxes = new Float64Array(ix.ids.length * 4)
-    ix.ids.forEach((id, i) => boxes.set(rows[id].bbox!, 4 * i))
-    grids.set(t, { grid: new GridIndex(boxes), ids: ix.ids })
+    const bySet = new Map<string, number[]>()
+    for (const id of ix.ids) {
+      const l = bySet.get(rows[id].setName)
+      if (l) l.push(id)
+      else bySet.set(rows[id].setName, [id])
+    }
+    const list: SetGrid[] = []
+    for (const ids of bySet.values()) {
+      const boxes = new Float64Array(ids.length * 4)
+      ids.forEach((id, i) => boxes.set(rows[id].bbox!, 4 * i))
+      const froms = ids.map((id) => rows[id].from)
+      const tos = ids.map((id) => rows[id].to)
+      list.push({
+        grid: new GridIndex(boxes),
+        ids: new Uint32Array(ids),
+        from: froms.includes(null) ? null : froms.reduce((a, b) => (a! < b! ? a : b)),
+        to: tos.includes(null) ? null : tos.reduce((a, b) => (a! > b! ? a : b)),
+      })
+    }
+    grids.set(t, list)
   }
   const EDGE_TOL = 2 * ON_EDGE_DEG
 
   /** Every record of `type` in force on `d` whose closed polygon holds the point. */
   function containing(type: BoundaryType, lon: number, lat: number, d: string): BoundaryRow[] {
-    const g = grids.get(type)
-    if (!g) return []
     const out: BoundaryRow[] = []
-    g.grid.forEachAt(lon, lat, (i) => {
-      const r = rows[g.ids[i]]
-      if (inForce(r, d) && bandedOf(r.id).contains(lon, lat)) out.push(r)
-    }, EDGE_TOL)
+    for (const g of grids.get(type) ?? []) {
+      if (!inForce(g, d)) continue
+      g.grid.forEachAt(lon, lat, (i) => {
+        const r = rows[g.ids[i]]
+        if (inForce(r, d) && bandedOf(r.id).contains(lon, lat)) out.push(r)
+      }, EDGE_TOL)
+    }
     return out
   }
   /**
@@ -196,14 +222,15 @@ export function createJurisdictionQueries(ds: OpenDataset) {
    * lowest code (DECISIONS.md), so a coordinate always gives the same answer.
    */
   function pip(type: BoundaryType, lon: number, lat: number, d: string): BoundaryRow | null {
-    const g = grids.get(type)
-    if (!g) return null
     let best: BoundaryRow | null = null
-    g.grid.forEachAt(lon, lat, (i) => {
-      const r = rows[g.ids[i]]
-      if (best && (r.code > best.code || (r.code === best.code && r.id > best.id))) return
-      if (inForce(r, d) && bandedOf(r.id).contains(lon, lat)) best = r
-    }, EDGE_TOL)
+    for (const g of grids.get(type) ?? []) {
+      if (!inForce(g, d)) continue
+      g.grid.forEachAt(lon, lat, (i) => {
+        const r = rows[g.ids[i]]
+        if (best && (r.code > best.code || (r.code === best.code && r.id > best.id))) return
+        if (inForce(r, d) && bandedOf(r.id).contains(lon, lat)) best = r
+      }, EDGE_TOL)
+    }
     return best
   }
 
@@ -371,9 +398,13 @@ export function createJurisdictionQueries(ds: OpenDataset) {
   function resolveItemJson(lon: number, lat: number, d: string): { found: boolean; json: string | null } {
     const r = resolve(lon, lat, d)
     if (!r.found && !(earliest !== null && d < earliest)) return { found: false, json: null }
+    // the date and which boundaries answered determine the notes too
+    // (each id as two UTF-16 code units: a short flat key that hashes fast)
     let key = d
-    for (const t of CHAIN_TYPES) key += '|' + (r.rows[t]?.id ?? '')
-    for (const n of r.notes) key += '\u0001' + n
+    for (const t of CHAIN_TYPES) {
+      const id = r.rows[t]?.id ?? 0
+      key += String.fromCharCode(id >>> 16, id & 0xffff)
+    }
     let json = itemJson.get(key)
     if (json === undefined) {
       json = JSON.stringify({ jurisdiction: r.jurisdiction, notes: r.notes })
