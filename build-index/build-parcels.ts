@@ -1,7 +1,8 @@
 /**
  * The parcel domain: the six cadastre layers of every province, beacons and General Plans, to one
- * SQLite file + a Flatbush over every parcel + a flags array, with what the endpoints need
- * precomputed (touching neighbours, beacon ring positions, General Plan links, coverage ledger).
+ * SQLite file + a Flatbush over every parcel + a flags array + the point prefilter
+ * (parcels-prefilter.ts), with what the endpoints need precomputed (touching neighbours, beacon
+ * ring positions, General Plan links, coverage ledger).
  */
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,6 +18,7 @@ import {
   layerCode,
   type MultiPolygon,
 } from '../src/data/parcels-format.js'
+import { PREFILTER_STRIDE, describeParcel } from '../src/data/parcels-prefilter.js'
 import { provinceCode, type ProvinceCode } from '../src/data/provinces.js'
 import { metresPerDegree } from '../src/geo/geodesic.js'
 import { bboxOf, containsPoint, coversPolygon, locatePoint, sharedBoundaryM } from '../src/geo/polygon.js'
@@ -98,6 +100,7 @@ export async function buildParcels(
   const insertCoverage = db.prepare('INSERT INTO coverage VALUES (?, ?, ?, ?, ?)')
   const boxes = new GrowableF64()
   let flags = new Uint8Array(1 << 16)
+  let prefilter = new Uint8Array((1 << 16) * PREFILTER_STRIDE)
   const layers: Record<string, LayerStats> = {}
   let n = 0
   let totalRepaired = 0
@@ -134,6 +137,14 @@ export async function buildParcels(
           flags = f
         }
         flags[n - 1] = layerCode(rec.type) | (rec.hidden ? FLAG_HIDDEN : 0)
+        const geom = encodeGeometry(rec.geometry)
+        if (n * PREFILTER_STRIDE > prefilter.length) {
+          const p = new Uint8Array(prefilter.length * 2)
+          p.set(prefilter)
+          prefilter = p
+        }
+        // described against the box the Flatbush index will hold (the same doubles)
+        describeParcel(geom, b.minX, b.minY, b.maxX, b.maxY, prefilter, (n - 1) * PREFILTER_STRIDE)
         insert.run({
           id: n,
           type: rec.type,
@@ -154,7 +165,7 @@ export async function buildParcels(
           labelLon: rec.labelLon,
           dateStamp: rec.dateStamp,
           hidden: rec.hidden ? 1 : 0,
-          geom: encodeGeometry(rec.geometry),
+          geom,
         })
       }
       progress.done(`${rows} parcels, ${repaired} repaired, ${rejects.count(name)} rejected`)
@@ -244,6 +255,7 @@ export async function buildParcels(
   ds.addFile(PARCEL_FILES.sqlite, 'sqlite')
   ds.writeBinary(PARCEL_FILES.flatbush, 'flatbush', new Uint8Array(index.data))
   ds.writeBinary(PARCEL_FILES.flags, 'u8', flags.subarray(0, n))
+  ds.writeBinary(PARCEL_FILES.prefilter, 'u8', prefilter.subarray(0, n * PREFILTER_STRIDE))
   log(`parcels: ${n} records, ${totalRepaired} geometries repaired, ${pairs} touching pairs`)
   return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
 }

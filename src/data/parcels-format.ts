@@ -8,6 +8,10 @@
  * - `parcels/parcels.flatbush`: boxes of every parcel, item i is parcel id i + 1.
  * - `parcels/parcels.flags.u8`: per parcel, its layer (low 3 bits) and whether the default status
  *   filter hides it (bit 3), so index hits are filtered without touching SQLite.
+ * - `parcels/parcels.prefilter.u8` (optional: datasets built before it lack it, and are served
+ *   the same answers, only reading more geometry): per parcel 10 bytes, an oriented box and one
+ *   inner box that settle most point-in-parcel tests without reading the geometry; layout and
+ *   guarantees in parcels-prefilter.ts.
  */
 import { onSegment, type MultiPolygon, type Polygon, type Ring } from '../geo/polygon.js'
 
@@ -15,6 +19,7 @@ export const PARCEL_FILES = {
   sqlite: 'parcels/parcels.sqlite',
   flatbush: 'parcels/parcels.flatbush',
   flags: 'parcels/parcels.flags.u8',
+  prefilter: 'parcels/parcels.prefilter.u8',
 } as const
 
 /** The six parcel layers: source file name and the `parcel_type` served, in source order. */
