@@ -17,7 +17,7 @@
  * @module
  */
 import { johannesburgDate } from '../../src/auth/dates.js'
-import { openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
+import { openDataset } from '../../src/data/open-dataset.js'
 import { BOUNDARY_TYPES, type BoundaryType } from '../../src/data/jurisdiction-format.js'
 import { createJurisdictionQueries, inForce, type BoundaryRow, type JurisdictionQueries } from '../../src/features/jurisdiction/queries.js'
 import { BATCH_MAX, SEARCH_LIMIT_DEFAULT } from '../../src/features/jurisdiction/schemas.js'

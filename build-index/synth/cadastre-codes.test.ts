@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { SG_OFFICE, formatLpi, majorRegionAt, majorRegions } from './cadastre-codes.js'
+import { formatLpi, majorRegionAt, majorRegions } from './cadastre-codes.js'
 import { PROVINCES, loadGeography, type ProvinceCode } from './geography.js'
 import { registrationDivisions } from './registration-divisions.js'
 

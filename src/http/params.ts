@@ -41,3 +41,14 @@ export function upperEnumParam<const T extends readonly [string, ...string[]]>(n
 
 export const LatitudeParam = floatParam('latitude', -90, 90).openapi({ type: 'number', minimum: -90, maximum: 90, example: -24.6282 })
 export const LongitudeParam = floatParam('longitude', -180, 180).openapi({ type: 'number', minimum: -180, maximum: 180, example: 25.9231 })
+
+/** A decimal query parameter within [min, max], described with its bounds in the OpenAPI document. */
+export const boundedFloatParam = (name: string, min: number, max: number) => floatParam(name, min, max).openapi({ type: 'number', minimum: min, maximum: max })
+
+/** One `{latitude, longitude}` of a batch body (JSON numbers, not query text). */
+export const BatchPointSchema = z
+  .object({
+    latitude: z.number({ error: 'latitude must be a number' }).min(-90, 'latitude must be between -90 and 90').max(90, 'latitude must be between -90 and 90'),
+    longitude: z.number({ error: 'longitude must be a number' }).min(-180, 'longitude must be between -180 and 180').max(180, 'longitude must be between -180 and 180'),
+  })
+  .openapi('BatchPoint')

@@ -67,7 +67,7 @@ import { gunzipSync } from 'node:zlib'
 import { difference, intersection } from 'polyclip-ts'
 import { feature } from 'topojson-client'
 import type { Topology } from 'topojson-specification'
-import type { LayerGenerator, SynthContext, WrittenFile } from '../context.js'
+import type { LayerGenerator, WrittenFile } from '../context.js'
 import type { Geography, ProvinceCode, SaLocality } from '../geography.js'
 import { LocalFrame, Polygonal, haversineM, type PolygonalGeometry } from '../geo-math.js'
 import {

@@ -8,7 +8,7 @@ import type { ApiRouter } from '../../http/openapi.js'
 import { encodeTile, type TileLayer } from '../../geo/mvt.js'
 import { simplifyPreserveTopology, toGeoJson, toWkt, type MultiPolygon } from '../../geo/polygon.js'
 import { validateTile } from '../../geo/tiles.js'
-import type { BoundaryRow, JurisdictionQueries } from './queries.js'
+import { inForce, type BoundaryRow, type JurisdictionQueries } from './queries.js'
 import {
   AtQuerySchema,
   AsAtQuerySchema,
@@ -36,7 +36,7 @@ import {
 } from './schemas.js'
 
 const TAG = ['Jurisdiction']
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 const today = () => johannesburgDate(new Date())
 
@@ -346,7 +346,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         boundary: recordOf(s, r),
         children: kids.map((k) => recordOf(s, k)),
         as_at: d,
-        message: kids.length ? `${plural(kids.length, 'boundary')} one level below ${r.code}`.replace('boundarys', 'boundaries') : `Nothing in force on ${d} lies one level below ${r.code}`,
+        message: kids.length ? `${plural(kids.length, 'boundary', 'boundaries')} one level below ${r.code}` : `Nothing in force on ${d} lies one level below ${r.code}`,
         ...env(s),
       })
     },
@@ -374,7 +374,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         matches: hits.map((h) => ({ ...recordOf(s, h.row), similarity: round(h.similarity, 4) })),
         threshold: 0.3,
         as_at: d,
-        message: hits.length ? `${plural(hits.length, 'match')}`.replace('matchs', 'matches') : `No boundary name in force on ${d} is similar to "${query.q}"`,
+        message: hits.length ? plural(hits.length, 'match', 'matches') : `No boundary name in force on ${d} is similar to "${query.q}"`,
         ...env(s),
       })
     },
@@ -404,7 +404,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         }
         return {
           boundary_type: t,
-          in_force: rows.filter((r) => (r.from === null || r.from <= d) && (r.to === null || d < r.to)).length,
+          in_force: rows.filter((r) => inForce(r, d)).length,
           provinces: s.provincesWith(t),
           sets: [...bySet.entries()].map(([set, list]) => {
             const info = s.sets.find((x) => x.name === set)
@@ -495,7 +495,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         simplified_m: simplifiedM || tolM,
         truncated,
         as_at: d,
-        message: `${plural(features.length, 'boundary')}`.replace('boundarys', 'boundaries') + ` in the viewport${truncated ? ` (first ${HEATMAP_MAX_FEATURES} only)` : ''}`,
+        message: `${plural(features.length, 'boundary', 'boundaries')} in the viewport${truncated ? ` (first ${HEATMAP_MAX_FEATURES} only)` : ''}`,
         ...env(s),
       })
     },

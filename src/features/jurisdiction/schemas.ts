@@ -3,7 +3,7 @@ import { isValidIsoDate } from '../../auth/dates.js'
 import { BOUNDARY_TYPES, CHAIN_TYPES, type BoundaryType } from '../../data/jurisdiction-format.js'
 import { LPI_PATTERN } from '../../data/parcels-format.js'
 import { provinceCode } from '../../data/provinces.js'
-import { floatParam, intParam, upperEnumParam } from '../../http/params.js'
+import { BatchPointSchema, boundedFloatParam, floatParam, intParam, upperEnumParam } from '../../http/params.js'
 
 export const BATCH_MAX = 5000
 export const LIST_LIMIT_MAX = 1000
@@ -77,14 +77,9 @@ export const LpiParamsSchema = z.object({
 })
 export const AsAtQuerySchema = z.object({ as_at: AsAtParam })
 
-const BatchPoint = z.object({
-  latitude: z.number({ error: 'latitude must be a number' }).min(-90, 'latitude must be between -90 and 90').max(90, 'latitude must be between -90 and 90'),
-  longitude: z.number({ error: 'longitude must be a number' }).min(-180, 'longitude must be between -180 and 180').max(180, 'longitude must be between -180 and 180'),
-})
-
 export const BatchBodySchema = z.object({
   points: z
-    .array(BatchPoint, { error: 'points must be an array of {latitude, longitude}' })
+    .array(BatchPointSchema, { error: 'points must be an array of {latitude, longitude}' })
     .min(1, 'send at least one point')
     .max(BATCH_MAX, `at most ${BATCH_MAX} points per call`),
   as_at: z
@@ -151,7 +146,7 @@ export const SearchQuerySchema = z.object({
   limit: intParam('limit', 1, SEARCH_LIMIT_MAX, SEARCH_LIMIT_DEFAULT).openapi({ type: 'integer', minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT }),
 })
 
-const lonLat = (name: string, min: number, max: number) => floatParam(name, min, max).openapi({ type: 'number', minimum: min, maximum: max })
+const lonLat = boundedFloatParam
 export const HeatmapQuerySchema = z
   .object({
     north: lonLat('north', -90, 90),

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { LPI_PATTERN, PARCEL_TYPES, SOURCE_KEY_PATTERN } from '../../data/parcels-format.js'
-import { floatParam, intParam, LatitudeParam, LongitudeParam, upperEnumParam } from '../../http/params.js'
+import { BatchPointSchema, boundedFloatParam, intParam, LatitudeParam, LongitudeParam, upperEnumParam } from '../../http/params.js'
 
 export const BATCH_MAX = 1000
 export const NEAREST_MAX_M = 2000
@@ -73,7 +73,7 @@ export const NeighboursQuerySchema = z.object({
   include_status: IncludeStatusParam,
 })
 
-const coord = (name: string, min: number, max: number) => floatParam(name, min, max).openapi({ type: 'number', minimum: min, maximum: max })
+const coord = boundedFloatParam
 
 export const WithinQuerySchema = z
   .object({
@@ -103,16 +103,9 @@ export const WithinQuerySchema = z
     if (q.max_lng - q.min_lng > WITHIN_MAX_DEG + 1e-12) ctx.addIssue({ code: 'custom', path: ['max_lng'], message: `the box may span at most ${WITHIN_MAX_DEG} degrees of longitude` })
   })
 
-const BatchPoint = z
-  .object({
-    latitude: z.number({ error: 'latitude must be a number' }).min(-90, 'latitude must be between -90 and 90').max(90, 'latitude must be between -90 and 90'),
-    longitude: z.number({ error: 'longitude must be a number' }).min(-180, 'longitude must be between -180 and 180').max(180, 'longitude must be between -180 and 180'),
-  })
-  .openapi('BatchPoint')
-
 export const BatchBodySchema = z
   .object({
-    points: z.array(BatchPoint, { error: 'points must be an array of {latitude, longitude}' }).max(BATCH_MAX, `at most ${BATCH_MAX} items per call`).optional(),
+    points: z.array(BatchPointSchema, { error: 'points must be an array of {latitude, longitude}' }).max(BATCH_MAX, `at most ${BATCH_MAX} items per call`).optional(),
     lpis: z
       .array(
         z
