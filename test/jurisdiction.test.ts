@@ -171,6 +171,38 @@ describe('POST /jurisdiction/batch', () => {
     expect(body.results[0]).toEqual({ jurisdiction: single.jurisdiction, notes: single.notes })
   })
 
+  it('a large batch (visited in spatial order) answers each point in input order, as /at does, on several dates', async () => {
+    // scattered over the country and beyond, repeated points and places out of order
+    const pts: { latitude: number; longitude: number }[] = []
+    let seed = 7
+    const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    for (let i = 0; i < 150; i++) pts.push({ latitude: -35 + rnd() * 14, longitude: 16 + rnd() * 17 })
+    for (const p of [JOHANNESBURG, CAPE_TOWN, DURBAN, BLOEMFONTEIN, RURAL_NC, WARD_MOVED, JOHANNESBURG]) pts.splice(Math.floor(rnd() * pts.length), 0, { latitude: p.lat, longitude: p.lon })
+    for (const asAt of [undefined, '2012-06-01', '2019-01-01', '2001-01-01']) {
+      const res = await post(asAt ? { points: pts, as_at: asAt } : { points: pts })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe('application/json')
+      const text = await res.text()
+      const body = JSON.parse(text)
+      expect(body.results).toHaveLength(pts.length)
+      let found = 0
+      for (const [i, p] of pts.entries()) {
+        const single = await at(p.latitude, p.longitude, asAt ? `&as_at=${asAt}` : '')
+        const one = await json(single)
+        if (single.status === 404) expect(body.results[i], `point ${i}`).toBeNull()
+        else {
+          expect(body.results[i], `point ${i}`).toEqual({ jurisdiction: one.jurisdiction, notes: one.notes })
+          if (asAt !== '2001-01-01') found++
+        }
+      }
+      expect(body.found).toBe(found)
+      expect(body.not_found).toBe(pts.length - found)
+      // the answer is the items joined around the envelope, byte for byte
+      const { results, ...rest } = body
+      expect(text).toBe(`{"results":[${results.map((r: unknown) => JSON.stringify(r)).join(',')}],${JSON.stringify(rest).slice(1)}`)
+    }
+  })
+
   it('honours as_at in the body', async () => {
     const body = await json(await post({ points: [{ latitude: WARD_MOVED.lat, longitude: WARD_MOVED.lon }], as_at: '2012-06-01' }))
     expect(body.results[0].jurisdiction.ward.code).toBe('19100058')

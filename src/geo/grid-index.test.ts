@@ -34,6 +34,44 @@ describe('GridIndex', () => {
     }
   })
 
+  it('cellAt names the cell forEachAt reads (tolerance before the first row and column included), -1 off the grid', () => {
+    const rnd = lcg(9)
+    const n = 500
+    const boxes = new Float64Array(n * 4)
+    for (let i = 0; i < n; i++) {
+      const x = 16 + rnd() * 17
+      const y = -35 + rnd() * 13
+      boxes.set([x, y, x + rnd() * 0.5, y + rnd() * 0.5], 4 * i)
+    }
+    const grid = new GridIndex(boxes)
+    let minX = Infinity
+    let minY = Infinity
+    for (let i = 0; i < n; i++) {
+      minX = Math.min(minX, boxes[4 * i])
+      minY = Math.min(minY, boxes[4 * i + 1])
+    }
+    const tol = 1e-3
+    const points: [number, number][] = [[minX - tol / 2, minY - tol / 2], [minX - 2 * tol, minY], [100, 0], [Number.NaN, -30]]
+    for (let k = 0; k < 3000; k++) points.push([15 + rnd() * 19, -36 + rnd() * 15])
+    for (const [x, y] of points) {
+      const want: number[] = []
+      grid.forEachAt(x, y, (i) => void want.push(i), tol)
+      const got: number[] = []
+      const k = grid.cellAt(x, y, tol)
+      if (k >= 0) {
+        for (let p = grid.offsets[k]; p < grid.offsets[k + 1]; p++) {
+          const i = grid.items[p]
+          const b = grid.boxes
+          if (x < b[4 * i] - tol || y < b[4 * i + 1] - tol || x > b[4 * i + 2] + tol || y > b[4 * i + 3] + tol) continue
+          got.push(i)
+        }
+      }
+      expect(got).toEqual(want)
+    }
+    expect(grid.cellAt(100, 0)).toBe(-1)
+    expect(grid.cellAt(Number.NaN, -30)).toBe(-1)
+  })
+
   it('stops when the callback returns true, and answers nothing for an empty index', () => {
     const grid = new GridIndex(new Float64Array([0, 0, 1, 1, 0, 0, 2, 2]))
     const seen: number[] = []

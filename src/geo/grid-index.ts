@@ -10,10 +10,11 @@ export class GridIndex {
   private readonly cols: number
   private readonly rows: number
   private readonly cell: number
-  private readonly offsets: Uint32Array
-  private readonly items: Uint32Array
+  /** CSR: the items of cell k are items[offsets[k] .. offsets[k + 1]), in item order */
+  readonly offsets: Uint32Array
+  readonly items: Uint32Array
   /** minX, minY, maxX, maxY per item */
-  private readonly boxes: Float64Array
+  readonly boxes: Float64Array
 
   /**
    * @param boxes minX, minY, maxX, maxY per item (item i at 4i)
@@ -72,18 +73,29 @@ export class GridIndex {
    * order. Returns early when `fn` returns true.
    */
   forEachAt(x: number, y: number, fn: (item: number) => boolean | void, tol = 0): void {
-    let c = Math.floor((x - this.minX) / this.cell)
-    let r = Math.floor((y - this.minY) / this.cell)
-    // within `tol` before the first column or row still meets the boxes there
-    if (c === -1 && x >= this.minX - tol) c = 0
-    if (r === -1 && y >= this.minY - tol) r = 0
-    if (c < 0 || r < 0 || c >= this.cols || r >= this.rows) return
-    const k = r * this.cols + c
+    const k = this.cellAt(x, y, tol)
+    if (k < 0) return
     const b = this.boxes
     for (let p = this.offsets[k], end = this.offsets[k + 1]; p < end; p++) {
       const i = this.items[p]
       if (x < b[4 * i] - tol || y < b[4 * i + 1] - tol || x > b[4 * i + 2] + tol || y > b[4 * i + 3] + tol) continue
       if (fn(i) === true) return
     }
+  }
+
+  /**
+   * The cell whose items `forEachAt(x, y, fn, tol)` reads, or -1 when the point is off the grid:
+   * for callers that walk `items[offsets[k] .. offsets[k + 1])` themselves (a hot loop without
+   * a callback), testing each box widened by `tol` as forEachAt does.
+   */
+  cellAt(x: number, y: number, tol = 0): number {
+    let c = Math.floor((x - this.minX) / this.cell)
+    let r = Math.floor((y - this.minY) / this.cell)
+    // within `tol` before the first column or row still meets the boxes there
+    if (c === -1 && x >= this.minX - tol) c = 0
+    if (r === -1 && y >= this.minY - tol) r = 0
+    // (written so that NaN is off the grid too)
+    if (!(c >= 0 && r >= 0 && c < this.cols && r < this.rows)) return -1
+    return r * this.cols + c
   }
 }

@@ -205,16 +205,10 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
     (c, { body }) => {
       const s = q()
       const d = body.as_at ?? today()
-      let found = 0
-      // items arrive as JSON text (shared by points with the same chain), so the envelope is
-      // written around them rather than serialised as one object
-      const items = new Array<string>(body.points.length)
-      for (let i = 0; i < body.points.length; i++) {
-        const p = body.points[i]
-        const r = s.resolveItemJson(p.longitude, p.latitude, d)
-        if (r.found) found++
-        items[i] = r.json ?? 'null'
-      }
+      // items arrive as UTF-8 bytes (shared by points with the same chain), so the answer is
+      // written around them into one buffer rather than serialised as one object or joined as
+      // text and encoded again (a few megabytes for 5000 points)
+      const { items, found } = s.resolveBatch(body.points, d)
       const notFound = body.points.length - found
       const tail = JSON.stringify({
         found,
@@ -224,7 +218,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         ...env(s),
       })
       c.header('Content-Type', 'application/json')
-      return c.body(`{"results":[${items.join(',')}],${tail.slice(1)}`)
+      return c.body(batchAnswer(items, tail) as Uint8Array<ArrayBuffer>)
     },
   )
 
@@ -538,6 +532,33 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       return tileResponse(c, s, z, x, y, query.layers, d)
     },
   )
+}
+
+const RESULTS_OPEN = Buffer.from('{"results":[')
+const NULL_ITEM = Buffer.from('null')
+const COMMA = 0x2c
+
+/**
+ * The batch answer `{"results":[item,…],<the rest of tail>}` as UTF-8 bytes, the same text as
+ * `{"results":[${items.join(',')}],${tail.slice(1)}` (null items written `null`).
+ */
+export function batchAnswer(items: readonly ({ bytes: Uint8Array } | null)[], tail: string): Uint8Array {
+  const rest = Buffer.from(`],${tail.slice(1)}`, 'utf8')
+  let size = RESULTS_OPEN.length + rest.length + Math.max(0, items.length - 1)
+  for (const it of items) size += it === null ? NULL_ITEM.length : it.bytes.length
+  const out = Buffer.allocUnsafeSlow(size)
+  out.set(RESULTS_OPEN, 0)
+  let at = RESULTS_OPEN.length
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out[at++] = COMMA
+    const b = items[i]?.bytes ?? NULL_ITEM
+    out.set(b, at)
+    at += b.length
+  }
+  out.set(rest, at)
+  at += rest.length
+  if (at !== size) throw new Error(`batch answer: wrote ${at} bytes of ${size}`)
+  return out
 }
 
 function tileResponse(c: Context<AppEnv>, s: JurisdictionQueries, z: number, x: number, y: number, layers: BoundaryType[], d: string): Response {
