@@ -27,6 +27,7 @@ import type { RejectLog } from './reject-log.js'
 import { findLayerFile, readLayer } from './sources/read-layer.js'
 import { normaliseDate, normaliseParcel, normalisePolygonGeometry } from './transform/parcels.js'
 import type { DatasetWriter } from './write/dataset-writer.js'
+import { GrowableF64 } from './write/growable.js'
 import { finishDb, openScratchDb } from './write/sqlite-writer.js'
 
 /** Beacons attach to boundaries passing within this distance (SOURCE-FORMATS.md). */
@@ -52,21 +53,6 @@ export function provinceDirs(cadastre: string): { code: ProvinceCode; dir: strin
   return out.sort((a, b) => a.code.localeCompare(b.code))
 }
 
-class GrowableF64 {
-  a = new Float64Array(1 << 16)
-  n = 0
-  push4(a: number, b: number, c: number, d: number): void {
-    if (this.n + 4 > this.a.length) {
-      const x = new Float64Array(this.a.length * 2)
-      x.set(this.a)
-      this.a = x
-    }
-    this.a[this.n++] = a
-    this.a[this.n++] = b
-    this.a[this.n++] = c
-    this.a[this.n++] = d
-  }
-}
 
 export async function buildParcels(
   source: string,

@@ -2,6 +2,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs'
 import { dirname, basename, join, resolve } from 'node:path'
 import type { Manifest } from '../src/data/manifest.js'
 import { buildBoundaries } from './build-boundaries.js'
+import { buildEncumbrances } from './build-encumbrances.js'
 import { buildParcels } from './build-parcels.js'
 import { buildPlots } from './build-plots.js'
 import { RejectLog } from './reject-log.js'
@@ -44,6 +45,12 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
       const parcels = await buildParcels(source, ds, rejects, exports.cadastre, log)
       if (parcels) ds.setDomain('parcels', parcels)
       else log('parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer; domain skipped')
+    }
+    if (exports.encumbrances) {
+      // after the parcels: the overlaps are computed against the parcel files just written
+      const encumbrances = await buildEncumbrances(source, ds, rejects, exports.encumbrances, log)
+      if (encumbrances) ds.setDomain('encumbrances', encumbrances)
+      else log('encumbrances: export.json names an encumbrance export but south_africa/encumbrances holds no layer; domain skipped')
     }
     if (exports.boundaries) {
       const boundaries = await buildBoundaries(source, ds, rejects, exports.boundaries, log)

@@ -12,6 +12,7 @@ import { ApiError, handleError, handleNotFound, type ErrorCode } from './http/er
 import { accessLog } from './http/log.js'
 import { ApiRouter } from './http/openapi.js'
 import { requestId } from './http/request-id.js'
+import { registerEncumbranceRoutes } from './features/encumbrances/routes.js'
 import { registerJurisdictionRoutes } from './features/jurisdiction/routes.js'
 import { registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
@@ -31,12 +32,6 @@ export interface AppDeps {
 export const API_BASE = '/api/v1'
 /** Request bodies above this answer 413 before they are read whole. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024
-
-// services whose feature folders have not landed yet: they still authenticate, check the
-// product and country, and answer 503 while their domain is missing from the dataset
-const PENDING_SERVICES: { path: string; product: Product; domain: Domain; unavailable: ErrorCode }[] = [
-  { path: '/encumbrances', product: 'encumbrance', domain: 'encumbrances', unavailable: 'EncumbranceDataUnavailable' },
-]
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const clock = deps.clock ?? Date.now
@@ -97,15 +92,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const router = new ApiRouter(app, API_BASE)
   registerPlotRoutes(router, () => deps.data.services.plots)
   registerParcelRoutes(router, () => deps.data.services.parcels)
+  registerEncumbranceRoutes(router, () => deps.data.services.encumbrances)
   registerJurisdictionRoutes(router, () => deps.data.services.jurisdiction)
 
-  for (const s of PENDING_SERVICES) {
-    app.use(`${API_BASE}${s.path}/*`, requireProduct(s.product), requireCountry('SOUTH_AFRICA'), async (c, next) => {
-      if (!deps.data.dataset.domain(s.domain)) {
-        throw new ApiError(s.unavailable, `the ${s.domain} dataset is not installed on this deployment`)
-      }
-      await next()
-    })
-  }
   return app
 }

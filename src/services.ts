@@ -1,4 +1,5 @@
 import type { OpenDataset } from './data/open-dataset.js'
+import { createEncumbranceQueries, type EncumbranceQueries } from './features/encumbrances/queries.js'
 import { createJurisdictionQueries, type JurisdictionQueries } from './features/jurisdiction/queries.js'
 import { createParcelQueries, type ParcelQueries } from './features/parcels/queries.js'
 import { createPlotQueries, type PlotQueries } from './features/plots/queries.js'
@@ -7,6 +8,7 @@ import { createPlotQueries, type PlotQueries } from './features/plots/queries.js
 export interface Services {
   plots: PlotQueries | null
   parcels: ParcelQueries | null
+  encumbrances: EncumbranceQueries | null
   jurisdiction: JurisdictionQueries | null
 }
 
@@ -14,6 +16,7 @@ export function buildServices(ds: OpenDataset): Services {
   return {
     plots: ds.domain('plots') ? createPlotQueries(ds) : null,
     parcels: ds.domain('parcels') ? createParcelQueries(ds) : null,
+    encumbrances: ds.domain('encumbrances') ? createEncumbranceQueries(ds) : null,
     jurisdiction: ds.domain('jurisdiction') ? createJurisdictionQueries(ds) : null,
   }
 }

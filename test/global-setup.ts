@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { buildDataset } from '../build-index/build.js'
 import { runSynth } from '../build-index/synth/synth.js'
+import { encumbranceFixtureLines } from './fixtures/encumbrance-fixtures.js'
 import { jurisdictionParcelLines } from './fixtures/jurisdiction-fixtures.js'
 import { parcelFixtureLines } from './fixtures/parcel-fixtures.js'
 import { ervenCsvRows, plotCsvRows } from './fixtures/plot-fixtures.js'
@@ -46,6 +47,19 @@ function addParcelFixtures(source: string): void {
   }
 }
 
+/** Adds the hand-made encumbrances to the Western Cape encumbrance folder, naming an encumbrance export if the generator did not. */
+function addEncumbranceFixtures(source: string): void {
+  const dir = join(source, 'south_africa', 'encumbrances', 'WC')
+  mkdirSync(dir, { recursive: true })
+  for (const [cls, lines] of encumbranceFixtureLines()) appendRows(join(dir, `${cls}.geojsonl`), lines)
+  const exportFile = join(source, 'export.json')
+  const exports = JSON.parse(readFileSync(exportFile, 'utf8'))
+  if (!exports.encumbrances) {
+    exports.encumbrances = { export_id: 'csg-enc-fixture', as_of: '2026-11-14' }
+    writeFileSync(exportFile, JSON.stringify(exports, null, 2) + '\n')
+  }
+}
+
 export default async function setup(project: TestProject): Promise<() => void> {
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' })
   const work = mkdtempSync(join(tmpdir(), 'landdata-test-'))
@@ -54,6 +68,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   appendRows(join(source, 'botswana', 'plots.csv'), plotCsvRows())
   appendRows(join(source, 'south_africa', 'erven.csv'), ervenCsvRows())
   addParcelFixtures(source)
+  addEncumbranceFixtures(source)
   const dataset = join(work, 'dataset')
   await buildDataset({ source, out: dataset, log: () => {} })
   if (!existsSync(join(dataset, 'manifest.json'))) throw new Error('test dataset was not built')

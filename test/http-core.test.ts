@@ -126,7 +126,8 @@ describe('health and docs', () => {
     expect(ready.status).toBe('ready')
     expect(ready.domains.plots.dataset_version).toMatch(/^plots-/)
     expect(ready.domains.parcels.dataset_version).toMatch(/^csg-/)
-    expect(ready.domains.encumbrances).toBeNull()
+    expect(ready.domains.encumbrances.dataset_version).toMatch(/^csg-enc-/)
+    expect(ready.domains.jurisdiction.dataset_version).toMatch(/^mdb-/)
   })
 
   it('publishes OpenAPI 3.1 describing every plot endpoint with its parameters', async () => {

@@ -20,6 +20,7 @@ import { johannesburgDate } from '../../src/auth/dates.js'
 import { openDataset } from '../../src/data/open-dataset.js'
 import { BOUNDARY_TYPES, type BoundaryType } from '../../src/data/jurisdiction-format.js'
 import { createJurisdictionQueries, inForce, type BoundaryRow, type JurisdictionQueries } from '../../src/features/jurisdiction/queries.js'
+import { batchAnswer } from '../../src/features/jurisdiction/routes.js'
 import { BATCH_MAX, SEARCH_LIMIT_DEFAULT } from '../../src/features/jurisdiction/schemas.js'
 import { batchBodies, measureBatchHandler, measureBatches } from '../lib/batches.js'
 import { httpRoundsSection, runHttpRounds, type HttpRoundsData } from '../lib/http-rounds.js'
@@ -272,15 +273,11 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
       const bodies = batchBodies(probes, batches, BATCH_MAX)
       rows.push(
         await measureBatches(`batch of ${BATCH_MAX} points`, 'lookups only (resolve + JSON answer)', batches, BATCH_WARMUPS, (b) => {
-          // what the route does: one JSON text per item (shared by points with the same chain)
-          let n = 0
-          const items = bodies[b].map((p) => {
-            const r = q.resolveItemJson(p.longitude, p.latitude, d)
-            if (r.found) n++
-            return r.json ?? 'null'
-          })
-          const text = `{"results":[${items.join(',')}],"found":${n},"not_found":${items.length - n}}`
-          return text.length > 0 ? n : 0
+          // what the route does: resolve the points (in map order), then write their cached
+          // UTF-8 items into one answer buffer
+          const { items, found } = q.resolveBatch(bodies[b], d)
+          const bytes = batchAnswer(items, `{"found":${found},"not_found":${items.length - found}}`)
+          return bytes.length > 0 ? found : 0
         }),
       )
       ctx.log(`jurisdiction: batch lookups only p50 ${fmt(rows.at(-1)!.all.p50Us / 1000, 2)} ms`)

@@ -39,6 +39,12 @@ export interface ScalePreset {
   beaconShare: number
   /** One parcel in this many is written with a repairable defect (wrong winding, duplicate vertex, open ring). */
   repairableEvery: number
+  /** Erf-level servitudes (rights of way, sewers, drainage, lines on erf boundaries …) per 100 current erven. */
+  erfServitudesPer100Erven: number
+  /** Linear corridors (roads, railways, pipelines, power lines) per township, on average. */
+  corridorsPerTownship: number
+  /** Multiplies the per-farm-cell chances of mineral rights, leases, state land, boundaries and farm servitudes. */
+  farmEncumbranceShare: number
 }
 
 /**
@@ -61,6 +67,9 @@ export const SCALES: Readonly<Record<ScaleName, ScalePreset>> = {
     beaconShare: 1,
     // more often than the 1 in ~2000 of the bigger scales, so the tests see every kind
     repairableEvery: 400,
+    erfServitudesPer100Erven: 8,
+    corridorsPerTownship: 2,
+    farmEncumbranceShare: 1,
   },
   sample: {
     name: 'sample',
@@ -74,6 +83,9 @@ export const SCALES: Readonly<Record<ScaleName, ScalePreset>> = {
     holdingSchemeShare: 0.25,
     beaconShare: 1,
     repairableEvery: 2_000,
+    erfServitudesPer100Erven: 10,
+    corridorsPerTownship: 2.5,
+    farmEncumbranceShare: 1,
   },
   national: {
     name: 'national',
@@ -87,6 +99,9 @@ export const SCALES: Readonly<Record<ScaleName, ScalePreset>> = {
     holdingSchemeShare: 0.25,
     beaconShare: 0.25,
     repairableEvery: 2_000,
+    erfServitudesPer100Erven: 7,
+    corridorsPerTownship: 2,
+    farmEncumbranceShare: 1,
   },
 }
 

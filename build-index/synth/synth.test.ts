@@ -15,7 +15,8 @@ describe('runSynth (tiny)', () => {
     const b = await runSynth({ scale: 'tiny', seed: 7, out: tempDir('synth-again') })
     const ha = hashTree(a.out)
     const files = Object.keys(ha).sort()
-    expect(files.filter((f) => !f.startsWith('south_africa/cadastre/') && !f.startsWith('south_africa/boundaries/'))).toEqual([
+    const family = (f: string) => ['south_africa/cadastre/', 'south_africa/encumbrances/', 'south_africa/boundaries/'].some((p) => f.startsWith(p))
+    expect(files.filter((f) => !family(f))).toEqual([
       'SYNTH.json',
       'botswana/plots.csv',
       'export.json',
@@ -23,6 +24,8 @@ describe('runSynth (tiny)', () => {
     ])
     // eight layers in each of the nine province folders, less the holding file outside FS, GP, KZN, LP, MP and NW
     expect(files.filter((f) => f.startsWith('south_africa/cadastre/'))).toHaveLength(9 * 8 - 3)
+    // nine classes in each province folder, less the spec's ten coverage gaps
+    expect(files.filter((f) => f.startsWith('south_africa/encumbrances/'))).toHaveLength(9 * 9 - 10)
     // boundary sets 2011, 2016, 2018, 2020 and the register (its townships from the cadastre)
     expect(files.filter((f) => f.startsWith('south_africa/boundaries/')).map((f) => f.split('/')[2])).toEqual([
       ...Array(5).fill('2011'),
@@ -47,6 +50,7 @@ describe('runSynth (tiny)', () => {
     expect(exportJson).toEqual({
       plots: { export_id: 'plots-synth-tiny-s7', as_of: '2026-11-01' },
       cadastre: { export_id: 'csg-synth-tiny-s7', as_of: '2026-09-30' },
+      encumbrances: { export_id: 'csg-enc-synth-tiny-s7', as_of: '2026-11-14' },
       boundaries: { export_id: 'mdb-synth-tiny-s7', as_of: '2026-10-01' },
     })
     const synth = JSON.parse(readFileSync(join(s.out, 'SYNTH.json'), 'utf8'))

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { checkFileHeader } from './file-headers.js'
@@ -19,6 +19,11 @@ export interface OpenDataset {
   sqlite(path: string): Database.Database
   /** Reads a listed binary file into an 8-byte-aligned ArrayBuffer (Flatbush/KDBush `from`). */
   arrayBuffer(path: string): ArrayBuffer
+  /**
+   * One value per key for the life of this dataset: features that read the same file (the
+   * parcel index serves the parcel and encumbrance services) share one copy in memory.
+   */
+  memo<T>(key: string, make: () => T): T
   close(): void
 }
 
@@ -65,6 +70,7 @@ export function openDataset(dir: string): OpenDataset {
   const listed = new Map(manifest.files.map((f) => [f.path, f]))
   for (const f of manifest.files) checkFile(dir, f)
   const dbs = new Map<string, Database.Database>()
+  const memos = new Map<string, unknown>()
   const need = (path: string, kind: string) => {
     const f = listed.get(path)
     if (!f) throw new DatasetError(`${path} is not listed in the manifest of ${dir}`)
@@ -90,15 +96,31 @@ export function openDataset(dir: string): OpenDataset {
       return db
     },
     arrayBuffer(path) {
-      const buf = readFileSync(need(path, listed.get(path)?.kind ?? 'u32'))
-      // a fresh ArrayBuffer at offset 0: Flatbush.from/KDBush.from need an aligned ArrayBuffer, not a Buffer
-      const ab = new ArrayBuffer(buf.byteLength)
-      new Uint8Array(ab).set(buf)
-      return ab
+      // read straight into a fresh ArrayBuffer at offset 0 (Flatbush.from/KDBush.from need an
+      // aligned ArrayBuffer, not a Buffer), without a second copy of national-size indexes
+      const fd = openSync(need(path, listed.get(path)?.kind ?? 'u32'), 'r')
+      try {
+        const size = fstatSync(fd).size
+        const ab = new ArrayBuffer(size)
+        const bytes = new Uint8Array(ab)
+        for (let done = 0; done < size; ) {
+          const n = readSync(fd, bytes, done, size - done, done)
+          if (n === 0) throw new DatasetError(`${path}: unexpected end of file after ${done} of ${size} bytes`)
+          done += n
+        }
+        return ab
+      } finally {
+        closeSync(fd)
+      }
+    },
+    memo<T>(key: string, make: () => T): T {
+      if (!memos.has(key)) memos.set(key, make())
+      return memos.get(key) as T
     },
     close() {
       for (const db of dbs.values()) db.close()
       dbs.clear()
+      memos.clear()
     },
   }
 }

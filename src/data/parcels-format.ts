@@ -13,7 +13,9 @@
  *   inner box that settle most point-in-parcel tests without reading the geometry; layout and
  *   guarantees in parcels-prefilter.ts.
  */
+import Flatbush from 'flatbush'
 import { onSegment, type MultiPolygon, type Polygon, type Ring } from '../geo/polygon.js'
+import type { OpenDataset } from './open-dataset.js'
 
 export const PARCEL_FILES = {
   sqlite: 'parcels/parcels.sqlite',
@@ -150,4 +152,14 @@ export function decodeGeometry(blob: Uint8Array): MultiPolygon {
     mp.push(poly)
   }
   return mp
+}
+
+/** The parcel Flatbush of a dataset, read once and shared by every service that searches parcels. */
+export function sharedParcelIndex(ds: OpenDataset): Flatbush {
+  return ds.memo(PARCEL_FILES.flatbush, () => Flatbush.from(ds.arrayBuffer(PARCEL_FILES.flatbush)))
+}
+
+/** The parcel flags array of a dataset (layer and hidden bit per parcel), read once and shared. */
+export function sharedParcelFlags(ds: OpenDataset): Uint8Array {
+  return ds.memo(PARCEL_FILES.flags, () => new Uint8Array(ds.arrayBuffer(PARCEL_FILES.flags)))
 }

@@ -108,7 +108,7 @@ export function containsPoint(mp: MultiPolygon, x: number, y: number): boolean {
 }
 
 /** Distance in metres from a point to a segment, in a local projection with the given scales. */
-function pointSegmentM(px: number, py: number, ax: number, ay: number, bx: number, by: number, kx: number, ky: number): number {
+export function pointSegmentM(px: number, py: number, ax: number, ay: number, bx: number, by: number, kx: number, ky: number): number {
   const ax2 = (ax - px) * kx
   const ay2 = (ay - py) * ky
   const dx = (bx - ax) * kx

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { LPI_PATTERN } from '../data/parcels-format.js'
 
 // Query strings are text: a strict number grammar, so '', ' ', '0x10', '1e', 'Infinity' and
 // '12abc' are rejected rather than coerced the way Number() or z.coerce would.
@@ -52,3 +53,10 @@ export const BatchPointSchema = z
     longitude: z.number({ error: 'longitude must be a number' }).min(-180, 'longitude must be between -180 and 180').max(180, 'longitude must be between -180 and 180'),
   })
   .openapi('BatchPoint')
+
+/** The 21-character SG key of a parcel, as a path parameter (case-insensitive, returned upper-case). */
+export const LpiParam = z
+  .string()
+  .transform((s) => s.trim().toUpperCase())
+  .refine((s) => s.length === 21 && LPI_PATTERN.test(s), { message: 'lpi must be a 21-character SG key such as C01300240000106800000' })
+  .openapi({ param: { name: 'lpi', in: 'path' }, type: 'string', example: 'C01300240000106800000', description: '21-character land parcel identifier (SG21), case-insensitive.' })

@@ -8,6 +8,7 @@ import type { LayerGenerator } from '../context.js'
 import { botswanaPlots } from './botswana-plots.js'
 import { southAfricaBoundaries } from './south-africa-boundaries.js'
 import { southAfricaCadastre } from './south-africa-cadastre.js'
+import { southAfricaEncumbrances } from './south-africa-encumbrances.js'
 import { southAfricaErven } from './south-africa-erven.js'
 
 /** The registered layers. */
@@ -15,5 +16,6 @@ export const LAYERS: readonly LayerGenerator[] = [
   botswanaPlots, // botswana/plots.csv
   southAfricaErven, // south_africa/erven.csv
   southAfricaCadastre, // south_africa/cadastre/<PROV>/*.geojsonl (+ boundaries/register/township.geojsonl)
+  southAfricaEncumbrances, // south_africa/encumbrances/<PROV>/<class>.geojsonl, over the cadastre's layout
   southAfricaBoundaries, // south_africa/boundaries/<set>/*: MDB sets and the cadastral register
 ]

@@ -68,7 +68,7 @@ const DEFECTS = ['clockwise', 'duplicate-vertex', 'open-ring'] as const
 type Defect = (typeof DEFECTS)[number]
 
 /** One parcel row, geometry as rings of `[lon,lat]` JSON positions (closed, exterior CCW, holes CW). */
-interface ParcelRow {
+export interface ParcelRow {
   lpi: string
   version: number
   parcelNo: number
@@ -91,14 +91,31 @@ interface OpenFile {
   gid: number
 }
 
+/** Rows the layout adds beyond erven.csv, counted over the whole run. */
+export interface CadastreTally {
+  historic: number
+  archivedOrWithdrawn: number
+  holdingSchemes: number
+}
+
+/**
+ * Receives, in order, everything one township of the cadastre emits. {@link ProvinceOutput}
+ * writes it to disk; a later layer (the encumbrances) keeps what it needs in memory, so both see
+ * the very same parcels without reading the files back.
+ */
+export interface CadastreSink {
+  parcel(layer: ParcelLayerFile, r: ParcelRow): void
+  beacon(position: string, description: string, date: string): void
+  generalPlan(sgNo: string, description: string, date: string, ring: string[]): void
+  /** The township's extent for the boundaries register: `code` its 8-character LPI prefix, `parent` its major code. */
+  township(code: string, name: string, parent: string, extent: string[]): void
+}
+
 /** Counters shared by the whole run. */
 interface RunState {
   parcels: number
   repaired: Record<Defect, number>
   counts: Record<CadastreFile, number>
-  historic: number
-  archivedOrWithdrawn: number
-  holdingSchemes: number
   files: WrittenFile[]
   perProvince: Record<string, Partial<Record<CadastreFile, number>>>
   /** `south_africa/boundaries/register/township.geojsonl`: one extent per township. */
@@ -113,7 +130,7 @@ function dateIn(year: number, rnd: Random): string {
 }
 
 /** One province's output files, opened on first use (so a province without holdings has no holding file). */
-class ProvinceOutput {
+class ProvinceOutput implements CadastreSink {
   private readonly files = new Map<CadastreFile, OpenFile>()
   readonly folder: string
   private beaconSeq = 0
@@ -180,6 +197,14 @@ class ProvinceOutput {
     )
   }
 
+  township(code: string, name: string, parent: string, extent: string[]): void {
+    this.state.townships.line(
+      `{"type":"Feature","properties":{"code":"${code}","name":${JSON.stringify(name)},"category":"",` +
+        `"province":"${this.province.code}","parent":"${parent}","effective_from":"","effective_to":""},` +
+        `"geometry":{"type":"Polygon","coordinates":[[${extent.join(',')}]]}}\n`,
+    )
+  }
+
   close(): void {
     const order: CadastreFile[] = [...PARCEL_LAYER_FILES, 'beacon', 'general_plan']
     for (const layer of order) {
@@ -204,10 +229,11 @@ function withDefect(rings: string[][], defect: Defect): string[][] {
   }
 }
 
-const position = (lon: number, lat: number) => `[${lon.toFixed(7)},${lat.toFixed(7)}]`
+/** A `[lon,lat]` JSON position at 7 decimals (about 1 cm), as every cadastre vertex is written. */
+export const position = (lon: number, lat: number) => `[${lon.toFixed(7)},${lat.toFixed(7)}]`
 
 /** A township's rotated street-grid frame: `u` along the frontage, `v` across, metres. */
-class GridFrame {
+export class GridFrame {
   private readonly frame: LocalFrame
   private readonly cos: number
   private readonly sin: number
@@ -239,7 +265,7 @@ function lonLatRect(lon0: number, lat0: number, lon1: number, lat1: number): str
 }
 
 /** One erf row as the layout emitted it. */
-interface StandRow {
+export interface StandRow {
   erf: number
   portion: number
   lon: number
@@ -285,9 +311,9 @@ class Registry {
 /** Everything one township writes. */
 function writeTownship(
   ctx: SynthContext,
-  out: ProvinceOutput,
+  out: CadastreSink,
   registry: Registry,
-  state: RunState,
+  state: CadastreTally,
   plan: TownshipPlan,
   rows: StandRow[],
   wantsHoldings: boolean,
@@ -494,11 +520,7 @@ function writeTownship(
   // ---- General Plan over the township, and the township's extent in the boundaries register
   const extent = grid.rect(uMin, vMin, uMax, vMax)
   out.generalPlan(`${rnd.int(100, 9999)}/${established}`, `General Plan of ${plan.name} township`, dateIn(established, rnd), extent)
-  state.townships.line(
-    `{"type":"Feature","properties":{"code":"${erfLpi(0, 0).slice(0, 8)}","name":${JSON.stringify(plan.name)},"category":"",` +
-      `"province":"${code}","parent":"${major.code}","effective_from":"","effective_to":""},` +
-      `"geometry":{"type":"Polygon","coordinates":[[${extent.join(',')}]]}}\n`,
-  )
+  out.township(erfLpi(0, 0).slice(0, 8), plan.name, major.code, extent)
 
   // ---- farms: every 1/60° cell the township touches, plus a margin ring inside the province
   const D = FARM_CELL_DEG
@@ -639,48 +661,73 @@ function writeTownship(
   return true
 }
 
+/**
+ * Lays out the whole cadastre, township by township in plan order, exactly as the cadastre layer
+ * writes it: `sinkFor` is called whenever the province changes and receives that province's
+ * townships; `townshipDone` hears each township's erf rows (with their stands) once the sink has
+ * had all its parcels. Deterministic for a seed, so the encumbrance layer can call it to lay its
+ * servitudes over the very same parcels.
+ */
+export function layOutCadastre(
+  ctx: SynthContext,
+  sinkFor: (province: Province) => CadastreSink,
+  townshipDone?: (plan: TownshipPlan, rows: readonly StandRow[]) => void,
+): CadastreTally {
+  const plans = planTownships(ctx)
+  const registry = new Registry()
+  const tally: CadastreTally = { historic: 0, archivedOrWithdrawn: 0, holdingSchemes: 0 }
+  const holdingRnd = ctx.random('cadastre/holdings')
+  const hasHoldings = new Set<ProvinceCode>()
+  let out: CadastreSink | null = null
+  let province: ProvinceCode | null = null
+  let rows: StandRow[] = []
+  layOutTownships(
+    ctx,
+    plans,
+    (plan) => {
+      if (province !== plan.province.code) {
+        province = plan.province.code
+        out = sinkFor(plan.province)
+      }
+      rows = []
+      return (erf, portion, lon, lat, stand) => rows.push({ erf, portion, lon, lat, stand })
+    },
+    (plan) => {
+      const code = plan.province.code
+      const draw = holdingRnd.chance(ctx.scale.holdingSchemeShare)
+      const wantsHoldings = HOLDING_PROVINCES.has(code) && (!hasHoldings.has(code) || draw)
+      if (writeTownship(ctx, out!, registry, tally, plan, rows, wantsHoldings)) hasHoldings.add(code)
+      townshipDone?.(plan, rows)
+    },
+  )
+  return tally
+}
+
 /** The cadastre layer. */
 export const southAfricaCadastre: LayerGenerator = {
   name: 'cadastre',
   domain: 'cadastre',
   description: 'south_africa/cadastre/<PROV>/*.geojsonl: erven, streets, public places, farms, portions, holdings, beacons, General Plans; township extents in boundaries/register',
   async generate(ctx) {
-    const plans = planTownships(ctx)
-    const registry = new Registry()
     const zero = (): Record<CadastreFile, number> => ({ erf: 0, farm_portion: 0, holding: 0, parent_farm: 0, public_place: 0, street: 0, beacon: 0, general_plan: 0 })
     const state: RunState = {
       parcels: 0,
       repaired: { clockwise: 0, 'duplicate-vertex': 0, 'open-ring': 0 },
       counts: zero(),
-      historic: 0,
-      archivedOrWithdrawn: 0,
-      holdingSchemes: 0,
       files: [],
       perProvince: {},
       townships: ctx.openLines(TOWNSHIP_BOUNDARY_FILE),
     }
-    const holdingRnd = ctx.random('cadastre/holdings')
-    const hasHoldings = new Set<ProvinceCode>()
     const progress = ctx.progress('cadastre', ctx.scale.southAfricaErven)
     let out: ProvinceOutput | null = null
-    let rows: StandRow[] = []
     let erven = 0
-    layOutTownships(
+    const tally = layOutCadastre(
       ctx,
-      plans,
-      (plan) => {
-        if (out?.province.code !== plan.province.code) {
-          out?.close()
-          out = new ProvinceOutput(ctx, plan.province, state)
-        }
-        rows = []
-        return (erf, portion, lon, lat, stand) => rows.push({ erf, portion, lon, lat, stand })
+      (province) => {
+        out?.close()
+        return (out = new ProvinceOutput(ctx, province, state))
       },
-      (plan) => {
-        const code = plan.province.code
-        const draw = holdingRnd.chance(ctx.scale.holdingSchemeShare)
-        const wantsHoldings = HOLDING_PROVINCES.has(code) && (!hasHoldings.has(code) || draw)
-        if (writeTownship(ctx, out!, registry, state, plan, rows, wantsHoldings)) hasHoldings.add(code)
+      (_plan, rows) => {
         erven += rows.length
         progress(erven)
       },
@@ -697,9 +744,9 @@ export const southAfricaCadastre: LayerGenerator = {
       counts: {
         parcels,
         ...state.counts,
-        historic_versions: state.historic,
-        archived_or_withdrawn: state.archivedOrWithdrawn,
-        holding_schemes: state.holdingSchemes,
+        historic_versions: tally.historic,
+        archived_or_withdrawn: tally.archivedOrWithdrawn,
+        holding_schemes: tally.holdingSchemes,
         townships: state.townships.rows,
         repairable_geometries: Object.values(state.repaired).reduce((s, n) => s + n, 0),
       },

@@ -1,7 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
-import { join } from 'node:path'
 import type Database from 'better-sqlite3'
-import Flatbush from 'flatbush'
+import type Flatbush from 'flatbush'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import {
   FLAG_HIDDEN,
@@ -15,6 +13,8 @@ import {
   containsPointEncoded,
   decodeGeometry,
   layerCode,
+  sharedParcelFlags,
+  sharedParcelIndex,
   type MultiPolygon,
   type ParcelType,
 } from '../../data/parcels-format.js'
@@ -97,11 +97,11 @@ export function createParcelQueries(ds: OpenDataset) {
   const version = manifest.dataset_version
   const loadedAt = new Date().toISOString()
   const db: Database.Database = ds.sqlite(PARCEL_FILES.sqlite)
-  const index = Flatbush.from(readWhole(ds, PARCEL_FILES.flatbush))
-  const flags = new Uint8Array(ds.arrayBuffer(PARCEL_FILES.flags))
+  const index = sharedParcelIndex(ds)
+  const flags = sharedParcelFlags(ds)
   // absent from datasets built before it: every candidate's geometry is then read
   const prefilter = ds.has(PARCEL_FILES.prefilter)
-    ? loadPrefilter(new Uint8Array(readWhole(ds, PARCEL_FILES.prefilter)), index.numItems)
+    ? loadPrefilter(new Uint8Array(ds.arrayBuffer(PARCEL_FILES.prefilter)), index.numItems)
     : null
   const st = {
     // raw arrays: better-sqlite3 builds row objects property by property, slower than the
@@ -451,23 +451,6 @@ export function createParcelQueries(ds: OpenDataset) {
  * from the page cache, where `ds.arrayBuffer` reads into a Buffer and copies that again. For the
  * 300 MB national Flatbush that saves ~0.2 s of start-up, more than the prefilter costs to load.
  */
-function readWhole(ds: OpenDataset, path: string): ArrayBuffer {
-  if (!ds.has(path)) return ds.arrayBuffer(path) // throws the dataset's own "not listed" error
-  const fd = openSync(join(ds.dir, path), 'r')
-  try {
-    const size = fstatSync(fd).size
-    const ab = new ArrayBuffer(size)
-    const bytes = new Uint8Array(ab)
-    for (let done = 0; done < size; ) {
-      const n = readSync(fd, bytes, done, size - done, done)
-      if (n === 0) throw new Error(`${path}: unexpected end of file after ${done} of ${size} bytes`)
-      done += n
-    }
-    return ab
-  } finally {
-    closeSync(fd)
-  }
-}
 
 /** The prefilter over the index's items; its size must match (one entry per parcel). */
 function loadPrefilter(bytes: Uint8Array, items: number) {

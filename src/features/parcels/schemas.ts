@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { LPI_PATTERN, PARCEL_TYPES, SOURCE_KEY_PATTERN } from '../../data/parcels-format.js'
-import { BatchPointSchema, boundedFloatParam, intParam, LatitudeParam, LongitudeParam, upperEnumParam } from '../../http/params.js'
+import { BatchPointSchema, boundedFloatParam, intParam, LatitudeParam, LongitudeParam, LpiParam, upperEnumParam } from '../../http/params.js'
 
 export const BATCH_MAX = 1000
 export const NEAREST_MAX_M = 2000
@@ -23,12 +23,6 @@ export const IncludeStatusParam = z
     description:
       'Omitted: records with legal status A or W, or work status H, are hidden (a blank work status counts as current). `all`: every record, history included.',
   })
-
-export const LpiParam = z
-  .string()
-  .transform((s) => s.trim().toUpperCase())
-  .refine((s) => s.length === 21 && LPI_PATTERN.test(s), { message: 'lpi must be a 21-character SG key such as C01300240000106800000' })
-  .openapi({ param: { name: 'lpi', in: 'path' }, type: 'string', example: 'C01300240000106800000', description: '21-character land parcel identifier (SG21), case-insensitive.' })
 
 export const LpiParamsSchema = z.object({ lpi: LpiParam })
 

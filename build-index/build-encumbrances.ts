@@ -1,0 +1,351 @@
+/**
+ * The encumbrance domain: every `south_africa/encumbrances/<PROV>/<class>` layer to one SQLite
+ * file, a Flatbush per class and a flags array (src/data/encumbrance-format.ts), then the overlap
+ * of every current encumbrance with every current parcel it meets, so `/parcel/{lpi}`,
+ * `/summary` and `/batch` are a join, not a geometry computation.
+ *
+ * Records are streamed to the scratch database as they are read (national exports hold long
+ * corridors of hundreds of vertices); the overlap pass reads them back one at a time.
+ *
+ * @module
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import Database from 'better-sqlite3'
+import Flatbush from 'flatbush'
+import {
+  ENCUMBRANCE_CLASSES,
+  ENCUMBRANCE_FILES,
+  FLAG_LINE,
+  FLAG_NOT_CURRENT,
+  HEAT_CELL_DEG,
+  LINE_CLASSES,
+  RELATIONSHIPS,
+  linesAsPolygons,
+  polygonsAsLines,
+  type EncumbranceClass,
+} from '../src/data/encumbrance-format.js'
+import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
+import { FLAG_HIDDEN, PARCEL_FILES, decodeGeometry, encodeGeometry, type MultiPolygon } from '../src/data/parcels-format.js'
+import { areaSqm, bufferLines, lineLengthM, lineOverlap, polygonOverlap, PreparedLines, PreparedPolygon, type MultiLineString } from '../src/geo/overlay.js'
+import { cellsAlongLines, cellsOverPolygon } from '../src/geo/cells.js'
+import { linesBox } from '../src/geo/lines.js'
+import { bboxOf, type BBox } from '../src/geo/polygon.js'
+import { provinceDirs } from './build-parcels.js'
+import { countLines, createProgress } from './progress.js'
+import type { RejectLog } from './reject-log.js'
+import { findLayerFile, readLayer } from './sources/read-layer.js'
+import { normaliseEncumbrance, type EncumbranceRecord } from './transform/encumbrances.js'
+import type { DatasetWriter } from './write/dataset-writer.js'
+import { GrowableF64 } from './write/growable.js'
+import { finishDb, openScratchDb } from './write/sqlite-writer.js'
+
+/** Polygons with more vertices than this are prepared (edge index) before meeting many parcels. */
+const PREPARE_VERTICES = 48
+
+const round2 = (v: number) => Math.round(v * 100) / 100
+
+function vertexCount(mp: MultiPolygon): number {
+  let n = 0
+  for (const p of mp) for (const r of p) n += r.length
+  return n
+}
+
+/** An aligned ArrayBuffer copy of a file (Flatbush.from needs one). */
+function readArrayBuffer(path: string): ArrayBuffer {
+  const buf = readFileSync(path)
+  const ab = new ArrayBuffer(buf.byteLength)
+  new Uint8Array(ab).set(buf)
+  return ab
+}
+
+interface CoverageRow {
+  records: number
+  current: number
+  unspecified: number
+  unlisted: number
+  repaired: number
+  rejected: number
+}
+
+export class EncumbranceBuildError extends Error {}
+
+export async function buildEncumbrances(
+  source: string,
+  ds: DatasetWriter,
+  rejects: RejectLog,
+  exportInfo: { export_id: string; as_of: string },
+  log: (line: string) => void,
+): Promise<DomainManifest | null> {
+  const provinces = provinceDirs(`${source}/south_africa/encumbrances`)
+  if (!provinces.length) return null
+
+  const scratch = ds.pathOf(ENCUMBRANCE_FILES.sqlite + '.scratch')
+  const db = openScratchDb(scratch)
+  db.exec(`
+    CREATE TABLE encumbrance (
+      id INTEGER PRIMARY KEY, uid INTEGER NOT NULL, class TEXT NOT NULL, ease_type TEXT NOT NULL, ease_type_normalised TEXT NOT NULL,
+      listed INTEGER NOT NULL, sg_number TEXT, sg_reversed TEXT, province TEXT NOT NULL, extent_sqm REAL, length_m REAL, width_m REAL,
+      date_stamp TEXT, record_status TEXT, min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL,
+      geom BLOB NOT NULL, area_geom BLOB);
+    CREATE TABLE parcel_overlap (
+      parcel_id INTEGER NOT NULL, encumbrance_id INTEGER NOT NULL, relationship INTEGER NOT NULL, overlap_sqm REAL, overlap_m REAL,
+      pct REAL, geom BLOB, clip_is_line INTEGER NOT NULL, PRIMARY KEY (parcel_id, encumbrance_id)) WITHOUT ROWID;
+    CREATE TABLE heat_cell (class TEXT NOT NULL, cx INTEGER NOT NULL, cy INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (class, cy, cx)) WITHOUT ROWID;
+    CREATE TABLE coverage (province TEXT NOT NULL, class TEXT NOT NULL, records INTEGER NOT NULL, current INTEGER NOT NULL,
+      unspecified INTEGER NOT NULL, unlisted INTEGER NOT NULL, repaired INTEGER NOT NULL, rejected INTEGER NOT NULL,
+      PRIMARY KEY (province, class)) WITHOUT ROWID;
+  `)
+  const insert = db.prepare(`INSERT INTO encumbrance VALUES (@id, @uid, @cls, @easeType, @easeTypeNormalised, @listed, @sgNumber, @sgReversed, @province,
+    @extent, @length, @width, @dateStamp, @status, @minX, @minY, @maxX, @maxY, @geom, @areaGeom)`)
+  const insertCoverage = db.prepare('INSERT INTO coverage VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+
+  const boxes = new GrowableF64()
+  let flags = new Uint8Array(1 << 14)
+  const classRange: Partial<Record<EncumbranceClass, [number, number]>> = {}
+  const seenUid = new Map<number, string>()
+  const layers: Record<string, LayerStats> = {}
+  const heat = new Map<string, number>()
+  let n = 0
+
+  db.exec('BEGIN')
+  for (const cls of ENCUMBRANCE_CLASSES) {
+    const first = n + 1
+    for (const { code, dir } of provinces) {
+      const file = findLayerFile(dir, cls)
+      if (!file) continue
+      const name = `encumbrances/${code}/${cls}`
+      const progress = createProgress(name, await countLines(file))
+      const cov: CoverageRow = { records: 0, current: 0, unspecified: 0, unlisted: 0, repaired: 0, rejected: 0 }
+      for await (const row of readLayer(file, { pointLayer: false })) {
+        progress.tick()
+        if (!row.ok) {
+          rejects.reject(name, row.ref, row.reason)
+          continue
+        }
+        const r = normaliseEncumbrance(row.properties, row.geometry, cls, code)
+        if (!r.ok) {
+          rejects.reject(name, row.ref, r.reason)
+          continue
+        }
+        const rec = r.rec
+        const dup = seenUid.get(rec.uid)
+        if (dup) {
+          rejects.reject(name, row.ref, `uid ${rec.uid} was already used by ${dup}`)
+          continue
+        }
+        let strip: MultiPolygon | null = null
+        if (rec.lines && rec.widthM) {
+          try {
+            strip = bufferLines(rec.lines, rec.widthM / 2)
+          } catch (err) {
+            rejects.reject(name, row.ref, `the ${rec.widthM} m strip of this dimensioned line could not be computed (${(err as Error).message.slice(0, 80)})`)
+            continue
+          }
+        }
+        seenUid.set(rec.uid, row.ref)
+        n++
+        const b = rec.mp ? bboxOf(rec.mp) : linesBox(rec.lines!)
+        boxes.push4(b.minX, b.minY, b.maxX, b.maxY)
+        if (n > flags.length) {
+          const f = new Uint8Array(flags.length * 2)
+          f.set(flags)
+          flags = f
+        }
+        flags[n - 1] = (rec.status ? FLAG_NOT_CURRENT : 0) | (rec.lines ? FLAG_LINE : 0)
+        insert.run(rowOf(n, rec, b, strip))
+        cov.records++
+        if (!rec.status) {
+          cov.current++
+          const k = `${cls}|${Math.floor((b.minX + b.maxX) / 2 / HEAT_CELL_DEG)}|${Math.floor((b.minY + b.maxY) / 2 / HEAT_CELL_DEG)}`
+          heat.set(k, (heat.get(k) ?? 0) + 1)
+        }
+        if (rec.easeTypeNormalised === 'unspecified') cov.unspecified++
+        if (!rec.listed) cov.unlisted++
+        if (r.repaired) cov.repaired++
+      }
+      cov.rejected = rejects.count(name)
+      progress.done(`${cov.records} records, ${cov.repaired} repaired, ${cov.rejected} rejected`)
+      insertCoverage.run(code, cls, cov.records, cov.current, cov.unspecified, cov.unlisted, cov.repaired, cov.rejected)
+      layers[`${code}/${cls}`] = { rows: cov.records, rejected: cov.rejected, repaired: cov.repaired, meta: { unspecified: cov.unspecified, unlisted: cov.unlisted } }
+    }
+    if (n >= first) classRange[cls] = [first, n]
+  }
+  const insertHeat = db.prepare('INSERT INTO heat_cell VALUES (?, ?, ?, ?)')
+  for (const [k, count] of heat) {
+    const [cls, cx, cy] = k.split('|')
+    insertHeat.run(cls, Number(cx), Number(cy), count)
+  }
+  db.exec('COMMIT')
+  if (n === 0) {
+    db.close()
+    return null
+  }
+  log(`encumbrances: ${n} records; computing parcel overlaps`)
+
+  if (ds.dir && existsSync(ds.pathOf(PARCEL_FILES.sqlite))) computeOverlaps(db, ds, n, flags)
+  else log('encumbrances: no parcel domain in this build; parcel overlaps left empty')
+
+  db.exec(`CREATE INDEX encumbrance_uid ON encumbrance (uid);
+    CREATE INDEX encumbrance_sg ON encumbrance (sg_number);
+    CREATE INDEX encumbrance_sg_reversed ON encumbrance (sg_reversed);
+    CREATE INDEX parcel_overlap_encumbrance ON parcel_overlap (encumbrance_id, parcel_id);`)
+  finishDb(db, scratch, ds.pathOf(ENCUMBRANCE_FILES.sqlite))
+  ds.addFile(ENCUMBRANCE_FILES.sqlite, 'sqlite')
+  ds.writeBinary(ENCUMBRANCE_FILES.flags, 'u8', flags.subarray(0, n))
+
+  for (const cls of ENCUMBRANCE_CLASSES) {
+    const range = classRange[cls]
+    if (!range) continue
+    const [first, last] = range
+    const index = new Flatbush(last - first + 1, 16, Float64Array)
+    const ids = new Uint32Array(last - first + 1)
+    for (let id = first; id <= last; id++) {
+      const k = (id - 1) * 4
+      index.add(boxes.a[k], boxes.a[k + 1], boxes.a[k + 2], boxes.a[k + 3])
+      ids[id - first] = id
+    }
+    index.finish()
+    ds.writeBinary(ENCUMBRANCE_FILES.flatbush(cls), 'flatbush', new Uint8Array(index.data))
+    ds.writeBinary(ENCUMBRANCE_FILES.ids(cls), 'u32', new Uint8Array(ids.buffer))
+  }
+  return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
+}
+
+function rowOf(id: number, rec: EncumbranceRecord, b: BBox, strip: MultiPolygon | null) {
+  const lines = rec.lines
+  return {
+    id,
+    uid: rec.uid,
+    cls: rec.cls,
+    easeType: rec.easeType,
+    easeTypeNormalised: rec.easeTypeNormalised,
+    listed: rec.listed ? 1 : 0,
+    sgNumber: rec.sgNumber,
+    sgReversed: rec.sgNumber ? [...rec.sgNumber].reverse().join('') : null,
+    province: rec.province,
+    // the source's geom_area when present (DECISIONS.md "extent_sqm"); lines have none
+    extent: rec.mp ? round2(rec.geomArea ?? areaSqm(rec.mp)) : null,
+    length: lines ? round2(lineLengthM(lines)) : null,
+    width: rec.widthM,
+    dateStamp: rec.dateStamp,
+    status: rec.status,
+    minX: b.minX,
+    minY: b.minY,
+    maxX: b.maxX,
+    maxY: b.maxY,
+    geom: encodeGeometry(rec.mp ?? linesAsPolygons(lines!)),
+    areaGeom: strip ? encodeGeometry(strip) : null,
+  }
+}
+
+const REL = (r: (typeof RELATIONSHIPS)[number]) => RELATIONSHIPS.indexOf(r)
+
+/** One encumbrance against one parcel: the `parcel_overlap` row, or null when they do not meet. */
+export interface OverlapRow {
+  relationship: (typeof RELATIONSHIPS)[number]
+  overlapSqm: number | null
+  overlapM: number | null
+  pct: number | null
+  /** The clipped piece on `crosses` (areas as polygons, lines as lines), else null. */
+  geom: { mp: MultiPolygon } | { lines: MultiLineString } | null
+}
+
+/**
+ * How an encumbrance meets a parcel (DECISIONS.md "Encumbrances"):
+ * - areas: the polygon overlap; `pct` of the parcel's computed area;
+ * - lines: the relationship of the surveyed line itself (along the boundary only = touches,
+ *   `overlap_sqm` 0); inside, an undimensioned line has `overlap_sqm` null, a dimensioned one the
+ *   area of its strip inside the parcel; a dimensioned line outside the parcel whose strip still
+ *   reaches into it is judged by the strip.
+ */
+export function overlapOf(
+  enc: { mp: MultiPolygon | PreparedPolygon | null; lines: MultiLineString | PreparedLines | null; strip: MultiPolygon | PreparedPolygon | null },
+  parcel: MultiPolygon,
+  parcelArea: number,
+): OverlapRow | null {
+  const pctOf = (sqm: number) => (parcelArea > 0 ? round2(Math.min(100, (sqm / parcelArea) * 100)) : 0)
+  if (enc.mp) {
+    const o = polygonOverlap(enc.mp, parcel)
+    if (!o) return null
+    const sqm = o.relationship === 'touches' ? 0 : round2(o.overlapSqm)
+    return { relationship: o.relationship, overlapSqm: sqm, overlapM: null, pct: pctOf(sqm), geom: o.relationship === 'crosses' ? { mp: o.geometry } : null }
+  }
+  const lo = lineOverlap(enc.lines!, parcel)
+  if (lo && lo.relationship !== 'touches') {
+    const strip = enc.strip ? polygonOverlap(enc.strip, parcel) : null
+    const sqm = enc.strip ? round2(strip && strip.relationship !== 'touches' ? strip.overlapSqm : 0) : null
+    return {
+      relationship: lo.relationship,
+      overlapSqm: sqm,
+      overlapM: round2(lo.overlapM),
+      pct: sqm === null ? null : pctOf(sqm),
+      geom: lo.relationship === 'crosses' ? { lines: lo.geometry } : null,
+    }
+  }
+  if (enc.strip) {
+    const o = polygonOverlap(enc.strip, parcel)
+    if (o && o.relationship !== 'touches') {
+      const sqm = round2(o.overlapSqm)
+      return { relationship: o.relationship, overlapSqm: sqm, overlapM: round2(lo?.boundaryM ?? 0), pct: pctOf(sqm), geom: o.relationship === 'crosses' ? { mp: o.geometry } : null }
+    }
+  }
+  if (!lo) return null
+  return { relationship: 'touches', overlapSqm: 0, overlapM: round2(lo.boundaryM), pct: 0, geom: null }
+}
+
+/** The overlap pass: every current encumbrance against the current parcels its search boxes hold. */
+function computeOverlaps(db: Database.Database, ds: DatasetWriter, n: number, flags: Uint8Array): void {
+  const parcels = new Database(ds.pathOf(PARCEL_FILES.sqlite), { readonly: true })
+  parcels.pragma('mmap_size = 2147483647')
+  const parcelGeom = parcels.prepare('SELECT geom FROM parcel WHERE id = ?').pluck()
+  const index = Flatbush.from(readArrayBuffer(ds.pathOf(PARCEL_FILES.flatbush)))
+  const parcelFlags = new Uint8Array(readFileSync(ds.pathOf(PARCEL_FILES.flags)))
+  const read = db.prepare('SELECT id, class, min_x, min_y, max_x, max_y, geom, area_geom FROM encumbrance WHERE id = ?')
+  const insert = db.prepare('INSERT INTO parcel_overlap VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+  // parcels met by several encumbrances (farms under corridors) are decoded once while hot
+  const areaCache = new Map<number, { mp: MultiPolygon; area: number }>()
+  const parcelOf = (id: number) => {
+    let p = areaCache.get(id)
+    if (!p) {
+      const mp = decodeGeometry(parcelGeom.get(id) as Buffer)
+      p = { mp, area: areaSqm(mp) }
+      if (areaCache.size > 50_000) areaCache.clear()
+      areaCache.set(id, p)
+    }
+    return p
+  }
+  const progress = createProgress('encumbrances/overlaps', n)
+  let pairs = 0
+  db.exec('BEGIN')
+  for (let id = 1; id <= n; id++) {
+    progress.tick()
+    if (flags[id - 1] & FLAG_NOT_CURRENT) continue
+    const r = read.get(id) as { id: number; class: EncumbranceClass; min_x: number; min_y: number; max_x: number; max_y: number; geom: Buffer; area_geom: Buffer | null }
+    const isLine = LINE_CLASSES.has(r.class)
+    const decoded = decodeGeometry(r.geom)
+    const strip = r.area_geom ? decodeGeometry(r.area_geom) : null
+    const lines = isLine ? polygonsAsLines(decoded) : null
+    const mp = isLine ? null : decoded
+    const boxes = strip ? cellsOverPolygon(strip) : mp ? cellsOverPolygon(mp) : cellsAlongLines(lines!)
+    const cands = new Set<number>()
+    for (const b of boxes) for (const i of index.search(b.minX, b.minY, b.maxX, b.maxY, (i) => !(parcelFlags[i] & FLAG_HIDDEN))) cands.add(i + 1)
+    if (!cands.size) continue
+    const many = cands.size > 8
+    const enc = {
+      mp: mp && many && vertexCount(mp) > PREPARE_VERTICES ? new PreparedPolygon(mp) : mp,
+      lines: lines && many ? new PreparedLines(lines) : lines,
+      strip: strip && many && vertexCount(strip) > PREPARE_VERTICES ? new PreparedPolygon(strip) : strip,
+    }
+    for (const pid of [...cands].sort((a, b) => a - b)) {
+      const p = parcelOf(pid)
+      const o = overlapOf(enc, p.mp, p.area)
+      if (!o) continue
+      pairs++
+      const geom = o.geom ? encodeGeometry('mp' in o.geom ? o.geom.mp : linesAsPolygons(o.geom.lines)) : null
+      insert.run(pid, id, REL(o.relationship), o.overlapSqm, o.overlapM, o.pct, geom, o.geom && 'lines' in o.geom ? 1 : 0)
+    }
+  }
+  db.exec('COMMIT')
+  progress.done(`${pairs} parcel overlaps`)
+  parcels.close()
+}

@@ -1,0 +1,140 @@
+/**
+ * The encumbrance domain's files inside a dataset, shared by build-index (writer) and the server
+ * (reader), and the spec's type vocabulary.
+ *
+ * - `encumbrances/encumbrances.sqlite`:
+ *   - `encumbrance`: one row per source record of every class and province; `id` is the row id in
+ *     source order (class, then province, then file order); `uid` the source's own id, served as
+ *     `encumbrance_uid`; `geom` the record's geometry (polygons as in parcels-format; lines as a
+ *     multipolygon of one-ring polygons, see {@link encodeLines}); `area_geom` the buffered strip
+ *     of a dimensioned line (null otherwise);
+ *   - `parcel_overlap`: one row per (current parcel, current encumbrance) pair that meet, computed
+ *     at build time: relationship, overlap in m² and m, share of the parcel, and the clipped
+ *     geometry when the relationship is `crosses`;
+ *   - `heat_cell`: current records per class per 0.01° cell (by the record's box centre), for the
+ *     density heat map;
+ *   - `coverage`: the load ledger per province and class.
+ * - `encumbrances/<class>.flatbush`: boxes of every record of the class (current or not); item `i`
+ *   is the record `encumbrances/<class>.ids.u32[i]`.
+ * - `encumbrances/encumbrances.flags.u8`: per record id (index id - 1), {@link FLAG_NOT_CURRENT}
+ *   and {@link FLAG_LINE}, so index hits are filtered without SQLite.
+ */
+import type { MultiPolygon } from '../geo/polygon.js'
+
+export const ENCUMBRANCE_FILES = {
+  sqlite: 'encumbrances/encumbrances.sqlite',
+  flags: 'encumbrances/encumbrances.flags.u8',
+  flatbush: (cls: EncumbranceClass) => `encumbrances/${cls}.flatbush`,
+  ids: (cls: EncumbranceClass) => `encumbrances/${cls}.ids.u32`,
+} as const
+
+/** The source classes (SOURCE-FORMATS.md layout), in the build's source order. */
+export const ENCUMBRANCE_CLASSES = [
+  'servitude_area',
+  'servitude_line',
+  'mineral_right',
+  'lease',
+  'state_land',
+  'river_bed',
+  'proclamation_area',
+  'proclamation_line',
+  'established_boundary',
+] as const
+export type EncumbranceClass = (typeof ENCUMBRANCE_CLASSES)[number]
+
+/** Classes whose records are lines; the rest are areas. */
+export const LINE_CLASSES: ReadonlySet<EncumbranceClass> = new Set(['servitude_line', 'proclamation_line', 'established_boundary'])
+
+export const FLAG_NOT_CURRENT = 0b01
+export const FLAG_LINE = 0b10
+
+/** `record_status` values of non-current records (SOURCE-FORMATS.md `status`). */
+export const RECORD_STATUSES = ['CANCELLED', 'WITHDRAWN', 'HISTORIC', 'PENDING'] as const
+export type RecordStatus = (typeof RECORD_STATUSES)[number]
+
+/** The spec's controlled vocabulary, in its table's order. */
+export const EASE_TYPES = [
+  'right_of_way',
+  'road',
+  'railway',
+  'access',
+  'pipeline',
+  'powerline',
+  'water',
+  'sewer',
+  'drainage',
+  'telecom',
+  'support',
+  'municipal_services',
+  'habitatio',
+  'usufruct',
+  'mineral',
+  'lease',
+  'state_land',
+  'river_bed',
+  'proclamation',
+  'established_boundary',
+  'unspecified',
+  'other',
+] as const
+export type EaseType = (typeof EASE_TYPES)[number]
+
+/** The raw values of the spec's table, upper-cased, and the word each maps to. */
+const RAW_TO_WORD: ReadonlyMap<string, EaseType> = new Map(
+  (
+    [
+      ['right_of_way', ['RIGHT OF WAY', 'ROW']],
+      ['road', ['ROAD']],
+      ['railway', ['RAILWAY']],
+      ['access', ['ACCESS', 'COMM_PASS']],
+      ['pipeline', ['PIPE', 'PIPELINE']],
+      ['powerline', ['ELECTRIC']],
+      ['water', ['BOREHOLE', 'DAM', 'FURROW', 'WATER']],
+      ['sewer', ['SEWER']],
+      ['drainage', ['DRAINAGE', 'STORM', 'STORMWATER']],
+      ['support', ['COMM_WALL']],
+      ['municipal_services', ['MUNICIPAL', 'SERVICES']],
+      ['mineral', ['MINERAL']],
+      ['lease', ['LEASE']],
+      ['proclamation', ['PROC_AREA', 'PROC_LINE']],
+      ['established_boundary', ['EST_BND']],
+      ['unspecified', ['AREA', 'CANCELLED', 'GENERAL', 'HIST', 'LINE', 'PRE_APP', 'RURAL', 'SERVITUDE AREA', 'URBAN', 'WITHDRAWN']],
+      ['other', ['DWS_COAST', 'HWM', 'INT_BND', 'OUTSPAN', 'PROV', 'RESERVE']],
+    ] as const
+  ).flatMap(([word, raws]) => raws.map((r) => [r, word] as [string, EaseType])),
+)
+
+/** Classes that are their own type whatever the raw value says (the spec: "the layer itself"). */
+const CLASS_WORD: Partial<Record<EncumbranceClass, EaseType>> = { state_land: 'state_land', river_bed: 'river_bed' }
+
+/**
+ * The spec's mapping of a raw `ease_type` (trimmed, case-insensitive; DECISIONS.md "Ingest"): a
+ * listed value maps to its word, blank to `unspecified`, the state_land and river_bed layers to
+ * themselves, and any other non-blank value to `other` with `listed` false (counted as unlisted
+ * in coverage). Nothing is guessed.
+ */
+export function normaliseEaseType(raw: string | null, cls: EncumbranceClass): { word: EaseType; listed: boolean } {
+  const own = CLASS_WORD[cls]
+  if (own) return { word: own, listed: true }
+  const key = (raw ?? '').trim().toUpperCase()
+  if (key === '') return { word: 'unspecified', listed: true }
+  const word = RAW_TO_WORD.get(key)
+  return word ? { word, listed: true } : { word: 'other', listed: false }
+}
+
+/** `relationship` codes stored in `parcel_overlap.relationship`. */
+export const RELATIONSHIPS = ['crosses', 'within', 'contains', 'touches'] as const
+export type Relationship = (typeof RELATIONSHIPS)[number]
+
+/** Side of a `heat_cell`, degrees (the spec's density cells are whole multiples of it). */
+export const HEAT_CELL_DEG = 0.01
+
+/** Lines stored with the polygon blob encoding: each line is a polygon of one (open) ring. */
+export function linesAsPolygons(lines: [number, number][][]): MultiPolygon {
+  return lines.map((l) => [l])
+}
+
+/** The inverse of {@link linesAsPolygons}. */
+export function polygonsAsLines(mp: MultiPolygon): [number, number][][] {
+  return mp.map((p) => p[0])
+}

@@ -1,0 +1,75 @@
+/**
+ * The caller's /intersect geometry: a GeoJSON LineString or Polygon checked position by position,
+ * every problem reported as a field error naming where it is (never a 500 on NaN, Infinity,
+ * strings or nesting errors), then the spec's limits (200 km, 2 500 km²) and simplicity.
+ *
+ * @module
+ */
+import type { FieldError } from '../../http/errors.js'
+import type { Lines } from '../../geo/lines.js'
+import { areaSqm, lineLengthM, lineProblems, polygonProblems } from '../../geo/overlay.js'
+import { ringSignedArea2, type MultiPolygon, type Ring } from '../../geo/polygon.js'
+import { AREA_MAX_SQM, GEOMETRY_MAX_POSITIONS, ROUTE_MAX_M } from './schemas.js'
+
+export type InputGeometry = { lines: Lines; lengthM: number } | { mp: MultiPolygon; areaSqm: number }
+
+const FIELD = 'geometry'
+
+/** Reads `[lon, lat]` positions; pushes one error per bad position (at most a few). */
+function positions(raw: unknown, path: string, errors: FieldError[]): [number, number][] | null {
+  if (!Array.isArray(raw)) {
+    errors.push({ field: path, message: 'must be an array of [longitude, latitude] positions' })
+    return null
+  }
+  const out: [number, number][] = []
+  let bad = 0
+  raw.forEach((p, i) => {
+    const where = `${path}.${i}`
+    if (!Array.isArray(p) || p.length < 2 || p.length > 3) {
+      if (bad++ < 3) errors.push({ field: where, message: 'must be a [longitude, latitude] position' })
+      return
+    }
+    const [x, y] = p
+    if (typeof x !== 'number' || typeof y !== 'number' || !Number.isFinite(x) || !Number.isFinite(y)) {
+      if (bad++ < 3) errors.push({ field: where, message: 'longitude and latitude must be finite numbers' })
+      return
+    }
+    if (x < -180 || x > 180 || y < -90 || y > 90) {
+      if (bad++ < 3) errors.push({ field: where, message: `[${x}, ${y}] is out of range (longitude -180..180, latitude -90..90)` })
+      return
+    }
+    out.push([x, y])
+  })
+  return bad ? null : out
+}
+
+/** Checks and converts the body's `geometry`; errors name every problem found. */
+export function parseInputGeometry(g: { type: string; coordinates: unknown[] }): InputGeometry | FieldError[] {
+  const errors: FieldError[] = []
+  const count = JSON.stringify(g.coordinates).split('[').length
+  if (count > GEOMETRY_MAX_POSITIONS * 2) return [{ field: `${FIELD}.coordinates`, message: `at most ${GEOMETRY_MAX_POSITIONS} positions` }]
+  if (g.type === 'LineString') {
+    const line = positions(g.coordinates, `${FIELD}.coordinates`, errors)
+    if (!line) return errors
+    const problems = lineProblems(line)
+    if (problems.length) return problems.map((message) => ({ field: `${FIELD}.coordinates`, message }))
+    const lengthM = lineLengthM([line])
+    if (lengthM > ROUTE_MAX_M) return [{ field: FIELD, message: `the line is ${(lengthM / 1000).toFixed(1)} km long; at most ${ROUTE_MAX_M / 1000} km` }]
+    return { lines: [line], lengthM }
+  }
+  const rings: Ring[] = []
+  g.coordinates.forEach((r, i) => {
+    const ring = positions(r, `${FIELD}.coordinates.${i}`, errors)
+    if (ring) rings.push(ring)
+  })
+  if (errors.length) return errors
+  if (!rings.length) return [{ field: `${FIELD}.coordinates`, message: 'a Polygon needs at least its outer ring' }]
+  const problems = polygonProblems(rings)
+  if (problems.length) return problems.map((message) => ({ field: `${FIELD}.coordinates`, message }))
+  // RFC 7946 winding whatever the caller sent: exterior counter-clockwise, holes clockwise
+  const oriented = rings.map((r, i) => ((ringSignedArea2(r) > 0) === (i === 0) ? r : [...r].reverse()))
+  const mp: MultiPolygon = [oriented]
+  const area = areaSqm(mp)
+  if (area > AREA_MAX_SQM) return [{ field: FIELD, message: `the polygon covers ${(area / 1e6).toFixed(1)} km²; at most ${AREA_MAX_SQM / 1e6} km²` }]
+  return { mp, areaSqm: area }
+}
