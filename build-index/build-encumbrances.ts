@@ -261,9 +261,12 @@ export interface OverlapRow {
 export function overlapOf(
   enc: { mp: MultiPolygon | PreparedPolygon | null; lines: MultiLineString | PreparedLines | null; strip: MultiPolygon | PreparedPolygon | null },
   parcel: MultiPolygon,
-  parcelArea: number,
+  parcelArea: () => number,
 ): OverlapRow | null {
-  const pctOf = (sqm: number) => (parcelArea > 0 ? round2(Math.min(100, (sqm / parcelArea) * 100)) : 0)
+  const pctOf = (sqm: number) => {
+    const area = parcelArea()
+    return area > 0 ? round2(Math.min(100, (sqm / area) * 100)) : 0
+  }
   if (enc.mp) {
     const o = polygonOverlap(enc.mp, parcel)
     if (!o) return null
@@ -302,18 +305,23 @@ function computeOverlaps(db: Database.Database, ds: DatasetWriter, n: number, fl
   const parcelFlags = new Uint8Array(readFileSync(ds.pathOf(PARCEL_FILES.flags)))
   const read = db.prepare('SELECT id, class, min_x, min_y, max_x, max_y, geom, area_geom FROM encumbrance WHERE id = ?')
   const insert = db.prepare('INSERT INTO parcel_overlap VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-  // parcels met by several encumbrances (farms under corridors) are decoded once while hot
-  const areaCache = new Map<number, { mp: MultiPolygon; area: number }>()
+  // parcels met by several encumbrances (farms under corridors) are decoded once while hot; their
+  // area is computed only for those an encumbrance really meets
+  let young = new Map<number, { mp: MultiPolygon; area: number }>()
+  let old = new Map<number, { mp: MultiPolygon; area: number }>()
   const parcelOf = (id: number) => {
-    let p = areaCache.get(id)
+    let p = young.get(id) ?? old.get(id)
     if (!p) {
-      const mp = decodeGeometry(parcelGeom.get(id) as Buffer)
-      p = { mp, area: areaSqm(mp) }
-      if (areaCache.size > 50_000) areaCache.clear()
-      areaCache.set(id, p)
+      p = { mp: decodeGeometry(parcelGeom.get(id) as Buffer), area: -1 }
+      if (young.size >= 50_000) {
+        old = young
+        young = new Map()
+      }
+      young.set(id, p)
     }
     return p
   }
+  const areaOf = (p: { mp: MultiPolygon; area: number }) => (p.area >= 0 ? p.area : (p.area = areaSqm(p.mp)))
   const progress = createProgress('encumbrances/overlaps', n)
   let pairs = 0
   db.exec('BEGIN')
@@ -338,7 +346,7 @@ function computeOverlaps(db: Database.Database, ds: DatasetWriter, n: number, fl
     }
     for (const pid of [...cands].sort((a, b) => a - b)) {
       const p = parcelOf(pid)
-      const o = overlapOf(enc, p.mp, p.area)
+      const o = overlapOf(enc, p.mp, () => areaOf(p))
       if (!o) continue
       pairs++
       const geom = o.geom ? encodeGeometry('mp' in o.geom ? o.geom.mp : linesAsPolygons(o.geom.lines)) : null

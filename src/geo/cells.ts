@@ -6,7 +6,7 @@
  * areas this is used for).
  */
 import { linesBox, segmentMeetsBox, type Lines } from './lines.js'
-import { containsPoint, type BBox, type MultiPolygon } from './polygon.js'
+import type { BBox, MultiPolygon } from './polygon.js'
 
 /** Cell side in degrees (about 500 m). */
 export const SEARCH_CELL_DEG = 0.005
@@ -43,12 +43,26 @@ export function cellsOverPolygon(mp: MultiPolygon, cell = SEARCH_CELL_DEG): BBox
   if (small(box, cell)) return [box]
   const out = new Map<string, BBox>()
   for (const poly of mp) for (const ring of poly) for (let i = 0; i + 1 < ring.length; i++) segmentCells(ring[i], ring[i + 1], cell, out)
-  // cells no edge passes through are wholly inside or wholly outside: their centre tells which
-  for (let cy = Math.floor(box.minY / cell); cy <= Math.floor(box.maxY / cell); cy++)
-    for (let cx = Math.floor(box.minX / cell); cx <= Math.floor(box.maxX / cell); cx++) {
-      const key = `${cx},${cy}`
-      if (out.has(key)) continue
-      if (containsPoint(mp, (cx + 0.5) * cell, (cy + 0.5) * cell)) out.set(key, { minX: cx * cell, minY: cy * cell, maxX: (cx + 1) * cell, maxY: (cy + 1) * cell })
+  // cells no edge passes through are wholly inside or wholly outside: their centre tells which,
+  // read off one scanline per row of cells (even-odd crossings of every ring at the row's centre)
+  const xs: number[] = []
+  for (let cy = Math.floor(box.minY / cell); cy <= Math.floor(box.maxY / cell); cy++) {
+    const y = (cy + 0.5) * cell
+    xs.length = 0
+    for (const poly of mp)
+      for (const ring of poly)
+        for (let i = 0; i + 1 < ring.length; i++) {
+          const [ax, ay] = ring[i]
+          const [bx, by] = ring[i + 1]
+          if (ay > y !== by > y) xs.push(ax + ((y - ay) * (bx - ax)) / (by - ay))
+        }
+    xs.sort((a, b) => a - b)
+    for (let k = 0; k + 1 < xs.length; k += 2) {
+      for (let cx = Math.ceil(xs[k] / cell - 0.5); (cx + 0.5) * cell <= xs[k + 1]; cx++) {
+        const key = `${cx},${cy}`
+        if (!out.has(key)) out.set(key, { minX: cx * cell, minY: cy * cell, maxX: (cx + 1) * cell, maxY: (cy + 1) * cell })
+      }
     }
+  }
   return [...out.values()]
 }
