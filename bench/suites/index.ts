@@ -5,6 +5,7 @@
  * @module
  */
 import type { Suite } from '../lib/suite.js'
+import { encumbrancesSuite } from './encumbrances.js'
 import { httpSuite } from './http.js'
 import { jurisdictionSuite } from './jurisdiction.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
@@ -14,11 +15,10 @@ import { postgisSuite } from './postgis.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
 
-export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, parcelsSuite, parcelStrategiesSuite, jurisdictionSuite, startupSuite, postgisSuite]
+export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, parcelsSuite, parcelStrategiesSuite, jurisdictionSuite, encumbrancesSuite, startupSuite, postgisSuite]
 
 /** Rows of issue 7 whose service has not landed yet. */
 export const PENDING: { area: string; what: string }[] = [
   { area: 'Index strategies', what: 'point-in-polygon (jurisdiction): Flatbush, SQLite R*Tree, brute force' },
-  { area: 'HTTP', what: '`/encumbrances/parcel/{lpi}` with 1 and 2 workers vs hello-world' },
   { area: 'PostGIS side by side', what: 'corridor `ST_Intersection` on geography (with the encumbrance service)' },
 ]

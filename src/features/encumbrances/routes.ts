@@ -134,8 +134,9 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
     if (!p) throw new ApiError('ParcelNotFound', `no published parcel carries the LPI ${lpi}`)
     return p
   }
+  // `what` reads after "encumbrance(s)": "intersecting parcel …", "at the point", "matching the filters"
   const found = (n: number, what: string, s: EncumbranceQueries) =>
-    n ? `${plural(n, 'encumbrance')} ${what} in dataset ${s.version} (as of ${s.asOf})` : `No encumbrance ${what} in dataset ${s.version} (as of ${s.asOf}). ${EMPTY_NOTE}`
+    n ? `${plural(n, 'encumbrance')} ${what} found in dataset ${s.version} (as of ${s.asOf})` : `No encumbrance ${what} was found in dataset ${s.version} (as of ${s.asOf}). ${EMPTY_NOTE}`
   const summaryOf = (s: EncumbranceQueries, p: ParcelRef) => {
     const { counts, highestPct } = s.summaryOfParcel(p.id)
     const classes = Object.keys(counts)
@@ -181,7 +182,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       return c.json({
         encumbrances: items,
         parcel: { lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, area_sqm: Math.round(s.parcelArea(p.id) * 100) / 100 },
-        message: found(items.length, `intersects parcel ${p.lpi}`, s),
+        message: found(items.length, `intersecting parcel ${p.lpi}`, s),
         ...env(s),
       })
     },
@@ -205,7 +206,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const p = parcelOr404(s, params.lpi)
       const sum = summaryOf(s, p)
       const n = Object.values(sum.counts_by_class).reduce((a, b) => a + b, 0)
-      return c.json({ ...sum, message: found(n, `meets parcel ${p.lpi}`, s), ...env(s) })
+      return c.json({ ...sum, message: found(n, `meeting parcel ${p.lpi}`, s), ...env(s) })
     },
   )
 
@@ -254,7 +255,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
         count: page.rows.length,
         limit: query.limit,
         next_cursor: page.next,
-        message: found(page.rows.length, `in the box${page.next !== null ? ' on this page; more follow' : ''}`, s),
+        message: found(page.rows.length, 'in the box', s) + (page.next !== null ? '; more follow (next_cursor)' : ''),
         ...env(s),
       })
     },
@@ -304,7 +305,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
         encumbrances_truncated: res.encTruncated,
         parcels_truncated: res.parcelsTruncated,
         message:
-          found(res.encumbrances.length, `meets the ${isRoute ? 'route' : 'area'}`, s) +
+          found(res.encumbrances.length, `meeting the ${isRoute ? 'route' : 'area'}`, s) +
           (res.parcelsAvailable ? `; ${plural(res.parcels.length, 'parcel')} entered${res.parcelsTruncated ? ' (list truncated)' : ''}` : '; parcels not installed on this deployment'),
         ...env(s),
       })
@@ -346,7 +347,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
         count: page.rows.length,
         limit: query.limit,
         next_cursor: page.next,
-        message: found(page.rows.length, `matches the filters${page.windowEnd !== null ? ` among records up to ${page.windowEnd} (continue with next_cursor)` : ''}`, s),
+        message: found(page.rows.length, 'matching the filters', s) + (page.windowEnd !== null ? `; records up to ${page.windowEnd} scanned, continue with next_cursor` : ''),
         ...env(s),
       })
     },
