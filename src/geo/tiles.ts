@@ -83,11 +83,13 @@ export function worldYToLat(y: number): number {
 
 /**
  * The lon/lat box a tile covers: `{ minX: west, minY: south, maxX: east, maxY: north }`.
- * Assumes a valid tile (see `validateTile`).
+ * Assumes a valid tile (see `validateTile`). `bufferPx` widens it by that many tile pixels on
+ * every side (the buffer an encoder keeps so features join across tile edges).
  */
-export function tileBBox(z: number, x: number, y: number): BBox {
+export function tileBBox(z: number, x: number, y: number, bufferPx = 0, extent = DEFAULT_EXTENT): BBox {
   const n = 2 ** z
-  return { minX: worldXToLon(x / n), minY: worldYToLat((y + 1) / n), maxX: worldXToLon((x + 1) / n), maxY: worldYToLat(y / n) }
+  const pad = bufferPx / extent
+  return { minX: worldXToLon((x - pad) / n), minY: worldYToLat((y + 1 + pad) / n), maxX: worldXToLon((x + 1 + pad) / n), maxY: worldYToLat((y - pad) / n) }
 }
 
 /**

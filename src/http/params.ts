@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { LPI_PATTERN } from '../data/parcels-format.js'
+import { provinceCode } from '../data/provinces.js'
 
 // Query strings are text: a strict number grammar, so '', ' ', '0x10', '1e', 'Infinity' and
 // '12abc' are rejected rather than coerced the way Number() or z.coerce would.
@@ -60,3 +61,15 @@ export const LpiParam = z
   .transform((s) => s.trim().toUpperCase())
   .refine((s) => s.length === 21 && LPI_PATTERN.test(s), { message: 'lpi must be a 21-character SG key such as C01300240000106800000' })
   .openapi({ param: { name: 'lpi', in: 'path' }, type: 'string', example: 'C01300240000106800000', description: '21-character land parcel identifier (SG21), case-insensitive.' })
+
+/** A South African province by code, alias or name (any case), returned as the spec's code. */
+export const ProvinceParam = z
+  .string()
+  .transform((s, ctx) => {
+    const p = provinceCode(s)
+    if (!p) {
+      ctx.addIssue({ code: 'custom', message: 'province must be a province code (EC, FS, GP, KZ, LP, MP, NC, NW, WC; GT, KZN, LIM accepted) or name' })
+      return z.NEVER
+    }
+    return p
+  })

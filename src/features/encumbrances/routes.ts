@@ -6,8 +6,9 @@ import type { AppEnv } from '../../http/env.js'
 import { ApiError } from '../../http/errors.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import type { Lines } from '../../geo/lines.js'
-import { encodeTile, type TileLayer } from '../../geo/mvt.js'
-import { validateTile } from '../../geo/tiles.js'
+import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt.js'
+import { tileBBox } from '../../geo/tiles.js'
+import { parseTileParams } from '../../http/tile-params.js'
 import { parseInputGeometry } from './geometry-input.js'
 import type { EncumbranceQueries, EncumbranceRow, Overlap, ParcelRef } from './queries.js'
 import {
@@ -537,12 +538,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
     mw,
     (c, { params, query }) => {
       const s = q()
-      const num = (v: string) => (/^\d+$/.test(v) ? Number(v) : Number.NaN)
-      const z = num(params.z)
-      const x = num(params.x)
-      const y = num(params.y.replace(/\.mvt$/, ''))
-      const problems = validateTile(z, x, y)
-      if (problems.length) throw new ApiError('ValidationError', `invalid request: ${problems.map((p) => p.field).join(', ')}`, problems.map((p) => ({ field: p.field, message: p.message })))
+      const { z, x, y } = parseTileParams(params)
       const etag = `"${s.version}:${query.classes.join(',')}"`
       c.header('ETag', etag)
       c.header('Cache-Control', 'public, max-age=3600')
@@ -588,12 +584,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
 }
 
 function tileResponse(c: Context<AppEnv>, s: EncumbranceQueries, z: number, x: number, y: number, classes: EncumbranceClass[]): Response {
-  const n = 2 ** z
-  const lon = (tx: number) => (tx / n) * 360 - 180
-  const lat = (ty: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * ty) / n))) * 180) / Math.PI
-  // the tile box plus the 64 px buffer the encoder keeps
-  const pad = 64 / 4096
-  const box = { minX: lon(x - pad), maxX: lon(x + 1 + pad), maxY: lat(y - pad), minY: lat(y + 1 + pad) }
+  const box = tileBBox(z, x, y, DEFAULT_TILE_BUFFER_PX)
   const out: TileLayer[] = []
   for (const cls of classes) {
     if (z < TILE_MIN_ZOOM[cls]) continue

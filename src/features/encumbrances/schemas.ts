@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { EASE_TYPES, ENCUMBRANCE_CLASSES, RECORD_STATUSES, type EncumbranceClass } from '../../data/encumbrance-format.js'
 import { LPI_PATTERN } from '../../data/parcels-format.js'
-import { provinceCode } from '../../data/provinces.js'
-import { boundedFloatParam, intParam, LpiParam } from '../../http/params.js'
+import { boundedFloatParam, intParam, LpiParam, ProvinceParam } from '../../http/params.js'
 import type { BBox } from '../../geo/polygon.js'
 
 export const BATCH_MAX = 500
@@ -97,16 +96,7 @@ export const WithinQuerySchema = z.object({
 
 const SG_PATTERN = /^[A-Za-z0-9/ .\-*]+$/
 export const SearchQuerySchema = z.object({
-  province: z
-    .string()
-    .transform((s, ctx) => {
-      const p = provinceCode(s)
-      if (!p) {
-        ctx.addIssue({ code: 'custom', message: 'province must be a province code (EC, FS, GP, KZ, LP, MP, NC, NW, WC; GT, KZN, LIM accepted) or name' })
-        return z.NEVER
-      }
-      return p
-    })
+  province: ProvinceParam
     .optional()
     .openapi({ type: 'string', example: 'GP' }),
   encumbrance_class: classesParam('encumbrance_class'),

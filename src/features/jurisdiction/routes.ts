@@ -5,9 +5,10 @@ import { BOUNDARY_TYPES, type BoundaryType } from '../../data/jurisdiction-forma
 import type { AppEnv } from '../../http/env.js'
 import { ApiError } from '../../http/errors.js'
 import type { ApiRouter } from '../../http/openapi.js'
-import { encodeTile, type TileLayer } from '../../geo/mvt.js'
+import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt.js'
 import { simplifyPreserveTopology, toGeoJson, toWkt, type MultiPolygon } from '../../geo/polygon.js'
-import { validateTile } from '../../geo/tiles.js'
+import { tileBBox } from '../../geo/tiles.js'
+import { parseTileParams } from '../../http/tile-params.js'
 import { inForce, type BoundaryRow, type JurisdictionQueries } from './queries.js'
 import {
   AtQuerySchema,
@@ -518,13 +519,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
     (c, { params, query }) => {
       const s = q()
       const d = query.as_at ?? today()
-      const yText = params.y.replace(/\.mvt$/, '')
-      const num = (v: string) => (/^\d+$/.test(v) ? Number(v) : Number.NaN)
-      const z = num(params.z)
-      const x = num(params.x)
-      const y = num(yText)
-      const problems = validateTile(z, x, y)
-      if (problems.length) throw new ApiError('ValidationError', `invalid request: ${problems.map((p) => p.field).join(', ')}`, problems.map((p) => ({ field: p.field, message: p.message })))
+      const { z, x, y } = parseTileParams(params)
       const etag = `"${s.version}:${query.layers.join(',')}:${d}"`
       c.header('ETag', etag)
       c.header('Cache-Control', 'public, max-age=3600')
@@ -562,15 +557,7 @@ export function batchAnswer(items: readonly ({ bytes: Uint8Array } | null)[], ta
 }
 
 function tileResponse(c: Context<AppEnv>, s: JurisdictionQueries, z: number, x: number, y: number, layers: BoundaryType[], d: string): Response {
-  const n = 2 ** z
-  const lon = (tx: number) => (tx / n) * 360 - 180
-  const lat = (ty: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * ty) / n))) * 180) / Math.PI
-  // the tile box plus the 64 px buffer the encoder keeps
-  const pad = 64 / 4096
-  const west = lon(x - pad)
-  const east = lon(x + 1 + pad)
-  const north = lat(y - pad)
-  const south = lat(y + 1 + pad)
+  const { minX: west, minY: south, maxX: east, maxY: north } = tileBBox(z, x, y, DEFAULT_TILE_BUFFER_PX)
   const out: TileLayer[] = []
   for (const t of layers) {
     if (z < TILE_MIN_ZOOM[t]) continue

@@ -2,8 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { isValidIsoDate } from '../../auth/dates.js'
 import { BOUNDARY_TYPES, CHAIN_TYPES, type BoundaryType } from '../../data/jurisdiction-format.js'
 import { LPI_PATTERN } from '../../data/parcels-format.js'
-import { provinceCode } from '../../data/provinces.js'
-import { BatchPointSchema, boundedFloatParam, floatParam, intParam, upperEnumParam } from '../../http/params.js'
+import { BatchPointSchema, boundedFloatParam, floatParam, intParam, ProvinceParam, upperEnumParam } from '../../http/params.js'
 
 export const BATCH_MAX = 5000
 export const LIST_LIMIT_MAX = 1000
@@ -92,16 +91,7 @@ export const BoundaryTypeParamsSchema = z.object({ boundary_type: BoundaryTypePa
 export const BoundaryParamsSchema = z.object({ boundary_type: BoundaryTypeParam, code: CodeParam })
 
 export const ListQuerySchema = z.object({
-  province: z
-    .string()
-    .transform((s, ctx) => {
-      const p = provinceCode(s)
-      if (!p) {
-        ctx.addIssue({ code: 'custom', message: 'province must be a province code (EC, FS, GP, KZ, LP, MP, NC, NW, WC; GT, KZN, LIM accepted) or name' })
-        return z.NEVER
-      }
-      return p
-    })
+  province: ProvinceParam
     .optional()
     .openapi({ type: 'string', example: 'GP', description: 'Province family code: only boundaries in this province.' }),
   municipality: z
