@@ -9,8 +9,7 @@
  *
  * @module
  */
-import { existsSync, readFileSync } from 'node:fs'
-import Database from 'better-sqlite3'
+import { existsSync } from 'node:fs'
 import Flatbush from 'flatbush'
 import {
   ENCUMBRANCE_CLASSES,
@@ -18,19 +17,16 @@ import {
   FLAG_LINE,
   FLAG_NOT_CURRENT,
   HEAT_CELL_DEG,
-  LINE_CLASSES,
-  RELATIONSHIPS,
   linesAsPolygons,
-  polygonsAsLines,
   type EncumbranceClass,
 } from '../src/data/encumbrance-format.js'
 import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
-import { FLAG_HIDDEN, PARCEL_FILES, decodeGeometry, encodeGeometry, type MultiPolygon } from '../src/data/parcels-format.js'
-import { areaSqm, bufferLines, lineLengthM, lineOverlap, polygonOverlap, PreparedLines, PreparedPolygon, type MultiLineString } from '../src/geo/overlay.js'
-import { cellsAlongLines, cellsOverPolygon } from '../src/geo/cells.js'
+import { PARCEL_FILES, encodeGeometry, type MultiPolygon } from '../src/data/parcels-format.js'
+import { areaSqm, bufferLines, lineLengthM } from '../src/geo/overlay.js'
 import { linesBox } from '../src/geo/lines.js'
 import { bboxOf, type BBox } from '../src/geo/polygon.js'
 import { provinceDirs } from './build-parcels.js'
+import { computeOverlaps } from './encumbrance-overlaps.js'
 import { countLines, createProgress } from './progress.js'
 import type { RejectLog } from './reject-log.js'
 import { findLayerFile, readLayer } from './sources/read-layer.js'
@@ -44,19 +40,7 @@ const PREPARE_VERTICES = 48
 
 const round2 = (v: number) => Math.round(v * 100) / 100
 
-function vertexCount(mp: MultiPolygon): number {
-  let n = 0
-  for (const p of mp) for (const r of p) n += r.length
-  return n
-}
 
-/** An aligned ArrayBuffer copy of a file (Flatbush.from needs one). */
-function readArrayBuffer(path: string): ArrayBuffer {
-  const buf = readFileSync(path)
-  const ab = new ArrayBuffer(buf.byteLength)
-  new Uint8Array(ab).set(buf)
-  return ab
-}
 
 interface CoverageRow {
   records: number
@@ -182,7 +166,7 @@ export async function buildEncumbrances(
   }
   log(`encumbrances: ${n} records; computing parcel overlaps`)
 
-  if (ds.dir && existsSync(ds.pathOf(PARCEL_FILES.sqlite))) computeOverlaps(db, ds, n, flags)
+  if (existsSync(ds.pathOf(PARCEL_FILES.sqlite))) await computeOverlaps(db, { sqlite: ds.pathOf(PARCEL_FILES.sqlite), flatbush: ds.pathOf(PARCEL_FILES.flatbush), flags: ds.pathOf(PARCEL_FILES.flags) }, n, flags, log)
   else log('encumbrances: no parcel domain in this build; parcel overlaps left empty')
 
   db.exec(`CREATE INDEX encumbrance_uid ON encumbrance (uid);
@@ -238,122 +222,3 @@ function rowOf(id: number, rec: EncumbranceRecord, b: BBox, strip: MultiPolygon 
   }
 }
 
-const REL = (r: (typeof RELATIONSHIPS)[number]) => RELATIONSHIPS.indexOf(r)
-
-/** One encumbrance against one parcel: the `parcel_overlap` row, or null when they do not meet. */
-export interface OverlapRow {
-  relationship: (typeof RELATIONSHIPS)[number]
-  overlapSqm: number | null
-  overlapM: number | null
-  pct: number | null
-  /** The clipped piece on `crosses` (areas as polygons, lines as lines), else null. */
-  geom: { mp: MultiPolygon } | { lines: MultiLineString } | null
-}
-
-/**
- * How an encumbrance meets a parcel (DECISIONS.md "Encumbrances"):
- * - areas: the polygon overlap; `pct` of the parcel's computed area;
- * - lines: the relationship of the surveyed line itself (along the boundary only = touches,
- *   `overlap_sqm` 0); inside, an undimensioned line has `overlap_sqm` null, a dimensioned one the
- *   area of its strip inside the parcel; a dimensioned line outside the parcel whose strip still
- *   reaches into it is judged by the strip.
- */
-export function overlapOf(
-  enc: { mp: MultiPolygon | PreparedPolygon | null; lines: MultiLineString | PreparedLines | null; strip: MultiPolygon | PreparedPolygon | null },
-  parcel: MultiPolygon,
-  parcelArea: () => number,
-): OverlapRow | null {
-  const pctOf = (sqm: number) => {
-    const area = parcelArea()
-    return area > 0 ? round2(Math.min(100, (sqm / area) * 100)) : 0
-  }
-  if (enc.mp) {
-    const o = polygonOverlap(enc.mp, parcel)
-    if (!o) return null
-    const sqm = o.relationship === 'touches' ? 0 : round2(o.overlapSqm)
-    return { relationship: o.relationship, overlapSqm: sqm, overlapM: null, pct: pctOf(sqm), geom: o.relationship === 'crosses' ? { mp: o.geometry } : null }
-  }
-  const lo = lineOverlap(enc.lines!, parcel)
-  if (lo && lo.relationship !== 'touches') {
-    const strip = enc.strip ? polygonOverlap(enc.strip, parcel) : null
-    const sqm = enc.strip ? round2(strip && strip.relationship !== 'touches' ? strip.overlapSqm : 0) : null
-    return {
-      relationship: lo.relationship,
-      overlapSqm: sqm,
-      overlapM: round2(lo.overlapM),
-      pct: sqm === null ? null : pctOf(sqm),
-      geom: lo.relationship === 'crosses' ? { lines: lo.geometry } : null,
-    }
-  }
-  if (enc.strip) {
-    const o = polygonOverlap(enc.strip, parcel)
-    if (o && o.relationship !== 'touches') {
-      const sqm = round2(o.overlapSqm)
-      return { relationship: o.relationship, overlapSqm: sqm, overlapM: round2(lo?.boundaryM ?? 0), pct: pctOf(sqm), geom: o.relationship === 'crosses' ? { mp: o.geometry } : null }
-    }
-  }
-  if (!lo) return null
-  return { relationship: 'touches', overlapSqm: 0, overlapM: round2(lo.boundaryM), pct: 0, geom: null }
-}
-
-/** The overlap pass: every current encumbrance against the current parcels its search boxes hold. */
-function computeOverlaps(db: Database.Database, ds: DatasetWriter, n: number, flags: Uint8Array): void {
-  const parcels = new Database(ds.pathOf(PARCEL_FILES.sqlite), { readonly: true })
-  parcels.pragma('mmap_size = 2147483647')
-  const parcelGeom = parcels.prepare('SELECT geom FROM parcel WHERE id = ?').pluck()
-  const index = Flatbush.from(readArrayBuffer(ds.pathOf(PARCEL_FILES.flatbush)))
-  const parcelFlags = new Uint8Array(readFileSync(ds.pathOf(PARCEL_FILES.flags)))
-  const read = db.prepare('SELECT id, class, min_x, min_y, max_x, max_y, geom, area_geom FROM encumbrance WHERE id = ?')
-  const insert = db.prepare('INSERT INTO parcel_overlap VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-  // parcels met by several encumbrances (farms under corridors) are decoded once while hot; their
-  // area is computed only for those an encumbrance really meets
-  let young = new Map<number, { mp: MultiPolygon; area: number }>()
-  let old = new Map<number, { mp: MultiPolygon; area: number }>()
-  const parcelOf = (id: number) => {
-    let p = young.get(id) ?? old.get(id)
-    if (!p) {
-      p = { mp: decodeGeometry(parcelGeom.get(id) as Buffer), area: -1 }
-      if (young.size >= 50_000) {
-        old = young
-        young = new Map()
-      }
-      young.set(id, p)
-    }
-    return p
-  }
-  const areaOf = (p: { mp: MultiPolygon; area: number }) => (p.area >= 0 ? p.area : (p.area = areaSqm(p.mp)))
-  const progress = createProgress('encumbrances/overlaps', n)
-  let pairs = 0
-  db.exec('BEGIN')
-  for (let id = 1; id <= n; id++) {
-    progress.tick()
-    if (flags[id - 1] & FLAG_NOT_CURRENT) continue
-    const r = read.get(id) as { id: number; class: EncumbranceClass; min_x: number; min_y: number; max_x: number; max_y: number; geom: Buffer; area_geom: Buffer | null }
-    const isLine = LINE_CLASSES.has(r.class)
-    const decoded = decodeGeometry(r.geom)
-    const strip = r.area_geom ? decodeGeometry(r.area_geom) : null
-    const lines = isLine ? polygonsAsLines(decoded) : null
-    const mp = isLine ? null : decoded
-    const boxes = strip ? cellsOverPolygon(strip) : mp ? cellsOverPolygon(mp) : cellsAlongLines(lines!)
-    const cands = new Set<number>()
-    for (const b of boxes) for (const i of index.search(b.minX, b.minY, b.maxX, b.maxY, (i) => !(parcelFlags[i] & FLAG_HIDDEN))) cands.add(i + 1)
-    if (!cands.size) continue
-    const many = cands.size > 8
-    const enc = {
-      mp: mp && many && vertexCount(mp) > PREPARE_VERTICES ? new PreparedPolygon(mp) : mp,
-      lines: lines && many ? new PreparedLines(lines) : lines,
-      strip: strip && many && vertexCount(strip) > PREPARE_VERTICES ? new PreparedPolygon(strip) : strip,
-    }
-    for (const pid of [...cands].sort((a, b) => a - b)) {
-      const p = parcelOf(pid)
-      const o = overlapOf(enc, p.mp, () => areaOf(p))
-      if (!o) continue
-      pairs++
-      const geom = o.geom ? encodeGeometry('mp' in o.geom ? o.geom.mp : linesAsPolygons(o.geom.lines)) : null
-      insert.run(pid, id, REL(o.relationship), o.overlapSqm, o.overlapM, o.pct, geom, o.geom && 'lines' in o.geom ? 1 : 0)
-    }
-  }
-  db.exec('COMMIT')
-  progress.done(`${pairs} parcel overlaps`)
-  parcels.close()
-}

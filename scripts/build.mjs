@@ -10,6 +10,8 @@ const ENTRIES = {
   server: 'src/main.ts',
   keys: 'src/auth/cli.ts',
   'build-index': 'build-index/main.ts',
+  // the encumbrance overlap pass's worker thread, loaded next to whichever bundle builds
+  'overlap-worker': 'build-index/overlap-worker.ts',
   verify: 'build-index/verify.ts',
   synth: 'build-index/synth/main.ts',
   bench: 'bench/main.ts',

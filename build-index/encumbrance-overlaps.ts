@@ -1,0 +1,280 @@
+/**
+ * The overlap pass of the encumbrance build: every current encumbrance against the current
+ * parcels its search cells hold (DECISIONS.md "Encumbrances"), one `parcel_overlap` row per pair
+ * that meets.
+ *
+ * National exports hold half a million encumbrances, so the pass runs on worker threads when the
+ * bundled worker (`dist/overlap-worker.js`, next to the running bundle) exists and the export is
+ * large: the main thread reads records in chunks, workers compute, and rows are inserted in chunk
+ * order, so the database is the same whichever way it was computed. Under the test runner (no
+ * bundle) and for small exports it runs in the thread.
+ *
+ * @module
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import type Database from 'better-sqlite3'
+import DatabaseCtor from 'better-sqlite3'
+import Flatbush from 'flatbush'
+import { FLAG_NOT_CURRENT, LINE_CLASSES, RELATIONSHIPS, linesAsPolygons, polygonsAsLines, type EncumbranceClass } from '../src/data/encumbrance-format.js'
+import { FLAG_HIDDEN, decodeGeometry, encodeGeometry, type MultiPolygon } from '../src/data/parcels-format.js'
+import { cellsAlongLines, cellsOverPolygon } from '../src/geo/cells.js'
+import { areaSqm, lineOverlap, polygonOverlap, PreparedLines, PreparedPolygon, type MultiLineString } from '../src/geo/overlay.js'
+import { createProgress } from './progress.js'
+
+/** Polygons with more vertices than this are prepared (edge index) before meeting many parcels. */
+const PREPARE_VERTICES = 48
+/** Records per message to a worker. */
+const CHUNK = 256
+/** Below this many current records the pass stays in the thread (workers cost a parcel index each). */
+const WORKER_MIN_RECORDS = 20_000
+
+const round2 = (v: number) => Math.round(v * 100) / 100
+const REL = (r: (typeof RELATIONSHIPS)[number]) => RELATIONSHIPS.indexOf(r)
+
+function vertexCount(mp: MultiPolygon): number {
+  let n = 0
+  for (const p of mp) for (const r of p) n += r.length
+  return n
+}
+
+/** An aligned ArrayBuffer copy of a file (Flatbush.from needs one). */
+function readArrayBuffer(path: string): ArrayBuffer {
+  const buf = readFileSync(path)
+  const ab = new ArrayBuffer(buf.byteLength)
+  new Uint8Array(ab).set(buf)
+  return ab
+}
+
+/** One encumbrance against one parcel: the `parcel_overlap` row, or null when they do not meet. */
+export interface OverlapRow {
+  relationship: (typeof RELATIONSHIPS)[number]
+  overlapSqm: number | null
+  overlapM: number | null
+  pct: number | null
+  /** The clipped piece on `crosses` (areas as polygons, lines as lines), else null. */
+  geom: { mp: MultiPolygon } | { lines: MultiLineString } | null
+}
+
+/**
+ * How an encumbrance meets a parcel (DECISIONS.md "Encumbrances"):
+ * - areas: the polygon overlap; `pct` of the parcel's computed area;
+ * - lines: the relationship of the surveyed line itself (along the boundary only = touches,
+ *   `overlap_sqm` 0); inside, an undimensioned line has `overlap_sqm` null, a dimensioned one the
+ *   area of its strip inside the parcel; a dimensioned line outside the parcel whose strip still
+ *   reaches into it is judged by the strip.
+ */
+export function overlapOf(
+  enc: { mp: MultiPolygon | PreparedPolygon | null; lines: MultiLineString | PreparedLines | null; strip: MultiPolygon | PreparedPolygon | null },
+  parcel: MultiPolygon,
+  parcelArea: () => number,
+): OverlapRow | null {
+  const pctOf = (sqm: number) => {
+    const area = parcelArea()
+    return area > 0 ? round2(Math.min(100, (sqm / area) * 100)) : 0
+  }
+  if (enc.mp) {
+    const o = polygonOverlap(enc.mp, parcel)
+    if (!o) return null
+    const sqm = o.relationship === 'touches' ? 0 : round2(o.overlapSqm)
+    return { relationship: o.relationship, overlapSqm: sqm, overlapM: null, pct: pctOf(sqm), geom: o.relationship === 'crosses' ? { mp: o.geometry } : null }
+  }
+  const lo = lineOverlap(enc.lines!, parcel)
+  if (lo && lo.relationship !== 'touches') {
+    const strip = enc.strip ? polygonOverlap(enc.strip, parcel) : null
+    const sqm = enc.strip ? round2(strip && strip.relationship !== 'touches' ? strip.overlapSqm : 0) : null
+    return {
+      relationship: lo.relationship,
+      overlapSqm: sqm,
+      overlapM: round2(lo.overlapM),
+      pct: sqm === null ? null : pctOf(sqm),
+      geom: lo.relationship === 'crosses' ? { lines: lo.geometry } : null,
+    }
+  }
+  if (enc.strip) {
+    const o = polygonOverlap(enc.strip, parcel)
+    if (o && o.relationship !== 'touches') {
+      const sqm = round2(o.overlapSqm)
+      return { relationship: o.relationship, overlapSqm: sqm, overlapM: round2(lo?.boundaryM ?? 0), pct: pctOf(sqm), geom: o.relationship === 'crosses' ? { mp: o.geometry } : null }
+    }
+  }
+  if (!lo) return null
+  return { relationship: 'touches', overlapSqm: 0, overlapM: round2(lo.boundaryM), pct: 0, geom: null }
+}
+
+/** The built parcel files the pass reads. */
+export interface ParcelPaths {
+  sqlite: string
+  flatbush: string
+  flags: string
+}
+
+/** An encumbrance as the pass needs it. */
+export interface EncumbranceInput {
+  id: number
+  cls: EncumbranceClass
+  geom: Uint8Array
+  areaGeom: Uint8Array | null
+}
+
+/** A `parcel_overlap` row: parcel id, encumbrance id, relationship code, m², m, %, clip blob, clip is lines. */
+export type OverlapInsert = [number, number, number, number | null, number | null, number | null, Uint8Array | null, number]
+
+/** Opens the parcel files and returns the function computing one encumbrance's rows. */
+export function createOverlapComputer(paths: ParcelPaths): { rowsOf: (e: EncumbranceInput) => OverlapInsert[]; close: () => void } {
+  const parcels = new DatabaseCtor(paths.sqlite, { readonly: true })
+  parcels.pragma('mmap_size = 2147483647')
+  const parcelGeom = parcels.prepare('SELECT geom FROM parcel WHERE id = ?').pluck()
+  const index = Flatbush.from(readArrayBuffer(paths.flatbush))
+  const parcelFlags = new Uint8Array(readFileSync(paths.flags))
+  // parcels met by several encumbrances (farms under corridors) are decoded once while hot; their
+  // area is computed only for those an encumbrance really meets
+  let young = new Map<number, { mp: MultiPolygon; area: number }>()
+  let old = new Map<number, { mp: MultiPolygon; area: number }>()
+  const parcelOf = (id: number) => {
+    let p = young.get(id) ?? old.get(id)
+    if (!p) {
+      p = { mp: decodeGeometry(parcelGeom.get(id) as Buffer), area: -1 }
+      if (young.size >= 50_000) {
+        old = young
+        young = new Map()
+      }
+      young.set(id, p)
+    }
+    return p
+  }
+  const areaOf = (p: { mp: MultiPolygon; area: number }) => (p.area >= 0 ? p.area : (p.area = areaSqm(p.mp)))
+  const visible = (i: number) => !(parcelFlags[i] & FLAG_HIDDEN)
+
+  function rowsOf(e: EncumbranceInput): OverlapInsert[] {
+    const isLine = LINE_CLASSES.has(e.cls)
+    const decoded = decodeGeometry(e.geom)
+    const strip = e.areaGeom ? decodeGeometry(e.areaGeom) : null
+    const lines = isLine ? polygonsAsLines(decoded) : null
+    const mp = isLine ? null : decoded
+    const boxes = strip ? cellsOverPolygon(strip) : mp ? cellsOverPolygon(mp) : cellsAlongLines(lines!)
+    const cands = new Set<number>()
+    for (const b of boxes) for (const i of index.search(b.minX, b.minY, b.maxX, b.maxY, visible)) cands.add(i + 1)
+    if (!cands.size) return []
+    const many = cands.size > 8
+    const enc = {
+      mp: mp && many && vertexCount(mp) > PREPARE_VERTICES ? new PreparedPolygon(mp) : mp,
+      lines: lines && many ? new PreparedLines(lines) : lines,
+      strip: strip && many && vertexCount(strip) > PREPARE_VERTICES ? new PreparedPolygon(strip) : strip,
+    }
+    const out: OverlapInsert[] = []
+    for (const pid of [...cands].sort((a, b) => a - b)) {
+      const p = parcelOf(pid)
+      const o = overlapOf(enc, p.mp, () => areaOf(p))
+      if (!o) continue
+      const geom = o.geom ? encodeGeometry('mp' in o.geom ? o.geom.mp : linesAsPolygons(o.geom.lines)) : null
+      out.push([pid, e.id, REL(o.relationship), o.overlapSqm, o.overlapM, o.pct, geom, o.geom && 'lines' in o.geom ? 1 : 0])
+    }
+    return out
+  }
+  return { rowsOf, close: () => parcels.close() }
+}
+
+/** The bundled worker next to the running bundle, or null (test runner, unbundled source). */
+function workerScript(): string | null {
+  const here = fileURLToPath(import.meta.url)
+  if (!here.endsWith('.js')) return null
+  const script = fileURLToPath(new URL('./overlap-worker.js', import.meta.url))
+  return existsSync(script) ? script : null
+}
+
+/**
+ * Fills `parcel_overlap` for the current records among ids 1..n. Rows go in by encumbrance id,
+ * then parcel id, whether computed here or on workers.
+ */
+export async function computeOverlaps(db: Database.Database, paths: ParcelPaths, n: number, flags: Uint8Array, log: (line: string) => void): Promise<void> {
+  const read = db.prepare('SELECT id, class, geom, area_geom FROM encumbrance WHERE id = ?')
+  const insert = db.prepare('INSERT INTO parcel_overlap VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+  const current: number[] = []
+  for (let id = 1; id <= n; id++) if (!(flags[id - 1] & FLAG_NOT_CURRENT)) current.push(id)
+  const inputOf = (id: number): EncumbranceInput => {
+    const r = read.get(id) as { id: number; class: EncumbranceClass; geom: Buffer; area_geom: Buffer | null }
+    return { id: r.id, cls: r.class, geom: new Uint8Array(r.geom), areaGeom: r.area_geom ? new Uint8Array(r.area_geom) : null }
+  }
+  const progress = createProgress('encumbrances/overlaps', current.length)
+  let pairs = 0
+  const insertAll = (rows: OverlapInsert[]) => {
+    for (const r of rows) insert.run(...r)
+    pairs += rows.length
+  }
+  const script = workerScript()
+  // LANDDATA_BUILD_THREADS: worker count (1 keeps the pass in the thread); set, it applies to any size
+  const asked = Number.parseInt(process.env.LANDDATA_BUILD_THREADS ?? '', 10)
+  const threads = Number.isSafeInteger(asked) && asked > 0 ? asked : Math.min(availableParallelism(), 4)
+  const big = current.length >= WORKER_MIN_RECORDS || Number.isSafeInteger(asked)
+  db.exec('BEGIN')
+  if (!script || threads < 2 || !big) {
+    const computer = createOverlapComputer(paths)
+    try {
+      for (const id of current) {
+        progress.tick()
+        insertAll(computer.rowsOf(inputOf(id)))
+      }
+    } finally {
+      computer.close()
+    }
+  } else {
+    log(`encumbrances: overlaps on ${threads} worker threads`)
+    await runOnWorkers(script, threads, paths, current, inputOf, (rows, count) => {
+      insertAll(rows)
+      progress.tick(count)
+    })
+  }
+  db.exec('COMMIT')
+  progress.done(`${pairs} parcel overlaps`)
+}
+
+/** Sends chunks of records to `threads` workers (two in flight each) and hands results back in chunk order. */
+async function runOnWorkers(
+  script: string,
+  threads: number,
+  paths: ParcelPaths,
+  ids: number[],
+  inputOf: (id: number) => EncumbranceInput,
+  done: (rows: OverlapInsert[], count: number) => void,
+): Promise<void> {
+  const chunks = Math.ceil(ids.length / CHUNK)
+  const workers = Array.from({ length: threads }, () => new Worker(script, { workerData: paths }))
+  const pending = new Map<number, { rows: OverlapInsert[]; count: number }>()
+  let nextToSend = 0
+  let nextToInsert = 0
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const send = (w: Worker) => {
+        if (nextToSend >= chunks) return
+        const k = nextToSend++
+        const recs = ids.slice(k * CHUNK, (k + 1) * CHUNK).map(inputOf)
+        w.postMessage({ chunk: k, recs }, recs.flatMap((r) => (r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer])) as ArrayBuffer[])
+      }
+      for (const w of workers) {
+        w.on('message', (m: { chunk: number; rows: OverlapInsert[]; count: number }) => {
+          pending.set(m.chunk, { rows: m.rows, count: m.count })
+          while (pending.has(nextToInsert)) {
+            const p = pending.get(nextToInsert)!
+            pending.delete(nextToInsert)
+            done(p.rows, p.count)
+            nextToInsert++
+          }
+          if (nextToInsert === chunks) resolve()
+          else send(w)
+        })
+        w.on('error', reject)
+        w.on('exit', (code) => {
+          if (code !== 0 && nextToInsert < chunks) reject(new Error(`an overlap worker exited with code ${code}`))
+        })
+        send(w)
+        send(w)
+      }
+      if (chunks === 0) resolve()
+    })
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()))
+  }
+}
