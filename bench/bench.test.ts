@@ -9,15 +9,15 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { expect, inject, it } from 'vitest'
 
-it('npm run bench --quick runs the in-process suites (plots, strategies, parcels, parcel-strategies) and reports agreement', () => {
+it('npm run bench --quick runs the in-process suites (plots, strategies, parcels, parcel-strategies, encumbrances) and reports agreement', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'run.json')
   execFileSync(
     process.execPath,
-    [resolve('dist/bench.js'), '--quick', '--no-write', '--no-http', '--only', 'plots,strategies,parcels,parcel-strategies', '--dataset', inject('datasetDir'), '--json', out],
+    [resolve('dist/bench.js'), '--quick', '--no-write', '--no-http', '--only', 'plots,strategies,parcels,parcel-strategies,encumbrances', '--dataset', inject('datasetDir'), '--json', out],
     { stdio: 'pipe', timeout: 120_000 },
   )
   const { records } = JSON.parse(readFileSync(out, 'utf8'))
-  expect(records.map((r: { name: string }) => r.name)).toEqual(['plots', 'strategies', 'parcels', 'parcel-strategies'])
+  expect(records.map((r: { name: string }) => r.name)).toEqual(['plots', 'strategies', 'parcels', 'parcel-strategies', 'encumbrances'])
   for (const r of records) expect(r.failures).toEqual([])
   const rows = records[1].data.rows as { strategy: string; probes: number; radiusAgree: number; nearestAgree: number }[]
   expect(new Set(rows.map((r) => r.strategy))).toEqual(new Set(['kdbush (PointIndex)', 'kdbush + geokdbush around', 'flatbush', 'sqlite r*tree', 'brute force']))
@@ -55,4 +55,13 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
     expect(r.pip.n).toBe(r.pipProbes)
     expect(r.box.n).toBe(r.boxProbes)
   }
+  // encumbrances: parcel lookups, routes and areas through /intersect, z14 tiles; every answer
+  // checked against the queries (a mismatch would be in failures, asserted empty above)
+  const enc = records[4].data as { skipped?: string; records: number; lookupRows: { all: { n: number } }[]; intersectRows: { all: { n: number } }[]; tiles: { tiles: number } | null }
+  expect(enc.skipped).toBeUndefined()
+  expect(enc.records).toBeGreaterThan(0)
+  expect(enc.lookupRows).toHaveLength(4)
+  expect(enc.intersectRows).toHaveLength(4)
+  for (const r of [...enc.lookupRows, ...enc.intersectRows]) expect(r.all.n).toBeGreaterThan(0)
+  expect(enc.tiles?.tiles).toBeGreaterThan(0)
 }, 120_000)

@@ -15,10 +15,10 @@
  *   serves) has encumbrance overlaps (80 %) or has none (20 %);
  * - dense townships: the `heat_cell` table (current records per 0.01° cell) gathered into
  *   clusters of cells within {@link CLUSTER_DEG} of the densest one;
- * - routes: from a dense township, hop to further dense townships ahead (turning at most
- *   {@link MAX_TURN_DEG}° per hop and {@link MAX_DRIFT_DEG}° off the first heading), each hop
- *   gently bent, then cut at {@link ROUTE_TARGET_M}; each must pass the route's own validation
- *   (`parseInputGeometry`: length, positions, not self-intersecting);
+ * - routes: from a dense township, hop to further dense townships ahead (turns bounded by
+ *   {@link TURN_LIMITS}), each hop gently bent, then cut at {@link ROUTE_TARGET_M}; the best of
+ *   {@link ROUTE_DRAWS} draws that pass the route's own validation (`parseInputGeometry`:
+ *   length, positions, not self-intersecting);
  * - areas: 5 km × 5 km squares (25 km²) at a random angle on a dense township;
  * - tiles: the z14 tiles of random points in the densest heat cells.
  *
@@ -40,6 +40,7 @@ import { parseInputGeometry } from '../../src/features/encumbrances/geometry-inp
 import { INTERSECT_MAX_ENCUMBRANCES, INTERSECT_MAX_PARCELS, type EncumbranceQueries } from '../../src/features/encumbrances/queries.js'
 import { ROUTE_MAX_M } from '../../src/features/encumbrances/schemas.js'
 import { fastGeodesicM, metresPerDegree } from '../../src/geo/geodesic.js'
+import { lineLengthM } from '../../src/geo/overlay.js'
 import { tileAt } from '../../src/geo/tiles.js'
 import { MemoryRateLimiter } from '../../src/rate-limit/memory.js'
 import { buildServices, type Services } from '../../src/services.js'
@@ -48,7 +49,7 @@ import { BenchKeys } from '../lib/keys.js'
 import type { OpRow } from '../lib/measure.js'
 import { Random } from '../lib/prng.js'
 import { verdict } from '../lib/report.js'
-import { fmt, mib, Samples, type Summary } from '../lib/stats.js'
+import { fmt, Samples, type Summary } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
 
 /** Issue targets (national scale). */
@@ -63,9 +64,14 @@ const START_POOL = 20
 const ROUTE_TARGET_M = ROUTE_MAX_M * 0.999
 /** A hop goes to a township at least this far away (not the same one). */
 const MIN_HOP_M = 5_000
-/** Largest turn between two hops, and largest angle off the route's first heading. */
-const MAX_TURN_DEG = 60
-const MAX_DRIFT_DEG = 80
+/**
+ * Largest turn between two hops and largest angle off the route's first heading, degrees: the
+ * first pair, else (no township ahead) the second.
+ */
+const TURN_LIMITS = [
+  [60, 80],
+  [100, 135],
+] as const
 /** Spacing of a route's positions, metres. */
 const STEP_M = 300
 /** Bends: the bow of a hop (share of its length, at most BOW_MAX_M) and a small wiggle. */
@@ -73,8 +79,9 @@ const BOW_SHARE = 0.06
 const BOW_MAX_M = 2_500
 const WIGGLE_M = 120
 const WIGGLE_WAVE_M = 6_000
-/** Tries per route before it is given up (a try that self-intersects is drawn again). */
-const ROUTE_TRIES = 25
+/** Valid draws per route, the one through the most records kept; tries before a route is given up (a try that self-intersects is drawn again). */
+const ROUTE_DRAWS = 6
+const ROUTE_TRIES = 40
 /** The area case: a square of this side (25 km²), edges with a position every AREA_STEP_M. */
 const AREA_SIDE_M = 5_000
 const AREA_STEP_M = 250
@@ -84,6 +91,13 @@ const TILE_CELL_SHARE = 0.02
 const TILE_MIN_CELLS = 20
 
 type LonLat = [number, number]
+
+/** A route's positions, the dense townships it passes and the current records in them. */
+interface DrawnRoute {
+  coordinates: LonLat[]
+  townships: number
+  records: number
+}
 
 /** A timed operation: the OpRow plus per-request extras read from the answers afterwards. */
 export interface IntersectRow extends OpRow {
@@ -128,7 +142,7 @@ export interface EncumbrancesData {
   overlaps: number
   version: string
   asOf: string
-  /** dense-township clusters found in heat_cell, and the cells they hold */
+  /** dense-township clusters found in heat_cell (see {@link denseTownships}) */
   townships: number
   lpis: number
   lpiRounds: number
@@ -288,14 +302,14 @@ function cutAt(line: LonLat[], targetM: number): LonLat[] {
 }
 
 /**
- * One route of {@link ROUTE_TARGET_M} through dense townships: from one of the densest, hop to the
+ * One route of {@link ROUTE_TARGET_M} through dense townships: from township `start`, hop to the
  * township ahead with the best density for its distance (drawn with some jitter), each hop bent;
  * when none is ahead, carry on straight. Null when the draw self-intersects.
  */
-function drawRoute(rnd: Random, towns: Township[]): { coordinates: LonLat[]; townships: number } | null {
-  const start = rnd.int(0, Math.min(START_POOL, towns.length) - 1)
+function drawRoute(rnd: Random, towns: Township[], start: number): DrawnRoute | null {
   const waypoints: LonLat[] = [[towns[start].lon, towns[start].lat]]
   const visited = new Set([start])
+  const visitedOrder = [start]
   let heading: number | null = null
   let first: number | null = null
   let planned = 0
@@ -305,76 +319,93 @@ function drawRoute(rnd: Random, towns: Township[]): { coordinates: LonLat[]; tow
     let bestScore = 0
     let bestHeading = 0
     let bestD = 0
-    for (let i = 0; i < towns.length; i++) {
-      if (visited.has(i)) continue
-      const [dx, dy] = toLocal(at, [towns[i].lon, towns[i].lat])
-      const d = Math.hypot(dx, dy)
-      if (d < MIN_HOP_M || d > ROUTE_TARGET_M - planned + 30_000) continue
-      const h = Math.atan2(dy, dx)
-      if (heading !== null && angleDiff(h, heading) > (MAX_TURN_DEG * Math.PI) / 180) continue
-      if (first !== null && angleDiff(h, first) > (MAX_DRIFT_DEG * Math.PI) / 180) continue
-      const score = (towns[i].n / (d / 1000 + 20)) * rnd.range(0.6, 1.4)
-      if (score > bestScore) {
-        best = i
-        bestScore = score
-        bestHeading = h
-        bestD = d
+    // the township ahead; when there is none (a coast, an empty region), a sharper turn
+    for (const [turnDeg, driftDeg] of TURN_LIMITS) {
+      for (let i = 0; i < towns.length; i++) {
+        if (visited.has(i)) continue
+        const [dx, dy] = toLocal(at, [towns[i].lon, towns[i].lat])
+        const d = Math.hypot(dx, dy)
+        if (d < MIN_HOP_M || d > ROUTE_TARGET_M - planned + 30_000) continue
+        const h = Math.atan2(dy, dx)
+        if (heading !== null && angleDiff(h, heading) > (turnDeg * Math.PI) / 180) continue
+        if (first !== null && angleDiff(h, first) > (driftDeg * Math.PI) / 180) continue
+        const score = (towns[i].n / (d / 1000 + 20)) * rnd.range(0.6, 1.4)
+        if (score > bestScore) {
+          best = i
+          bestScore = score
+          bestHeading = h
+          bestD = d
+        }
       }
+      if (best >= 0) break
     }
     if (best < 0) break
     visited.add(best)
+    visitedOrder.push(best)
     waypoints.push([towns[best].lon, towns[best].lat])
     heading = bestHeading
     first ??= bestHeading
     planned += bestD * 1.02
   }
   const townships = waypoints.length
-  if (planned < ROUTE_TARGET_M) {
-    // nothing dense ahead: carry on straight (a random way when the start had no neighbour)
-    const h = heading ?? rnd.range(-Math.PI, Math.PI)
-    const rest = ROUTE_TARGET_M - planned + 5_000
-    const at = waypoints[waypoints.length - 1]
-    waypoints.push(fromLocal(at, Math.cos(h) * rest, Math.sin(h) * rest))
-  }
   const line: LonLat[] = []
   // where each waypoint sits in the line, to count the townships the cut route still reaches
   const starts: number[] = []
-  for (let i = 0; i + 1 < waypoints.length; i++) {
+  const hop = (a: LonLat, b: LonLat) => {
     starts.push(line.length)
-    line.push(...bentHop(rnd, waypoints[i], waypoints[i + 1]))
+    line.push(...bentHop(rnd, a, b))
   }
-  starts.push(line.length)
-  line.push(waypoints[waypoints.length - 1])
+  for (let i = 0; i + 1 < waypoints.length; i++) hop(waypoints[i], waypoints[i + 1])
+  let end = waypoints[waypoints.length - 1]
+  const shortM = ROUTE_TARGET_M - lineLengthM([[...line, end]])
+  if (shortM > 0) {
+    // nothing dense ahead: carry on straight (a random way when the start had no neighbour)
+    const h = heading ?? rnd.range(-Math.PI, Math.PI)
+    const next = fromLocal(end, Math.cos(h) * (shortM + 2_000), Math.sin(h) * (shortM + 2_000))
+    hop(end, next)
+    end = next
+  }
+  line.push(end)
   const cut = cutAt(line, ROUTE_TARGET_M)
   const coordinates = cut.map(([x, y]) => [r7(x), r7(y)] as LonLat)
   // the route's own validation: length, position count, not self-intersecting
   const g = parseInputGeometry({ type: 'LineString', coordinates })
-  return Array.isArray(g) ? null : { coordinates, townships: starts.slice(0, townships).filter((i) => i < cut.length - 1).length }
+  if (Array.isArray(g)) return null
+  const reached = visitedOrder.slice(0, townships).filter((_, j) => starts[j] < cut.length - 1)
+  return { coordinates, townships: reached.length, records: reached.reduce((a, i) => a + towns[i].n, 0) }
 }
 
-/** `count` routes (fewer when draws keep self-intersecting), each with the townships it was drawn through. */
-export function makeRoutes(towns: Township[], count: number, seed: number): { coordinates: LonLat[]; townships: number }[] {
+/**
+ * `count` routes, each from another of the {@link START_POOL} densest townships (in seeded order,
+ * reused only when there are fewer): the draw, of {@link ROUTE_DRAWS} valid ones, whose reached
+ * townships hold the most records. Fewer routes when a start's draws keep self-intersecting.
+ */
+export function makeRoutes(towns: Township[], count: number, seed: number): DrawnRoute[] {
   const rnd = new Random(seed >>> 0, 'bench/encumbrances/routes')
-  const out: { coordinates: LonLat[]; townships: number }[] = []
-  for (let k = 0; k < count && towns.length; k++) {
-    for (let t = 0; t < ROUTE_TRIES; t++) {
-      const r = drawRoute(rnd, towns)
-      if (r) {
-        out.push(r)
-        break
-      }
+  const starts = rnd.shuffle(Array.from({ length: Math.min(START_POOL, towns.length) }, (_, i) => i))
+  const out: DrawnRoute[] = []
+  for (let k = 0; k < count && starts.length; k++) {
+    let best: DrawnRoute | null = null
+    let valid = 0
+    for (let t = 0; t < ROUTE_TRIES && valid < ROUTE_DRAWS; t++) {
+      const r = drawRoute(rnd, towns, starts[k % starts.length])
+      if (!r) continue
+      valid++
+      if (!best || r.records > best.records) best = r
     }
+    if (best) out.push(best)
   }
   return out
 }
 
-/** `count` 25 km² squares at random angles, each centred on one of the densest townships. */
+/** `count` 25 km² squares at random angles, each centred on another of the densest townships (as routes start). */
 export function makeAreas(towns: Township[], count: number, seed: number): LonLat[][][] {
   const rnd = new Random(seed >>> 0, 'bench/encumbrances/areas')
+  const centres = rnd.shuffle(Array.from({ length: Math.min(START_POOL, towns.length) }, (_, i) => i))
   const out: LonLat[][][] = []
   const per = Math.round(AREA_SIDE_M / AREA_STEP_M)
-  for (let k = 0; k < count && towns.length; k++) {
-    const t = towns[rnd.int(0, Math.min(START_POOL, towns.length) - 1)]
+  for (let k = 0; k < count && centres.length; k++) {
+    const t = towns[centres[k % centres.length]]
     const c: LonLat = [t.lon, t.lat]
     const a = rnd.range(0, Math.PI / 2)
     const h = AREA_SIDE_M / 2
@@ -698,7 +729,7 @@ async function measureIntersect(ctx: SuiteContext, cells: { cx: number; cy: numb
     data.intersectRows.push({ ...service.row, ...extra }, { ...whole.row, ...extra })
     ctx.log(
       `encumbrances: /intersect ${c.label}: whole handler p50 ${fmt(whole.row.all.p50Us / 1000, 2)} ms, p99 ${fmt(whole.row.all.p99Us / 1000, 2)} ms (intersect() p50 ${fmt(service.row.all.p50Us / 1000, 2)} ms); ` +
-        `${fmt(enc / n)} encumbrances, ${fmt(parcels / n)} parcels, ${mib(bytes / n)} per answer; truncated ${truncE}/${truncP} of ${n}`,
+        `${fmt(enc / n)} encumbrances, ${fmt(parcels / n)} parcels, ${fmt(bytes / n / 1024)} KiB per answer; truncated ${truncE}/${truncP} of ${n}`,
     )
   }
 }
@@ -750,10 +781,16 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
     const work = mkdtempSync(join(tmpdir(), 'landdata-bench-encumbrances-'))
     try {
       const m = ds.domain('encumbrances')
-      if (!m) return skipped('the dataset has no encumbrance domain')
+      if (!m) {
+        ctx.log('encumbrances: skipped: the dataset has no encumbrance domain')
+        return skipped('the dataset has no encumbrance domain')
+      }
       const edb = ds.sqlite(ENCUMBRANCE_FILES.sqlite)
       const counts = edb.prepare('SELECT count(*) AS records, count(*) FILTER (WHERE record_status IS NULL) AS current FROM encumbrance').get() as { records: number; current: number }
-      if (!counts.current) return skipped('the encumbrance domain holds no current record')
+      if (!counts.current) {
+        ctx.log('encumbrances: skipped: the encumbrance domain holds no current record')
+        return skipped('the encumbrance domain holds no current record')
+      }
       const { app, services, key, close } = benchApp(ds, work)
       try {
         const s = services.encumbrances!
@@ -789,6 +826,7 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
     const national = r.dataset.scale === 'national'
     const us = (s: Summary | null) => (s && s.n ? `${fmt(s.p50Us)} µs` : '–')
     const ms = (v: number) => `${fmt(v / 1000, 2)} ms`
+    const kib = (bytes: number) => `${fmt(bytes / 1024)} KiB`
     const lines = [
       `Dataset ${d.version} (as of ${d.asOf}): ${d.records.toLocaleString('en-US')} encumbrance records (${d.current.toLocaleString('en-US')} current), ${d.overlaps.toLocaleString('en-US')} parcel overlaps computed at build time. ` +
         `"${WHOLE}" sends each request through the app (routing, key check, rate limit, validation, queries, the JSON or MVT answer read back as text or bytes, not parsed); "${QUERIES}" is the \`createEncumbranceQueries\` calls the route makes, without shaping the answer. ` +
@@ -817,9 +855,9 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
       lines.push(
         '',
         `**Corridor and area screening** (\`POST /encumbrances/intersect\`, every class): ${d.routes.length} seeded routes of ${fmt(meanKm)} km (the ${ROUTE_MAX_M / 1000} km limit less 0.1 %) drawn through the dense townships of the \`heat_cell\` table ` +
-          `(${d.townships.toLocaleString('en-US')} clusters of 0.01° cells within ${CLUSTER_DEG}°): from one of the ${START_POOL} densest, hops of at least ${MIN_HOP_M / 1000} km to the township ahead with the best density for its distance (at most ${MAX_TURN_DEG}° per turn, ${MAX_DRIFT_DEG}° off the first heading), ` +
-          `each hop bowed by up to ${BOW_SHARE * 100} % of its length (at most ${BOW_MAX_M / 1000} km) with a ${WIGGLE_M} m wiggle, a position every ${STEP_M} m, straight on when no township is ahead; each passed the route's own validation (length, positions, not self-intersecting). ` +
-          `Areas: ${d.areas.count} squares of ${fmt(d.areas.meanAreaKm2)} km² (${d.areas.positions} positions) at random angles on dense townships. ${d.intersectRounds} timed round(s). ` +
+          `(${d.townships.toLocaleString('en-US')} clusters of 0.01° cells within ${CLUSTER_DEG}°): each from another of the ${START_POOL} densest, hops of at least ${MIN_HOP_M / 1000} km to the township ahead with the best density for its distance (at most ${TURN_LIMITS[0][0]}° per turn and ${TURN_LIMITS[0][1]}° off the first heading, else ${TURN_LIMITS[1][0]}° and ${TURN_LIMITS[1][1]}°), ` +
+          `each hop bowed by up to ${BOW_SHARE * 100} % of its length (at most ${BOW_MAX_M / 1000} km) with a ${WIGGLE_M} m wiggle, a position every ${STEP_M} m, straight on when no township is ahead; of ${ROUTE_DRAWS} such draws, the one whose townships hold the most records, each having passed the route's own validation (length, positions, not self-intersecting). ` +
+          `Areas: ${d.areas.count} squares of ${fmt(d.areas.meanAreaKm2)} km² (${d.areas.positions} positions) at random angles, each centred on another of those densest townships. ${d.intersectRounds} timed round(s). ` +
           `Lists stop at ${INTERSECT_MAX_ENCUMBRANCES.toLocaleString('en-US')} encumbrances and ${INTERSECT_MAX_PARCELS.toLocaleString('en-US')} parcels ("truncated": answers that said so).`,
         '',
         '| case | variant | p50 | p99 | mean | ops/s | mean encumbrances | mean parcels | truncated (enc. / parcels) | mean answer | target | verdict |',
@@ -828,7 +866,7 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
           const target = x === routeWhole ? TARGETS.intersectRouteP50Ms : null
           return (
             `| ${x.op} | ${x.variant} | ${ms(x.all.p50Us)} | ${ms(x.all.p99Us)} | ${ms(x.all.meanUs)} | ${fmt(x.opsPerS)} | ${fmt(x.meanResults)} | ${fmt(x.meanParcels)} | ` +
-            `${x.truncatedEncumbrances} / ${x.truncatedParcels} of ${x.requests} | ${x.variant === WHOLE ? mib(x.meanBytes) : ''} | ${target === null ? '' : `≤ ${target} ms`} | ${target === null ? '' : verdict(national, x.all.p50Us / 1000, target, 'ms')} |`
+            `${x.truncatedEncumbrances} / ${x.truncatedParcels} of ${x.requests} | ${x.variant === WHOLE ? kib(x.meanBytes) : ''} | ${target === null ? '' : `≤ ${target} ms`} | ${target === null ? '' : verdict(national, x.all.p50Us / 1000, target, 'ms')} |`
           )
         }),
       )
@@ -840,7 +878,7 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
           ...d.routes.map(
             (x, i) =>
               `| ${i + 1} | ${fmt(x.lengthKm)} | ${x.positions} | ${x.townships} | ${x.encumbrances.toLocaleString('en-US')} | ${x.parcels.toLocaleString('en-US')} | ` +
-              `${[x.encumbrancesTruncated ? 'encumbrances' : '', x.parcelsTruncated ? 'parcels' : ''].filter(Boolean).join(', ') || 'no'} | ${mib(x.bytes)} | ${fmt(x.p50Ms, 2)} ms |`,
+              `${[x.encumbrancesTruncated ? 'encumbrances' : '', x.parcelsTruncated ? 'parcels' : ''].filter(Boolean).join(', ') || 'no'} | ${kib(x.bytes)} | ${fmt(x.p50Ms, 2)} ms |`,
           ),
         )
       }
@@ -853,7 +891,7 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
         '',
         '| tiles | variant | p50 | p99 | mean | ops/s | 204 share | mean bytes (200) | largest | target | verdict |',
         '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
-        `| ${t.row.op} | ${t.row.variant} | ${ms(t.row.all.p50Us)} | ${ms(t.row.all.p99Us)} | ${ms(t.row.all.meanUs)} | ${fmt(t.row.opsPerS)} | ${fmt(t.share204 * 100)} % | ${fmt(t.meanBytes / 1024)} KiB | ${fmt(t.maxBytes / 1024)} KiB | ≤ ${TARGETS.tileP50Ms} ms | ${verdict(national, t.row.all.p50Us / 1000, TARGETS.tileP50Ms, 'ms')} |`,
+        `| ${t.row.op} | ${t.row.variant} | ${ms(t.row.all.p50Us)} | ${ms(t.row.all.p99Us)} | ${ms(t.row.all.meanUs)} | ${fmt(t.row.opsPerS)} | ${fmt(t.share204 * 100)} % | ${kib(t.meanBytes)} | ${kib(t.maxBytes)} | ≤ ${TARGETS.tileP50Ms} ms | ${verdict(national, t.row.all.p50Us / 1000, TARGETS.tileP50Ms, 'ms')} |`,
       )
     }
     if (d.http) {

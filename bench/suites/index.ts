@@ -5,6 +5,7 @@
  * @module
  */
 import type { Suite } from '../lib/suite.js'
+import { boundaryStrategiesSuite } from './boundary-strategies.js'
 import { encumbrancesSuite } from './encumbrances.js'
 import { httpSuite } from './http.js'
 import { jurisdictionSuite } from './jurisdiction.js'
@@ -15,10 +16,9 @@ import { postgisSuite } from './postgis.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
 
-export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, parcelsSuite, parcelStrategiesSuite, jurisdictionSuite, encumbrancesSuite, startupSuite, postgisSuite]
+export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, parcelsSuite, parcelStrategiesSuite, jurisdictionSuite, boundaryStrategiesSuite, encumbrancesSuite, startupSuite, postgisSuite]
 
 /** Rows of issue 7 whose service has not landed yet. */
 export const PENDING: { area: string; what: string }[] = [
-  { area: 'Index strategies', what: 'point-in-polygon (jurisdiction): Flatbush, SQLite R*Tree, brute force' },
   { area: 'PostGIS side by side', what: 'corridor `ST_Intersection` on geography (with the encumbrance service)' },
 ]

@@ -40,7 +40,7 @@ import {
 } from '../../data/parcels-format.js'
 import { metresPerDegree } from '../../geo/geodesic.js'
 import { cellsAlongLines, cellsOverPolygon } from '../../geo/cells.js'
-import { distanceToLinesM, linesMeetBox, type Lines } from '../../geo/lines.js'
+import { distanceToLinesM, linesMeetBox, segmentMeetsBox, type Lines } from '../../geo/lines.js'
 import { areaSqm, lineLineOverlap, lineOverlap, polygonOverlap, PreparedLines, PreparedPolygon } from '../../geo/overlay.js'
 import { distanceToPointM, intersectsBox, type BBox } from '../../geo/polygon.js'
 
@@ -418,32 +418,33 @@ export function createEncumbranceQueries(ds: OpenDataset) {
     const parcels: { parcel: ParcelRef; overlapM?: number; overlapSqm?: number }[] = []
     let parcelsTruncated = false
     if (parcelIndex && parcelFlags && pst) {
-      const seen = new Set<number>()
       const ok = (i: number) => !(parcelFlags[i] & FLAG_HIDDEN) && (parcelFlags[i] & FLAG_LAYER_MASK) !== PARENT_FARM
-      outer: for (const b of boxes)
-        for (const i of parcelIndex.search(b.minX, b.minY, b.maxX, b.maxY, ok)) {
-          if (seen.has(i)) continue
-          seen.add(i)
-          const mp = parcelGeometry(i + 1)
-          if (prepLines) {
-            const o = lineOverlap(prepLines, mp)
-            if (!o || o.relationship === 'touches' || o.overlapM <= 0) continue
-            if (parcels.length === INTERSECT_MAX_PARCELS) {
-              parcelsTruncated = true
-              break outer
-            }
-            parcels.push({ parcel: pst.ref.get(i + 1) as ParcelRef, overlapM: round2(o.overlapM) })
-          } else {
-            const o = polygonOverlap(prepArea!, mp)
-            if (!o || o.relationship === 'touches' || o.overlapSqm <= 0) continue
-            if (parcels.length === INTERSECT_MAX_PARCELS) {
-              parcelsTruncated = true
-              break outer
-            }
-            parcels.push({ parcel: pst.ref.get(i + 1) as ParcelRef, overlapSqm: round2(o.overlapSqm) })
-          }
+      // a route's candidates are the parcels whose box meets one of its pieces (not every parcel
+      // of the 500 m cells it passes: in a township that is ten times as many geometry reads)
+      const cands = new Set<number>()
+      if (isRoute) {
+        for (const [ax, ay, bx, by] of routePieces(geometry.lines)) {
+          const hit = (i: number, x0: number, y0: number, x1: number, y1: number) => ok(i) && segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
+          for (const i of parcelIndex.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit)) cands.add(i)
         }
-      parcels.sort((a, b) => a.parcel.id - b.parcel.id)
+      } else for (const b of boxes) for (const i of parcelIndex.search(b.minX, b.minY, b.maxX, b.maxY, ok)) cands.add(i)
+      for (const i of [...cands].sort((a, b) => a - b)) {
+        const mp = parcelGeometry(i + 1)
+        let item: { parcel: ParcelRef; overlapM?: number; overlapSqm?: number } | null = null
+        if (prepLines) {
+          const o = lineOverlap(prepLines, mp)
+          if (o && o.relationship !== 'touches' && o.overlapM > 0) item = { parcel: pst.ref.get(i + 1) as ParcelRef, overlapM: round2(o.overlapM) }
+        } else {
+          const o = polygonOverlap(prepArea!, mp)
+          if (o && o.relationship !== 'touches' && o.overlapSqm > 0) item = { parcel: pst.ref.get(i + 1) as ParcelRef, overlapSqm: round2(o.overlapSqm) }
+        }
+        if (!item) continue
+        if (parcels.length === INTERSECT_MAX_PARCELS) {
+          parcelsTruncated = true
+          break
+        }
+        parcels.push(item)
+      }
     }
     return {
       encumbrances,
@@ -559,4 +560,20 @@ export function createEncumbranceQueries(ds: OpenDataset) {
 }
 
 const round2 = (v: number) => Math.round(v * 100) / 100
+
+/** Longest piece of a route searched with one box, degrees (about 250 m: a longer diagonal's box holds too much). */
+const ROUTE_PIECE_DEG = 0.0025
+
+/** The route cut into pieces of at most ROUTE_PIECE_DEG, as [ax, ay, bx, by]. */
+function routePieces(lines: Lines): [number, number, number, number][] {
+  const out: [number, number, number, number][] = []
+  for (const l of lines)
+    for (let i = 0; i + 1 < l.length; i++) {
+      const [ax, ay] = l[i]
+      const [bx, by] = l[i + 1]
+      const k = Math.max(1, Math.ceil(Math.max(Math.abs(bx - ax), Math.abs(by - ay)) / ROUTE_PIECE_DEG))
+      for (let j = 0; j < k; j++) out.push([ax + ((bx - ax) * j) / k, ay + ((by - ay) * j) / k, ax + ((bx - ax) * (j + 1)) / k, ay + ((by - ay) * (j + 1)) / k])
+    }
+  return out
+}
 
