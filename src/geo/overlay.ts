@@ -904,6 +904,7 @@ function offsetRing(pts: [number, number][], h: number): Ring | null {
   // unit left normals of each segment, in metres
   const nx: number[] = []
   const ny: number[] = []
+  const lens: number[] = []
   for (let i = 0; i + 1 < n; i++) {
     const mid = metresPerDegree((pts[i][1] + pts[i + 1][1]) / 2)
     const dx = (pts[i + 1][0] - pts[i][0]) * mid.lon
@@ -911,6 +912,7 @@ function offsetRing(pts: [number, number][], h: number): Ring | null {
     const len = Math.hypot(dx, dy)
     nx.push(-dy / len)
     ny.push(dx / len)
+    lens.push(len)
   }
   const at = (i: number, ux: number, uy: number, scale = 1): [number, number] => {
     const k = metresPerDegree(pts[i][1])
@@ -933,7 +935,10 @@ function offsetRing(pts: [number, number][], h: number): Ring | null {
     const turnLeft = nx[i - 1] * ny[i] - ny[i - 1] * nx[i] > 0
     const outer = (s > 0) !== turnLeft
     if (!outer) {
-      if (dot <= -0.5) return [at(i, ax, ay), at(i, bx, by)] // a hairpin: the ring check sends it to the merge
+      // the inner corner is where the two offset edges meet, h·√(2/(1+cos)) from the vertex: fine
+      // for any bend while that stays within half of each segment; a tighter hairpin makes the
+      // ring fail its check below and the caller merges pieces instead
+      if (dot <= -1 + 1e-12 || h * Math.sqrt(2 / (1 + dot)) > 0.5 * Math.min(lens[i - 1], lens[i])) return [at(i, ax, ay), at(i, bx, by)]
       return [at(i, ax + bx, ay + by, 1 / (1 + dot))]
     }
     const phi = Math.atan2(cross, dot)
