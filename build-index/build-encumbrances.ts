@@ -172,6 +172,11 @@ export async function buildEncumbrances(
   db.exec(`CREATE INDEX encumbrance_uid ON encumbrance (uid);
     CREATE INDEX encumbrance_sg ON encumbrance (sg_number);
     CREATE INDEX encumbrance_sg_reversed ON encumbrance (sg_reversed);
+    -- /search filters, each with the id so a page is an ordered range scan, not a sort
+    CREATE INDEX encumbrance_normalised ON encumbrance (ease_type_normalised, id);
+    CREATE INDEX encumbrance_raw ON encumbrance (upper(trim(ease_type)), id);
+    CREATE INDEX encumbrance_class ON encumbrance (class, id);
+    CREATE INDEX encumbrance_province ON encumbrance (province, id);
     CREATE INDEX parcel_overlap_encumbrance ON parcel_overlap (encumbrance_id, parcel_id);`)
   finishDb(db, scratch, ds.pathOf(ENCUMBRANCE_FILES.sqlite))
   ds.addFile(ENCUMBRANCE_FILES.sqlite, 'sqlite')
