@@ -3,9 +3,9 @@
  * its EWKT writer. The suite itself (apt-get, a private cluster) is run by `npm run bench -- --only postgis`.
  */
 import { afterEach, expect, it } from 'vitest'
-import { multiPolygonEwkt, NO_POSTGIS_ENV } from './lib/postgis.js'
+import { lineStringWkt, multiLineStringEwkt, multiPolygonEwkt, NO_POSTGIS_ENV } from './lib/postgis.js'
 import type { SuiteContext, SuiteRecord } from './lib/suite.js'
-import { compare, postgisSuite, type PostgisData } from './suites/postgis.js'
+import { compare, explainDifference, postgisSuite, type PostgisData } from './suites/postgis.js'
 
 const saved = process.env[NO_POSTGIS_ENV]
 afterEach(() => {
@@ -37,6 +37,19 @@ it('compares answers: exact sets, equal nearest distances, radius edges', () => 
   expect(compare('radius', { ids: [1, 2], d: [3, 400] }, { ids: [1], d: [3.001] })).toBe('disagreed')
 })
 
+it('compares corridor answers by uid set and explains the uids met on one side only', () => {
+  expect(compare('corridor', { ids: [5, 9], d: [1, 2] }, { ids: [9, 5], d: [2, 1] })).toBe('agreed')
+  expect(compare('corridor', { ids: [5] }, { ids: [5, 9] })).toBe('disagreed')
+  // ours alone, 1 cm from the route on the spheroid: our 2 cm edge tolerance
+  expect(explainDifference('ours', 0.01, false, 0.011)).toBe('tolerance')
+  // ours alone, meeting with straight edges but 30 cm away on great circles: the edge model
+  expect(explainDifference('ours', 0.3, true, 0)).toBe('edge model')
+  expect(explainDifference('ours', 0.3, false, 0.3)).toBe('unexplained')
+  // PostGIS alone: explained only when straight edges miss
+  expect(explainDifference('PostGIS', 0, false, 0.2)).toBe('edge model')
+  expect(explainDifference('PostGIS', 0, true, 0)).toBe('unexplained')
+})
+
 it('writes multipolygons as EWKT in SRID 4326', () => {
   const sq = [
     [0, 0],
@@ -45,4 +58,9 @@ it('writes multipolygons as EWKT in SRID 4326', () => {
     [0, 0],
   ]
   expect(multiPolygonEwkt([[sq], [sq, sq]])).toBe('SRID=4326;MULTIPOLYGON(((0 0,1 0,1 1,0 0)),((0 0,1 0,1 1,0 0),(0 0,1 0,1 1,0 0)))')
+})
+
+it('writes lines as EWKT and WKT', () => {
+  expect(multiLineStringEwkt([[[0, 0], [1, 1]], [[2, 2], [3, 3.5]]])).toBe('SRID=4326;MULTILINESTRING((0 0,1 1),(2 2,3 3.5))')
+  expect(lineStringWkt([[18.5, -33.9], [18.6, -33.8]])).toBe('LINESTRING(18.5 -33.9,18.6 -33.8)')
 })

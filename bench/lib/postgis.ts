@@ -208,3 +208,13 @@ export function multiPolygonEwkt(mp: number[][][][]): string {
   const ring = (r: number[][]) => `(${r.map((p) => `${p[0]} ${p[1]}`).join(',')})`
   return `SRID=4326;MULTIPOLYGON(${mp.map((poly) => `(${poly.map(ring).join(',')})`).join(',')})`
 }
+
+/** `SRID=4326;MULTILINESTRING(...)` for lines of [lon, lat] positions. */
+export function multiLineStringEwkt(lines: number[][][]): string {
+  return `SRID=4326;MULTILINESTRING(${lines.map((l) => `(${l.map((p) => `${p[0]} ${p[1]}`).join(',')})`).join(',')})`
+}
+
+/** `LINESTRING(...)` (WKT, no SRID) for one line of [lon, lat] positions. */
+export function lineStringWkt(line: number[][]): string {
+  return `LINESTRING(${line.map((p) => `${p[0]} ${p[1]}`).join(',')})`
+}

@@ -55,7 +55,7 @@ export function renderMarkdown(results: ResultsFile, suites: Suite<any>[], pendi
     if (chart) out.push(`![${s.title}](${chart.file})`, '')
     out.push(s.render(r), '')
   }
-  out.push('## Pending (service not built yet)', '', '| area | benchmark |', '|---|---|', ...pending.map((p) => `| ${p.area} | ${p.what} — pending (service not built yet) |`), '')
+  if (pending.length) out.push('## Pending (service not built yet)', '', '| area | benchmark |', '|---|---|', ...pending.map((p) => `| ${p.area} | ${p.what} — pending (service not built yet) |`), '')
   return out.join('\n')
 }
 

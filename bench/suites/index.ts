@@ -19,6 +19,4 @@ import { strategiesSuite } from './strategies.js'
 export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, parcelsSuite, parcelStrategiesSuite, jurisdictionSuite, boundaryStrategiesSuite, encumbrancesSuite, startupSuite, postgisSuite]
 
 /** Rows of issue 7 whose service has not landed yet. */
-export const PENDING: { area: string; what: string }[] = [
-  { area: 'PostGIS side by side', what: 'corridor `ST_Intersection` on geography (with the encumbrance service)' },
-]
+export const PENDING: { area: string; what: string }[] = []

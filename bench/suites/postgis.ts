@@ -9,7 +9,18 @@
  * - point in polygon: `ST_Intersects(geom, point)` on geometry(MultiPolygon, 4326) with the
  *   default status filter (hidden when lstatus is A or W, or wstatus is H). ST_Intersects, not
  *   ST_Contains: DECISIONS.md makes a point on a parcel's boundary inside it (closed set), as
- *   `createParcelQueries().at` does; ST_Contains would drop boundary points.
+ *   `createParcelQueries().at` does; ST_Contains would drop boundary points;
+ * - corridor: a seeded LineString of 2–5 km through built-up areas against the current
+ *   encumbrances (geography(Geometry, 4326), GiST): `ST_Intersects` on geography and, for each
+ *   record met, `ST_Length(ST_Intersection(geog, route))` (geography: the intersection is computed
+ *   in PostGIS's best-fit projection, the length on the spheroid); in the same statement the
+ *   current parcels other than parent farms whose interior the route enters (`ST_Intersects AND
+ *   NOT ST_Touches` on geometry) with the length inside. Ours is `createEncumbranceQueries().intersect`,
+ *   what `POST /encumbrances/intersect` calls (encumbrances and parcels); the whole handler
+ *   (`app.request`, JSON answer included) is timed as well. Agreement is the set of encumbrance
+ *   uids met per route: a uid on one side only is looked up in PostGIS (untimed) and explained
+ *   as our 2 cm edge tolerance, or as the edge model (ours: straight edges in lon/lat; PostGIS
+ *   geography: great-circle arcs), or fails the run.
  *
  * PostGIS runs through `pg` with named prepared statements: once sequentially (1 connection,
  * per-query latency) and once with 8 connections each taking its share of the probes (queries/s).
@@ -22,24 +33,39 @@
  *
  * @module
  */
-import { closeSync, openSync, writeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import KDBush from 'kdbush'
 import type { Client } from 'pg'
+import pino from 'pino'
 import { provinceDirs } from '../../build-index/build-parcels.js'
 import { deriveErvenFromCadastre } from '../../build-index/build-plots.js'
 import { findLayerFile, readLayer } from '../../build-index/sources/read-layer.js'
+import { normaliseEncumbrance } from '../../build-index/transform/encumbrances.js'
 import { normaliseParcel } from '../../build-index/transform/parcels.js'
 import { normaliseBotswanaPlot, normaliseErf, type PlotRecord } from '../../build-index/transform/plots.js'
 import type { PlotLayerWriter } from '../../build-index/write/plots-writer.js'
-import { openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
-import { decodeGeometry, encodeGeometry, PARCEL_LAYERS } from '../../src/data/parcels-format.js'
+import { createApp } from '../../src/app.js'
+import { SqliteKeyStore } from '../../src/auth/key-store.js'
+import { ENCUMBRANCE_CLASSES, ENCUMBRANCE_FILES, linesAsPolygons, polygonsAsLines } from '../../src/data/encumbrance-format.js'
+import { DatasetHandle, openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
+import { decodeGeometry, encodeGeometry, PARCEL_FILES, PARCEL_LAYERS } from '../../src/data/parcels-format.js'
+import { parseInputGeometry } from '../../src/features/encumbrances/geometry-input.js'
+import { createEncumbranceQueries } from '../../src/features/encumbrances/queries.js'
 import { createParcelQueries } from '../../src/features/parcels/queries.js'
 import { createPlotQueries } from '../../src/features/plots/queries.js'
 import { REVERSE_REACH_M } from '../../src/features/plots/schemas.js'
+import { fastGeodesicM, metresPerDegree } from '../../src/geo/geodesic.js'
+import { bufferLines, EDGE_TOL_M, lineOverlap } from '../../src/geo/overlay.js'
+import { MemoryRateLimiter } from '../../src/rate-limit/memory.js'
+import { buildServices } from '../../src/services.js'
+import { BenchKeys } from '../lib/keys.js'
 import { loadLayers, makeProbes as makePlotProbes } from '../lib/layers.js'
-import { multiPolygonEwkt, NO_POSTGIS_ENV, preparePostgis, startCluster, type Cluster } from '../lib/postgis.js'
+import { lineStringWkt, multiLineStringEwkt, multiPolygonEwkt, NO_POSTGIS_ENV, preparePostgis, startCluster, type Cluster } from '../lib/postgis.js'
+import { Random } from '../lib/prng.js'
 import { loadResults } from '../lib/report.js'
-import { fmt, median, Samples, type Summary } from '../lib/stats.js'
+import { fmt, median, mib, Samples, type Summary } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
 import { makeParcelProbes } from './parcels.js'
 import { RADIUS_LIMIT, RADIUS_M } from './plots.js'
@@ -51,8 +77,23 @@ export const CONNECTIONS = 8
 export const KNN_CANDIDATES = 8
 /** Distances of ours are rounded to the centimetre in the answer. */
 const DIST_TOL_M = 0.01
+/** Corridor probes: length range, spacing of the positions, largest turn per step, and how far a step's end may move to a parcel's label point. */
+export const CORRIDOR = { minM: 2_000, maxM: 5_000, stepM: 250, turnDeg: 25, snapM: 80 }
+/**
+ * A parcel only ours lists must be entered by at most our edge tolerance plus half a centimetre.
+ * A parcel only PostGIS lists is an edge case when ours measures the route as running along its
+ * boundary there (`lineOverlap`: touches, at least that length in `boundaryM`) and PostGIS finds
+ * the piece inside wholly within twice the tolerance (plus the slack) of the boundary: a route
+ * along a shared edge a few mm to one side, or a corner cut (ours classifies each piece of the
+ * route by its midpoint, within 2 cm being along the boundary, so a piece whose midpoint is that
+ * close and its deepest point a little further counts as a touch).
+ */
+const PARCEL_EDGE_M = EDGE_TOL_M + 0.005
+const PARCEL_EDGE_DEPTH_M = 2 * EDGE_TOL_M + 0.005
+/** Lengths inside an encumbrance agree within this many metres or this share of the length, whichever is larger. */
+const LENGTH_TOL = { m: 0.05, share: 0.001 }
 
-export type OpName = 'nearest' | 'radius' | 'at'
+export type OpName = 'nearest' | 'radius' | 'at' | 'corridor'
 
 interface OpRow {
   op: OpName
@@ -70,6 +111,48 @@ interface OpRow {
   agreement: { agreed: number; tolerated: number; disagreed: number }
 }
 
+/** Why an encumbrance uid is met on one side only (see {@link explainDifference}). */
+export type DifferenceKind = 'tolerance' | 'edge model' | 'unexplained'
+
+export interface CorridorDifference {
+  route: number
+  uid: number
+  /** the side that lists the uid */
+  side: 'ours' | 'PostGIS'
+  cls: string
+  kind: DifferenceKind
+  /** geography ST_Distance between the record and the route, m */
+  gapM: number
+  /** ST_Intersects on geometry (straight edges in lon/lat, as ours) */
+  planarMeets: boolean
+  /** ST_Distance on geometry, degrees */
+  planarGapDeg: number
+}
+
+export interface CorridorData {
+  load: { encumbrances: number; prepareMs: number; copyMs: number; indexMs: number; analyzeMs: number; tableBytes: number; indexBytes: number }
+  routes: { count: number; meanLengthM: number; minLengthM: number; maxLengthM: number; meanPositions: number; /** positions moved onto a parcel's label point */ snappedShare: number }
+  /** the route's whole handler in process (`app.request`, JSON answer read back as text), per route */
+  handler: Summary | null
+  encumbrances: { agreed: number; tolerated: number; disagreed: number; probes: number }
+  /** records met on both sides: ours `overlap_m` vs PostGIS's geography length of the intersection */
+  lengths: {
+    pairs: number
+    within: number
+    medianAbsM: number
+    maxAbsM: number
+    worst: string | null
+    /** of the pairs outside the tolerance: those whose PostGIS length with straight edges (geometry intersection) is within it of ours */
+    outsideStraightAgree: number
+    /** the others (at most 5) */
+    otherOutliers: string[]
+  }
+  parcels: { agreed: number; tolerated: number; disagreed: number; meanOurs: number; meanPg: number; examples: string[] }
+  /** every uid met on one side only, classified (at most 50 kept) */
+  differences: CorridorDifference[]
+  differenceCounts: Record<DifferenceKind, number>
+}
+
 export interface PostgisData {
   skipped?: string
   server?: string
@@ -79,6 +162,7 @@ export interface PostgisData {
   rows?: OpRow[]
   /** our HTTP req/s with 2 workers from results.json, when the http / parcels suites have run */
   http?: { op: OpName; endpoint: string; reqPerS: number; ranAt: string }[]
+  corridor?: CorridorData
   notes?: string[]
 }
 
@@ -88,10 +172,13 @@ interface Probes {
   length: number
 }
 
-/** Answer of one probe on either side: ids in order, and distances where the query has them. */
+/** Answer of one probe on either side: ids in order, and distances (corridor: lengths) where the query has them. */
 export interface Answer {
   ids: number[]
   d?: number[]
+  /** corridor: the parcels entered and the length inside each */
+  parcels?: number[]
+  parcelM?: number[]
 }
 
 // ---------------------------------------------------------------- source -> files for COPY
@@ -150,7 +237,7 @@ async function writePlots(source: string, file: string): Promise<number> {
 }
 
 /**
- * Parcels as `id \t lstatus \t wstatus \t EWKT`, ids as build-parcels.ts assigns them (provinces
+ * Parcels as `id \t lstatus \t wstatus \t parent_farm \t EWKT`, ids as build-parcels.ts assigns them (provinces
  * in code order, layers in PARCEL_LAYERS order, accepted rows in file order), geometry as the
  * build stores it (normalised, repaired, on the 1e-7 degree grid).
  */
@@ -166,7 +253,7 @@ async function writeParcels(source: string, file: string): Promise<number> {
         const r = normaliseParcel(row.properties, row.geometry, layer.type, code)
         if (!r.ok) continue
         const mp = decodeGeometry(encodeGeometry(r.rec.geometry))
-        out.line(`${++id}\t${r.rec.lstatus}\t${r.rec.wstatus ?? '\\N'}\t${multiPolygonEwkt(mp)}`)
+        out.line(`${++id}\t${r.rec.lstatus}\t${r.rec.wstatus ?? '\\N'}\t${layer.type === 'PARENT_FARM' ? 't' : 'f'}\t${multiPolygonEwkt(mp)}`)
       }
     }
   }
@@ -174,14 +261,145 @@ async function writeParcels(source: string, file: string): Promise<number> {
   return id
 }
 
+/**
+ * Current encumbrances as `uid \t class \t EWKT`, the records build-encumbrances.ts keeps
+ * (classes in source order, then provinces, then file order; a uid seen before, in any status,
+ * and a dimensioned line whose strip cannot be computed are rejected there, so here too), only
+ * those with a blank `status`; geometry as the build stores it (7 decimals, through the blob
+ * encoding): areas as MULTIPOLYGON, lines as MULTILINESTRING (the surveyed line, not its strip,
+ * as `/intersect` meets a route with it). Returns the uids written.
+ */
+async function writeEncumbrances(source: string, file: string): Promise<number[]> {
+  const out = new LineFile(file)
+  const seen = new Set<number>()
+  const uids: number[] = []
+  const provinces = provinceDirs(join(source, 'south_africa', 'encumbrances'))
+  for (const cls of ENCUMBRANCE_CLASSES) {
+    for (const { code, dir } of provinces) {
+      const f = findLayerFile(dir, cls)
+      if (!f) continue
+      for await (const row of readLayer(f, { pointLayer: false })) {
+        if (!row.ok) continue
+        const r = normaliseEncumbrance(row.properties, row.geometry, cls, code)
+        if (!r.ok || seen.has(r.rec.uid)) continue
+        const rec = r.rec
+        if (rec.lines && rec.widthM) {
+          try {
+            bufferLines(rec.lines, rec.widthM / 2)
+          } catch {
+            continue
+          }
+        }
+        seen.add(rec.uid)
+        if (rec.status) continue
+        const ewkt = rec.mp
+          ? multiPolygonEwkt(decodeGeometry(encodeGeometry(rec.mp)))
+          : multiLineStringEwkt(polygonsAsLines(decodeGeometry(encodeGeometry(linesAsPolygons(rec.lines!)))))
+        out.line(`${rec.uid}\t${cls}\t${ewkt}`)
+        uids.push(rec.uid)
+      }
+    }
+  }
+  out.close()
+  return uids
+}
+
 // ---------------------------------------------------------------- probes
 
 /** The parcels suite's /at probes (same generator and label, so the same points). */
 const makeAtProbes = (ds: OpenDataset, count: number, seed: number): Probes => makeParcelProbes(ds, count, seed, 'at')
 
+const round7 = (v: number) => Math.round(v * 1e7) / 1e7
+
+/**
+ * `count` corridor probes: LineStrings of {@link CORRIDOR}.minM–maxM drawn through built-up
+ * areas from the dataset's parcels. Each starts on the label point of a random published parcel
+ * (drawn uniformly by row, so mostly erven in towns) at a random heading, then takes steps of
+ * `stepM`, turning up to ± `turnDeg` each, every step's end moved to the nearest published
+ * parcel's label point within `snapM` when there is one, turning up to twice `turnDeg` more to
+ * find one (so the route runs through parcels, not along the empty land between towns). Positions have 7 decimals, as a client sends them; a draw
+ * the route's own validation refuses (self-intersecting) is drawn again.
+ */
+export function makeCorridorProbes(ds: OpenDataset, count: number, seed: number): { routes: [number, number][][]; snapped: number; positions: number } {
+  // published parcels' label points (without a cadastre: the box centres of the current encumbrances)
+  const [db, where] = ds.domain('parcels')
+    ? [ds.sqlite(PARCEL_FILES.sqlite), 'SELECT label_lon, label_lat FROM parcel WHERE hidden = 0 ORDER BY id']
+    : [ds.sqlite(ENCUMBRANCE_FILES.sqlite), 'SELECT (min_x + max_x) / 2, (min_y + max_y) / 2 FROM encumbrance WHERE record_status IS NULL ORDER BY id']
+  const n = db.prepare(`SELECT count(*) FROM (${where})`).pluck().get() as number
+  const routes: [number, number][][] = []
+  if (!n) return { routes, snapped: 0, positions: 0 }
+  const lon = new Float64Array(n)
+  const lat = new Float64Array(n)
+  const kd = new KDBush(n, 64, Float64Array)
+  let k = 0
+  for (const [x, y] of db.prepare(where).raw().iterate() as Iterable<[number, number]>) {
+    lon[k] = x
+    lat[k++] = y
+    kd.add(x, y)
+  }
+  kd.finish()
+  const rnd = new Random(seed >>> 0, 'bench/postgis/corridor')
+  const turn = (CORRIDOR.turnDeg * Math.PI) / 180
+  let snapped = 0
+  let positions = 0
+  for (let tries = 0; routes.length < count && tries < count * 20; tries++) {
+    const s0 = rnd.int(0, n - 1)
+    const wantM = rnd.range(CORRIDOR.minM, CORRIDOR.maxM)
+    let heading = rnd.range(0, 2 * Math.PI)
+    let x = round7(lon[s0])
+    let y = round7(lat[s0])
+    const line: [number, number][] = [[x, y]]
+    let moved = 0
+    for (let lengthM = 0, steps = 0; lengthM < wantM && steps < 100; steps++) {
+      heading += rnd.range(-turn, turn)
+      const m = metresPerDegree(y)
+      const rx = CORRIDOR.snapM / m.lon
+      const ry = CORRIDOR.snapM / m.lat
+      // the step's end on the heading, or turned one or two `turnDeg` either way when only there
+      // a parcel's label point lies within `snapM` (the route stays in the built-up area)
+      let best = -1
+      let tx = NaN
+      let ty = NaN
+      for (const dh of [0, turn, -turn, 2 * turn, -2 * turn]) {
+        const cx = x + (CORRIDOR.stepM * Math.cos(heading + dh)) / m.lon
+        const cy = y + (CORRIDOR.stepM * Math.sin(heading + dh)) / m.lat
+        if (dh === 0) {
+          tx = cx
+          ty = cy
+        }
+        let bestM = CORRIDOR.snapM
+        for (const i of kd.range(cx - rx, cy - ry, cx + rx, cy + ry)) {
+          const d = Math.hypot((lon[i] - cx) * m.lon, (lat[i] - cy) * m.lat)
+          if (d < bestM) {
+            bestM = d
+            best = i
+          }
+        }
+        if (best >= 0) {
+          heading += dh
+          break
+        }
+      }
+      if (best >= 0) moved++
+      const nx = round7(best >= 0 ? lon[best] : tx)
+      const ny = round7(best >= 0 ? lat[best] : ty)
+      lengthM += fastGeodesicM(x, y, nx, ny)
+      x = nx
+      y = ny
+      line.push([x, y])
+    }
+    // the route's own validation: positions, length, not self-intersecting
+    if (Array.isArray(parseInputGeometry({ type: 'LineString', coordinates: line }))) continue
+    routes.push(line)
+    snapped += moved
+    positions += line.length - 1
+  }
+  return { routes, snapped, positions }
+}
+
 // ---------------------------------------------------------------- timing
 
-function measureOurs(probes: Probes, rounds: number, fn: (k: number) => Answer): { answers: Answer[]; summary: Summary; opsPerS: number } {
+function measureOurs(probes: { length: number }, rounds: number, fn: (k: number) => Answer): { answers: Answer[]; summary: Summary; opsPerS: number } {
   const answers: Answer[] = new Array(probes.length)
   for (let k = 0; k < probes.length; k++) answers[k] = fn(k) // warm-up, and the answers compared
   const s = new Samples(probes.length * rounds)
@@ -198,7 +416,7 @@ function measureOurs(probes: Probes, rounds: number, fn: (k: number) => Answer):
 }
 
 /** Each client takes probes k = c, c + n, c + 2n, … sequentially; all clients at once. */
-async function measurePg(clients: Client[], probes: Probes, fn: (c: Client, k: number) => Promise<Answer>, answers?: Answer[]): Promise<{ summary: Summary; qps: number }> {
+async function measurePg(clients: Client[], probes: { length: number }, fn: (c: Client, k: number) => Promise<Answer>, answers?: Answer[]): Promise<{ summary: Summary; qps: number }> {
   const s = new Samples(probes.length)
   const t0 = performance.now()
   await Promise.all(
@@ -221,14 +439,32 @@ const SQL = {
   radius: `SELECT id, ST_Distance(geog, ${PT_GEOG}) AS d FROM plot WHERE ST_DWithin(geog, ${PT_GEOG}, $3::float8) ORDER BY d, id LIMIT $4::int`,
   at: `SELECT id FROM parcel WHERE ST_Intersects(geom, ST_SetSRID(ST_MakePoint($1::float8, $2::float8), 4326))
        AND lstatus NOT IN ('A', 'W') AND wstatus IS DISTINCT FROM 'H' ORDER BY id`,
+  // k 0: the encumbrances met (geography), k 1: the parcels entered (geometry), as /intersect lists them
+  corridor: `SELECT 0 AS k, uid AS id, ST_Length(ST_Intersection(geog, ST_GeogFromText($1::text))) AS m
+       FROM encumbrance WHERE ST_Intersects(geog, ST_GeogFromText($1::text))
+     UNION ALL
+     SELECT 1, id::int8, ST_Length(ST_Intersection(geom, ST_GeomFromText($1::text, 4326))::geography)
+       FROM parcel WHERE ST_Intersects(geom, ST_GeomFromText($1::text, 4326)) AND NOT ST_Touches(geom, ST_GeomFromText($1::text, 4326))
+       AND lstatus NOT IN ('A', 'W') AND wstatus IS DISTINCT FROM 'H' AND NOT parent_farm`,
 }
+/** Untimed: the length inside a record met on both sides with straight edges in lon/lat (geometry), then measured on the spheroid. */
+const PLANAR_LENGTH_SQL = `SELECT ST_Length(ST_Intersection(geog::geometry, ST_GeomFromText($1::text, 4326))::geography) AS m FROM encumbrance WHERE uid = $2::int8`
+/** Untimed: does the piece of the route inside a parcel lie within $3 m of the parcel's boundary? */
+const PARCEL_EDGE_SQL = `SELECT ST_Covers(ST_Buffer(ST_Boundary(geom)::geography, $3::float8)::geometry, ST_Intersection(geom, ST_GeomFromText($1::text, 4326))) AS near FROM parcel WHERE id = $2`
+/** Untimed: one encumbrance against one route, to explain a uid met on one side only. */
+const EXPLAIN_SQL = `SELECT cls, ST_Distance(geog, ST_GeogFromText($1::text)) AS gap_m, ST_Intersects(geog::geometry, ST_GeomFromText($1::text, 4326)) AS planar,
+  ST_Distance(geog::geometry, ST_GeomFromText($1::text, 4326)) AS planar_gap FROM encumbrance WHERE uid = $2::int8`
 
 // ---------------------------------------------------------------- agreement
 
 export type Verdict = 'agreed' | 'tolerated' | 'disagreed'
 
-/** One probe's answers, ours and PostGIS's (its ids in its own order; `at` sorted by id). */
+/** One probe's answers, ours and PostGIS's (its ids in its own order; `at` sorted by id; `corridor`: the uid sets, edge cases settled by {@link explainDifference}). */
 export function compare(op: OpName, ours: Answer, theirs: Answer): Verdict {
+  if (op === 'corridor') {
+    const b = new Set(theirs.ids)
+    return ours.ids.length === b.size && ours.ids.every((v) => b.has(v)) ? 'agreed' : 'disagreed'
+  }
   if (op === 'at') {
     const a = [...ours.ids].sort((x, y) => x - y)
     return a.length === theirs.ids.length && a.every((v, i) => v === theirs.ids[i]) ? 'agreed' : 'disagreed'
@@ -249,6 +485,25 @@ export function compare(op: OpName, ours: Answer, theirs: Answer): Verdict {
   const onEdge = (d: number) => edges.some((e) => Math.abs(d - e) <= DIST_TOL_M)
   const only = [...ours.ids.map((id, i) => (b.has(id) ? null : ours.d![i])), ...theirs.ids.map((id, i) => (a.has(id) ? null : theirs.d![i]))]
   return only.every((d) => d === null || onEdge(d)) ? 'tolerated' : 'disagreed'
+}
+
+/**
+ * Why a uid is met on one side only. Ours (overlay.ts) counts a record within {@link EDGE_TOL_M}
+ * of the route as touching it, and draws every edge straight in lon/lat; PostGIS geography meets
+ * exactly, on great-circle arcs. So: listed by ours only and within the tolerance (half a
+ * centimetre of slack), on the spheroid or with straight edges: 'tolerance'; met with straight
+ * edges (PostGIS geometry) but not on geography, or the reverse, the same way round as the two
+ * sides: 'edge model'; anything else: 'unexplained'. `planarGapM`: the straight-edge gap in
+ * metres, its lower bound (degrees times the shorter metres-per-degree).
+ */
+export function explainDifference(side: 'ours' | 'PostGIS', gapM: number, planarMeets: boolean, planarGapM: number): DifferenceKind {
+  const near = EDGE_TOL_M + 0.005
+  if (side === 'ours') {
+    if (gapM <= near) return 'tolerance'
+    if (planarMeets) return 'edge model'
+    return planarGapM <= near ? 'tolerance' : 'unexplained'
+  }
+  return planarMeets ? 'unexplained' : 'edge model'
 }
 
 // ---------------------------------------------------------------- HTTP numbers of earlier runs
@@ -283,6 +538,268 @@ type PgModule = (typeof import('pg'))['default']
 /** The environment cannot run the comparison after all (reported as a skip, never a failure). */
 class Skip extends Error {}
 
+type PgOp = { op: OpName; probes: { length: number }; where: (k: number) => string; ours: (k: number) => Answer; pg: (c: Client, k: number) => Promise<Answer> }
+
+/**
+ * The corridor row: loads the current encumbrances (COPY, GiST, VACUUM ANALYZE, timed apart
+ * from the other tables), checks they are the dataset's, draws the routes, and returns the op
+ * plus its agreement check and its whole-handler timing. Null, with a note, when the dataset or
+ * the source has no encumbrances.
+ */
+async function prepareCorridor(
+  ctx: SuiteContext,
+  admin: Client,
+  cluster: Cluster,
+  ds: OpenDataset,
+  source: string,
+  data: PostgisData,
+): Promise<{ op: PgOp; agreement(ours: Answer[], theirs: Answer[]): Promise<{ agreed: number; tolerated: number; disagreed: number }>; handler(rounds: number): Promise<Summary> } | null> {
+  const log = ctx.log
+  if (!ds.domain('encumbrances') || !ds.has(ENCUMBRANCE_FILES.sqlite)) {
+    data.notes!.push('corridor not measured: the dataset has no encumbrance domain')
+    return null
+  }
+  if (!provinceDirs(join(source, 'south_africa', 'encumbrances')).length) {
+    data.notes!.push(`corridor not measured: the source export has no encumbrance layers (${join(source, 'south_africa', 'encumbrances')})`)
+    return null
+  }
+  // ---- load
+  let t = performance.now()
+  const file = join(cluster.dir, 'encumbrances.tsv')
+  const uids = await writeEncumbrances(source, file)
+  const prepareMs = performance.now() - t
+  await admin.query(`CREATE TABLE encumbrance (uid int8 NOT NULL, cls text NOT NULL, geog geography(Geometry, 4326) NOT NULL)`)
+  t = performance.now()
+  await admin.query(`COPY encumbrance FROM '${file}'`)
+  const copyMs = performance.now() - t
+  t = performance.now()
+  await admin.query(`CREATE INDEX encumbrance_geog ON encumbrance USING gist (geog)`)
+  const indexMs = performance.now() - t
+  // for the untimed explanations only (not counted)
+  await admin.query(`CREATE INDEX encumbrance_uid ON encumbrance (uid)`)
+  t = performance.now()
+  await admin.query(`VACUUM ANALYZE encumbrance`)
+  const analyzeMs = performance.now() - t
+  const sizes = (await admin.query<{ t: string; i: string }>(`SELECT pg_table_size('encumbrance')::text AS t, pg_relation_size('encumbrance_geog')::text AS i`)).rows[0]
+  log(`postgis: ${uids.length.toLocaleString('en-US')} current encumbrances read in ${(prepareMs / 1000).toFixed(1)} s; COPY ${(copyMs / 1000).toFixed(1)} s, GiST ${(indexMs / 1000).toFixed(1)} s`)
+
+  // the uid sets only compare if both sides hold the same records
+  const served = ds.sqlite(ENCUMBRANCE_FILES.sqlite).prepare('SELECT uid FROM encumbrance WHERE record_status IS NULL ORDER BY uid').pluck().all() as number[]
+  const loaded = [...uids].sort((a, b) => a - b)
+  const firstDiff = loaded.findIndex((u, i) => u !== served[i])
+  if (loaded.length !== served.length || firstDiff >= 0)
+    ctx.fail(`postgis: loaded ${loaded.length} current encumbrances from the source, the dataset serves ${served.length} (first difference at uid ${loaded[firstDiff] ?? served[loaded.length]}): uid sets would not compare`)
+
+  // ---- routes
+  const count = ctx.opts.quick ? 30 : 500
+  const { routes, snapped, positions } = makeCorridorProbes(ds, count, ctx.opts.seed)
+  if (routes.length < count) data.notes!.push(`corridor: ${routes.length} of ${count} routes drawn (the others kept self-intersecting)`)
+  const lengths = routes.map((r) => {
+    let m = 0
+    for (let i = 0; i + 1 < r.length; i++) m += fastGeodesicM(r[i][0], r[i][1], r[i + 1][0], r[i + 1][1])
+    return m
+  })
+  const wkt = routes.map(lineStringWkt)
+  const eq = createEncumbranceQueries(ds)
+  const classes = [...ENCUMBRANCE_CLASSES]
+  const corridor: CorridorData = {
+    load: { encumbrances: uids.length, prepareMs, copyMs, indexMs, analyzeMs, tableBytes: Number(sizes.t), indexBytes: Number(sizes.i) },
+    routes: {
+      count: routes.length,
+      meanLengthM: lengths.reduce((a, b) => a + b, 0) / Math.max(1, lengths.length),
+      minLengthM: Math.min(...lengths),
+      maxLengthM: Math.max(...lengths),
+      meanPositions: routes.reduce((a, r) => a + r.length, 0) / Math.max(1, routes.length),
+      snappedShare: positions ? snapped / positions : 0,
+    },
+    handler: null,
+    encumbrances: { agreed: 0, tolerated: 0, disagreed: 0, probes: routes.length },
+    lengths: { pairs: 0, within: 0, medianAbsM: NaN, maxAbsM: NaN, worst: null, outsideStraightAgree: 0, otherOutliers: [] },
+    parcels: { agreed: 0, tolerated: 0, disagreed: 0, meanOurs: 0, meanPg: 0, examples: [] },
+    differences: [],
+    differenceCounts: { tolerance: 0, 'edge model': 0, unexplained: 0 },
+  }
+  data.corridor = corridor
+
+  const op: PgOp = {
+    op: 'corridor',
+    probes: { length: routes.length },
+    where: (k) => `route ${k} from (${routes[k][0].join(', ')})`,
+    ours: (k) => {
+      const r = eq.intersect({ lines: [routes[k]] }, classes)
+      return {
+        ids: r.encumbrances.map((e) => e.row.uid),
+        d: r.encumbrances.map((e) => e.overlap.overlapM ?? 0),
+        parcels: r.parcels.map((p) => p.parcel.id),
+        parcelM: r.parcels.map((p) => p.overlapM ?? 0),
+      }
+    },
+    pg: async (c, k) => {
+      const r = await c.query<{ k: number; id: string; m: number }>({ name: 'corridor', text: SQL.corridor, values: [wkt[k]] })
+      const a: Answer = { ids: [], d: [], parcels: [], parcelM: [] }
+      for (const x of r.rows) {
+        if (x.k === 0) {
+          a.ids.push(Number(x.id))
+          a.d!.push(x.m)
+        } else {
+          a.parcels!.push(Number(x.id))
+          a.parcelM!.push(x.m)
+        }
+      }
+      return a
+    },
+  }
+
+  async function agreement(ours: Answer[], theirs: Answer[]) {
+    const enc = corridor.encumbrances
+    const absDiffs: number[] = []
+    let failures = 0
+    for (let k = 0; k < routes.length; k++) {
+      const a = new Map(ours[k].ids.map((id, i) => [id, ours[k].d![i]]))
+      const b = new Map(theirs[k].ids.map((id, i) => [id, theirs[k].d![i]]))
+      // lengths of the records met on both sides
+      for (const [uid, m] of a) {
+        const pm = b.get(uid)
+        if (pm === undefined) continue
+        const diff = Math.abs(m - pm)
+        absDiffs.push(diff)
+        const tol = Math.max(LENGTH_TOL.m, LENGTH_TOL.share * pm)
+        let straight: number | null = null
+        if (diff <= tol) corridor.lengths.within++
+        else {
+          // is it the edge model? the same intersection with straight edges in lon/lat, as ours draws them
+          straight = (await admin.query<{ m: number }>(PLANAR_LENGTH_SQL, [wkt[k], uid])).rows[0]?.m ?? null
+          if (straight !== null && Math.abs(m - straight) <= tol) corridor.lengths.outsideStraightAgree++
+          else if (corridor.lengths.otherOutliers.length < 5) {
+            const o = ours[k].ids.indexOf(uid)
+            const rel = eq.intersect({ lines: [routes[k]] }, classes).encumbrances.find((e) => e.row.uid === uid)
+            corridor.lengths.otherOutliers.push(
+              `uid ${uid} (${rel?.row.cls}, ${rel?.overlap.relationship}) on route ${k}: ours ${fmt(ours[k].d![o], 3)} m, PostGIS ${fmt(pm, 3)} m, with straight edges ${fmt(straight, 3)} m` +
+                // a touch's length is the run along the record's boundary, within our 2 cm; PostGIS counts only what lies exactly on or in it
+                (rel?.overlap.relationship === 'touches' ? ' (a run along the boundary: ours counts it within 2 cm, PostGIS only where exactly on it)' : ''),
+            )
+          }
+        }
+        if (!(diff <= corridor.lengths.maxAbsM)) {
+          corridor.lengths.maxAbsM = diff
+          corridor.lengths.worst = `uid ${uid} on route ${k}: ours ${fmt(m, 2)} m, PostGIS ${fmt(pm, 2)} m${straight !== null ? `, PostGIS with straight edges ${fmt(straight, 2)} m` : ''}`
+        }
+      }
+      const only: ['ours' | 'PostGIS', number][] = [...[...a.keys()].filter((u) => !b.has(u)).map((u) => ['ours', u] as ['ours', number]), ...[...b.keys()].filter((u) => !a.has(u)).map((u) => ['PostGIS', u] as ['PostGIS', number])]
+      if (!only.length) {
+        enc.agreed++
+        continue
+      }
+      let unexplained = false
+      const kx = metresPerDegree(routes[k][0][1]).lon
+      for (const [side, uid] of only) {
+        const r = (await admin.query<{ cls: string; gap_m: number; planar: boolean; planar_gap: number }>(EXPLAIN_SQL, [wkt[k], uid])).rows[0]
+        const kind = r ? explainDifference(side, r.gap_m, r.planar, r.planar_gap * kx) : 'unexplained'
+        corridor.differenceCounts[kind]++
+        if (corridor.differences.length < 50)
+          corridor.differences.push({ route: k, uid, side, cls: r?.cls ?? '?', kind, gapM: r?.gap_m ?? NaN, planarMeets: r?.planar ?? false, planarGapDeg: r?.planar_gap ?? NaN })
+        if (kind === 'unexplained') {
+          unexplained = true
+          if (failures++ < 3)
+            ctx.fail(`postgis corridor: route ${k} (${wkt[k].slice(0, 80)}…): uid ${uid} (${r?.cls}) met by ${side} only, ${fmt(r?.gap_m, 3)} m from the route on geography, straight-edge ${r?.planar ? 'meets' : 'misses'}`)
+        }
+      }
+      if (unexplained) enc.disagreed++
+      else enc.tolerated++
+    }
+    if (failures > 3) ctx.fail(`postgis corridor: ${failures - 3} more unexplained differences not listed`)
+    corridor.lengths.pairs = absDiffs.length
+    corridor.lengths.medianAbsM = median(absDiffs)
+
+    // parcels entered: same id set, or the ids on one side only are edge cases of our tolerance:
+    // listed by PostGIS only with the piece inside wholly within PARCEL_EDGE_M of the boundary
+    // (ours: along the boundary, a touch), or by ours only entering by at most PARCEL_EDGE_M
+    const p = corridor.parcels
+    let pFailures = 0
+    for (let k = 0; k < routes.length; k++) {
+      const a = new Map(ours[k].parcels!.map((id, i) => [id, ours[k].parcelM![i]]))
+      const b = new Map(theirs[k].parcels!.map((id, i) => [id, theirs[k].parcelM![i]]))
+      p.meanOurs += a.size / routes.length
+      p.meanPg += b.size / routes.length
+      const only = [...[...a].filter(([id]) => !b.has(id)).map(([id, m]) => ({ id, m, side: 'ours' })), ...[...b].filter(([id]) => !a.has(id)).map(([id, m]) => ({ id, m, side: 'PostGIS' }))]
+      if (!only.length) {
+        p.agreed++
+        continue
+      }
+      const unexplained: typeof only = []
+      for (const x of only) {
+        let edge = x.m <= PARCEL_EDGE_M
+        if (x.side === 'PostGIS') {
+          const o = lineOverlap([routes[k]], eq.parcelGeometry(x.id))
+          // (PostGIS may split a run along a shared edge between the two parcels, a few mm either side)
+          const alongBoundary = o !== null && o.relationship === 'touches' && x.m <= o.boundaryM + 0.01
+          edge = alongBoundary && ((await admin.query<{ near: boolean }>(PARCEL_EDGE_SQL, [wkt[k], x.id, PARCEL_EDGE_DEPTH_M])).rows[0]?.near ?? false)
+        }
+        if (!edge) unexplained.push(x)
+      }
+      // the unexplained first, at most 3 named
+      const listed = [...unexplained, ...only.filter((x) => !unexplained.includes(x))]
+      const what =
+        listed
+          .slice(0, 3)
+          .map((x) => `parcel ${x.id} by ${x.side} only (${fmt(x.m, 3)} m inside${unexplained.includes(x) ? '' : ', within the edge tolerance'})`)
+          .join(', ') + (listed.length > 3 ? ` and ${listed.length - 3} more` : '')
+      if (p.examples.length < 5) p.examples.push(`route ${k}: ${what}`)
+      if (!unexplained.length) p.tolerated++
+      else {
+        p.disagreed++
+        if (pFailures++ < 3) ctx.fail(`postgis corridor: route ${k} (${wkt[k].slice(0, 80)}…): ${what}`)
+      }
+    }
+    log(
+      `postgis corridor: encumbrance uids agree on ${enc.agreed} + ${enc.tolerated} explained of ${routes.length} routes (${JSON.stringify(corridor.differenceCounts)}); ` +
+        `lengths within tolerance ${corridor.lengths.within}/${corridor.lengths.pairs}, max |diff| ${fmt(corridor.lengths.maxAbsM, 3)} m; parcels agree ${p.agreed} + ${p.tolerated}/${routes.length}`,
+    )
+    return { agreed: enc.agreed, tolerated: enc.tolerated, disagreed: enc.disagreed }
+  }
+
+  async function handler(rounds: number): Promise<Summary> {
+    const work = mkdtempSync(join(tmpdir(), 'landdata-bench-postgis-corridor-'))
+    const keys = new BenchKeys(join(work, 'keys.db'))
+    try {
+      const key = keys.issue(['encumbrance'])
+      const store = new SqliteKeyStore(keys.path)
+      const app = createApp({ log: pino({ level: 'silent' }), keys: store, limiter: new MemoryRateLimiter(), data: new DatasetHandle(ds, buildServices) })
+      const headers = { 'X-API-KEY': key, 'Content-Type': 'application/json' }
+      const bodies = routes.map((coordinates) => JSON.stringify({ geometry: { type: 'LineString', coordinates } }))
+      const call = async (k: number) => {
+        const res = await app.request('/api/v1/encumbrances/intersect', { method: 'POST', headers, body: bodies[k] })
+        // the body as the server sends it
+        const text = await res.text()
+        return { status: res.status, text }
+      }
+      // warm-up, and every answer checked against the queries (untimed)
+      let bad = 0
+      for (let k = 0; k < routes.length; k++) {
+        const { status, text } = await call(k)
+        const got = status === 200 ? (JSON.parse(text) as { encumbrances: { encumbrance_uid: number }[] }).encumbrances.map((e) => e.encumbrance_uid) : null
+        const want = eq.intersect({ lines: [routes[k]] }, classes).encumbrances.map((e) => e.row.uid)
+        if ((!got || JSON.stringify(got) !== JSON.stringify(want)) && bad++ < 3) ctx.fail(`postgis corridor: POST /intersect route ${k} answered ${status}: ${text.slice(0, 200)}`)
+      }
+      const s = new Samples(routes.length * rounds)
+      for (let r = 0; r < rounds; r++) {
+        for (let k = 0; k < routes.length; k++) {
+          const t0 = performance.now()
+          await call(k)
+          s.push(performance.now() - t0)
+        }
+      }
+      store.close()
+      return s.summary()
+    } finally {
+      keys.close()
+      rmSync(work, { recursive: true, force: true })
+    }
+  }
+
+  return { op, agreement, handler }
+}
+
 async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: OpenDataset, source: string, data: PostgisData): Promise<void> {
   const log = ctx.log
   const quick = ctx.opts.quick
@@ -309,7 +826,7 @@ async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: Op
     const prepareMs = performance.now() - t
     log(`postgis: read ${plots.toLocaleString('en-US')} plots and ${parcels.toLocaleString('en-US')} parcels from ${source} in ${(prepareMs / 1000).toFixed(1)} s`)
     await admin.query(`CREATE TABLE plot (id int4 NOT NULL, geog geography(Point, 4326) NOT NULL)`)
-    await admin.query(`CREATE TABLE parcel (id int4 NOT NULL, lstatus text NOT NULL, wstatus text, geom geometry(MultiPolygon, 4326) NOT NULL)`)
+    await admin.query(`CREATE TABLE parcel (id int4 NOT NULL, lstatus text NOT NULL, wstatus text, parent_farm bool NOT NULL, geom geometry(MultiPolygon, 4326) NOT NULL)`)
     t = performance.now()
     await admin.query(`COPY plot FROM '${plotsFile}'`)
     if (parcels) await admin.query(`COPY parcel FROM '${parcelsFile}'`)
@@ -349,10 +866,12 @@ async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: Op
     const plotProbes = makePlotProbes(loadLayers(ds), count, ctx.opts.seed, 'plots')
     const pq = createPlotQueries(ds)
     const countries = pq.countries
-    const ops: { op: OpName; probes: Probes; ours: (k: number) => Answer; pg: (c: Client, k: number) => Promise<Answer> }[] = [
+    const at = (p: Probes) => (k: number) => `(${p.lon[k]}, ${p.lat[k]})`
+    const ops: { op: OpName; probes: { length: number }; where: (k: number) => string; ours: (k: number) => Answer; pg: (c: Client, k: number) => Promise<Answer> }[] = [
       {
         op: 'nearest',
         probes: plotProbes,
+        where: at(plotProbes),
         ours: (k) => {
           const r = pq.reverse(plotProbes.lon[k], plotProbes.lat[k], REVERSE_REACH_M, countries, {})
           return { ids: r.map((p) => p.id), d: r.map((p) => p.distance_meters ?? NaN) }
@@ -365,6 +884,7 @@ async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: Op
       {
         op: 'radius',
         probes: plotProbes,
+        where: at(plotProbes),
         ours: (k) => {
           const r = pq.radius(plotProbes.lon[k], plotProbes.lat[k], RADIUS_M, RADIUS_LIMIT, countries, {})
           return { ids: r.map((p) => p.id), d: r.map((p) => p.distance_meters ?? NaN) }
@@ -382,12 +902,15 @@ async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: Op
       ops.push({
         op: 'at',
         probes: atProbes,
+        where: at(atProbes),
         ours: (k) => ({ ids: cq.at(atProbes.lon[k], atProbes.lat[k], f).map((p) => p.id) }),
         pg: async (c, k) => ({ ids: (await c.query<{ id: number }>({ name: 'at', text: SQL.at, values: [atProbes.lon[k], atProbes.lat[k]] })).rows.map((x) => x.id) }),
       })
     } else {
       data.notes!.push('point in polygon not measured: the dataset has no cadastre')
     }
+    const corridor = await prepareCorridor(ctx, admin, cluster, ds, source, data)
+    if (corridor) ops.push(corridor.op)
 
     data.rows = []
     for (const o of ops) {
@@ -401,15 +924,19 @@ async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: Op
         : undefined
       const pgServerMeanUs = server && Number(server.calls) > 0 ? server.mean * 1000 : null
       const conc = await measurePg(clients, o.probes, o.pg)
-      const agreement = { agreed: 0, tolerated: 0, disagreed: 0 }
-      const shown: string[] = []
-      for (let k = 0; k < o.probes.length; k++) {
-        const v = compare(o.op, ours.answers[k], theirs[k])
-        agreement[v]++
-        if (v === 'disagreed' && shown.length < 3)
-          shown.push(`(${o.probes.lon[k]}, ${o.probes.lat[k]}): ours ${JSON.stringify(ours.answers[k])}, PostGIS ${JSON.stringify(theirs[k])}`.slice(0, 600))
+      let agreement = { agreed: 0, tolerated: 0, disagreed: 0 }
+      if (o.op === 'corridor' && corridor) {
+        // uids met on one side only are looked up in PostGIS and explained (or fail the run)
+        agreement = await corridor.agreement(ours.answers, theirs)
+      } else {
+        const shown: string[] = []
+        for (let k = 0; k < o.probes.length; k++) {
+          const v = compare(o.op, ours.answers[k], theirs[k])
+          agreement[v]++
+          if (v === 'disagreed' && shown.length < 3) shown.push(`${o.where(k)}: ours ${JSON.stringify(ours.answers[k])}, PostGIS ${JSON.stringify(theirs[k])}`.slice(0, 600))
+        }
+        if (agreement.disagreed) ctx.fail(`postgis ${o.op}: ${agreement.disagreed} of ${o.probes.length} answers differ, e.g. ${shown.join('; ')}`)
       }
-      if (agreement.disagreed) ctx.fail(`postgis ${o.op}: ${agreement.disagreed} of ${o.probes.length} answers differ, e.g. ${shown.join('; ')}`)
       const mean = (a: Answer[]) => a.reduce((s, x) => s + x.ids.length, 0) / a.length
       data.rows.push({
         op: o.op,
@@ -430,9 +957,56 @@ async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: Op
           `${CONNECTIONS} conns ${fmt(conc.qps)} q/s; agreement ${agreement.agreed}+${agreement.tolerated}/${o.probes.length}`,
       )
     }
+    // the corridor's whole handler, in process, with PostgreSQL idle
+    if (corridor && data.corridor) data.corridor.handler = await corridor.handler(rounds)
   } finally {
     await Promise.allSettled([admin, ...clients].map((c) => c.end()))
   }
+}
+
+function renderCorridor(c: CorridorData, row: OpRow | undefined): string[] {
+  const l = c.load
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+  const km = (m: number) => `${fmt(m / 1000, 2)} km`
+  const e = c.encumbrances
+  const lines = [
+    `**Corridor.** ${l.encumbrances.toLocaleString('en-US')} current encumbrances (blank \`status\`; areas as MULTIPOLYGON, lines as MULTILINESTRING, the surveyed line as \`/intersect\` meets a route with it) ` +
+      `loaded into \`geography(Geometry, 4326)\` from the source layers with the build's readers (${s(l.prepareMs)}): COPY ${s(l.copyMs)}, GiST ${s(l.indexMs)}, VACUUM ANALYZE ${s(l.analyzeMs)}; ` +
+      `${mib(l.tableBytes)} table + ${mib(l.indexBytes)} GiST index; the uid set is the dataset's current records. ` +
+      `${c.routes.count} seeded routes of ${km(c.routes.minLengthM)}–${km(c.routes.maxLengthM)} (mean ${km(c.routes.meanLengthM)}, ${fmt(c.routes.meanPositions)} positions, steps of ${CORRIDOR.stepM} m turning up to ±${CORRIDOR.turnDeg}°), ` +
+      `each starting on a random published parcel's label point, ${fmt(c.routes.snappedShare * 100)} % of the steps ending on the label point of a parcel within ${CORRIDOR.snapM} m: through built-up areas. ` +
+      'The same WKT goes to both sides.',
+    '',
+    'PostGIS, one prepared statement per route: `ST_Intersects(geog, route)` on geography with `ST_Length(ST_Intersection(geog, route))` (geography) per record met, ' +
+      '`UNION ALL` the current parcels other than parent farms with `ST_Intersects(geom, route) AND NOT ST_Touches(geom, route)` (geometry) and `ST_Length(ST_Intersection(geom, route)::geography)`. ' +
+      'Ours: `createEncumbranceQueries().intersect`, what the route calls (encumbrances with relationship and `overlap_m`, parcels with `overlap_m`), in the row above' +
+      `${c.handler ? `; the whole \`POST /encumbrances/intersect\` handler in process (\`app.request\`, the JSON answer with every record's geometry read back as text): p50 ${fmt(c.handler.p50Us / 1000, 2)} ms, p99 ${fmt(c.handler.p99Us / 1000, 2)} ms` : ''}` +
+      `${c.handler && row ? ` (PostGIS 1 connection / whole handler p50: ${fmt(row.pgSeq.p50Us / c.handler.p50Us)}x)` : ''}.`,
+    '',
+    `Agreement on the encumbrance uids met: ${e.agreed} of ${e.probes} routes identical, ${e.tolerated} differing only by explained edge cases, ${e.disagreed} unexplained. ` +
+      `Uids on one side only: ${c.differenceCounts.tolerance} within our ${EDGE_TOL_M * 100} cm edge tolerance (ours counts a record that close as touching; PostGIS meets exactly), ` +
+      `${c.differenceCounts['edge model']} from the edge model (straight lines in lon/lat in ours, great-circle arcs in PostGIS geography: met on geometry, not on geography, or the reverse), ` +
+      `${c.differenceCounts.unexplained} unexplained.`,
+  ]
+  if (c.differences.length) {
+    lines.push('', '| route | uid | class | listed by | geography gap m | straight edges meet | straight-edge gap ° | explained as |', '|--:|--:|---|---|--:|---|--:|---|')
+    for (const x of c.differences.slice(0, 10))
+      lines.push(`| ${x.route} | ${x.uid} | ${x.cls} | ${x.side} | ${fmt(x.gapM, 4)} | ${x.planarMeets ? 'yes' : 'no'} | ${x.planarGapDeg.toExponential(2)} | ${x.kind} |`)
+    if (c.differences.length > 10) lines.push('', `(${c.differences.length - 10} more in results.json.)`)
+  }
+  const len = c.lengths
+  lines.push(
+    '',
+    `Length along the route inside each record met on both sides (ours \`overlap_m\`, rounded to the cm, vs PostGIS's geography \`ST_Length(ST_Intersection)\`): ` +
+      `${len.within} of ${len.pairs} within ${LENGTH_TOL.m * 100} cm or ${LENGTH_TOL.share * 100} %; median |difference| ${fmt(len.medianAbsM, 3)} m, largest ${fmt(len.maxAbsM, 3)} m${len.worst ? ` (${len.worst})` : ''}. ` +
+      `${len.pairs - len.within ? `Of the ${len.pairs - len.within} outside, ${len.outsideStraightAgree} agree within it with PostGIS's own intersection on geometry (straight edges in lon/lat, as ours) measured on the spheroid: the edge model again, on long record edges crossed at a shallow angle (geography intersects in a projected plane where those edges are straight instead)${len.otherOutliers.length ? `; the others: ${len.otherOutliers.join('; ')}` : ''}. ` : ''}` +
+      'Ours counts the length in the interior (a run along the boundary is `touches`, measured apart), PostGIS the length in the closed record.',
+    '',
+    `Parcels entered (current, parent farms excluded): mean ${fmt(c.parcels.meanOurs, 1)} ours / ${fmt(c.parcels.meanPg, 1)} PostGIS per route; id sets identical on ${c.parcels.agreed} routes, ` +
+      `${c.parcels.tolerated} differing only by edge cases of our ${EDGE_TOL_M * 100} cm tolerance (listed by PostGIS only, the piece inside lying wholly within ${fmt(PARCEL_EDGE_DEPTH_M * 100)} cm of the boundary per PostGIS, which ours measures as running along the boundary, a touch, not entered: a route along a shared edge a few mm to one side, or a corner cut, ours judging each piece by its midpoint; or listed by ours only, entering by at most ${fmt(PARCEL_EDGE_M * 100)} cm), ` +
+      `${c.parcels.disagreed} otherwise${c.parcels.examples.length ? ` (e.g. ${c.parcels.examples.join('; ')})` : ''}.`,
+  )
+  return lines
 }
 
 export const postgisSuite: Suite<PostgisData> = {
@@ -494,8 +1068,9 @@ export const postgisSuite: Suite<PostgisData> = {
       '',
       `Queries: nearest = KNN \`geog <-> point\` (${KNN_CANDIDATES} candidates re-ranked by ellipsoidal \`ST_Distance\`, within ${REVERSE_REACH_M / 1000} km) vs \`/plots/reverse\`; ` +
         `radius = \`ST_DWithin(geog, point, ${RADIUS_M})\` on geography, \`ORDER BY ST_Distance, id LIMIT ${RADIUS_LIMIT}\` vs \`/plots/search-given-coordinates\`; ` +
-        `at = \`ST_Intersects(geom, point)\` + the default status filter vs \`/parcels/at\` (ST_Intersects, not ST_Contains: a point on the boundary is inside, as in ours). ` +
-        `Probes: the plots and parcels suites' seeded generators. Ours: in process, one thread, p50/p99 per call and ops/s from an untimed pass. ` +
+        `at = \`ST_Intersects(geom, point)\` + the default status filter vs \`/parcels/at\` (ST_Intersects, not ST_Contains: a point on the boundary is inside, as in ours)` +
+        `${d.corridor ? '; corridor = a route against the encumbrances on geography and the parcels it enters, vs `POST /encumbrances/intersect` (below)' : ''}. ` +
+        `Probes: the plots and parcels suites' seeded generators${d.corridor ? ', and routes drawn from the parcels (below)' : ''}. Ours: in process, one thread, p50/p99 per call and ops/s from an untimed pass. ` +
         `PostGIS: one warm-up pass, then 1 connection (latency per query as the client sees it: loopback TCP round trip and \`pg\`'s row parsing included) and ${d.connections} connections each taking every ${d.connections}th probe (queries/s; the ${d.connections} clients share the bench's one Node thread). ` +
         `"Server-side mean" is pg_stat_statements' mean execution time of the prepared statement during the 1-connection pass: PostGIS's own cost without the round trip.`,
       '',
@@ -509,7 +1084,7 @@ export const postgisSuite: Suite<PostgisData> = {
         `| ${row.op} | ${row.probes.toLocaleString('en-US')} | ${fmt(row.ours.p50Us, 2)} / ${fmt(row.ours.p99Us, 2)} | ${fmt(row.ours.meanUs, 2)} | ${fmt(row.oursOpsPerS)} | ` +
           `${fmt(row.pgSeq.p50Us)} / ${fmt(row.pgSeq.p99Us)} | ${fmt(row.pgServerMeanUs)} | ${fmt(row.pgSeqQps)} | ` +
           `${fmt(row.pgConcQps)} (${fmt(row.pgConc.p50Us)}) | ${verdict(row.pgSeq.p50Us / row.ours.p50Us, TARGETS.perQueryX)} | ${verdict(row.oursOpsPerS / row.pgConcQps, TARGETS.throughputX)} | ` +
-          `${fmt(row.meanResultsOurs, 2)} / ${fmt(row.meanResultsPg, 2)} | ${a.agreed}${a.tolerated ? ` + ${a.tolerated} equal distance / on the edge` : ''} of ${row.probes}${a.disagreed ? `, **${a.disagreed} differ**` : ''} |`,
+          `${fmt(row.meanResultsOurs, 2)} / ${fmt(row.meanResultsPg, 2)} | ${a.agreed}${a.tolerated ? ` + ${a.tolerated} ${row.op === 'corridor' ? 'explained edge cases (below)' : 'equal distance / on the edge'}` : ''} of ${row.probes}${a.disagreed ? `, **${a.disagreed} differ**` : ''} |`,
       )
     }
     const http = d.http ?? []
@@ -528,10 +1103,10 @@ export const postgisSuite: Suite<PostgisData> = {
     lines.push(
       '',
       `Targets (issue 7, reported, not asserted): ours ≥ ${TARGETS.perQueryX}x faster per query than PostGIS sequential; ours ≥ ${TARGETS.throughputX}x the throughput of PostGIS with ${d.connections} connections and no HTTP. ` +
-        `Agreement: radius = same id set (ids only on one side must sit within ${DIST_TOL_M * 100} cm of the 500 m circle or of a full page's last distance); nearest = same id, or the same distance within ${DIST_TOL_M * 100} cm; at = same id set.`,
-      '',
-      '_Pending: corridor `ST_Intersection` (the encumbrance service does not exist yet)._',
+        `Agreement: radius = same id set (ids only on one side must sit within ${DIST_TOL_M * 100} cm of the 500 m circle or of a full page's last distance); nearest = same id, or the same distance within ${DIST_TOL_M * 100} cm; at = same id set` +
+        `${d.corridor ? '; corridor = same set of encumbrance uids met, a uid on one side only being explained (below) or failing the run' : ''}.`,
     )
+    if (d.corridor) lines.push('', ...renderCorridor(d.corridor, rows.find((x) => x.op === 'corridor')))
     for (const n of d.notes ?? []) lines.push('', `_${n}._`)
     return lines.join('\n')
   },
