@@ -253,6 +253,11 @@ describe('POST /encumbrances/intersect', () => {
     expect(parcels[FARM_LPI]).toBeUndefined()
     expect(parcels[erfLpi(1)]).toMatchObject({ parcel_type: 'ERF', province: 'WC', extent_sqm: expect.any(Number) })
     expect(body).toMatchObject({ encumbrances_truncated: false, parcels_truncated: false })
+    // geometries only on request
+    expect(strip.geometry).toBeUndefined()
+    const withGeom = await json(await post('/intersect', { ...line([[16.9995, -34.9045], [17.0035, -34.9045]]), include_geometry: true }))
+    expect(byUid(withGeom.encumbrances, ENC_UID.strip)?.geometry.type).toBe('Polygon')
+    expect(fields(await json(await post('/intersect', { ...line([[16.9995, -34.9045], [17.0035, -34.9045]]), include_geometry: 'yes' })))).toEqual(['include_geometry'])
   })
 
   it('a polygon: overlap_sqm per parcel and the encumbrance relative to the area', async () => {

@@ -326,6 +326,8 @@ function newTally(pieces: LineString[] | null, samples: number[] | null): Tally 
 }
 
 const SEG_HITS: number[] = []
+/** The last segment classified without an edge near it: where it ended, and whether inside (1) or outside (-1). */
+const clearRun: { tally: Tally | null; x: number; y: number; where: number } = { tally: null, x: 0, y: 0, where: 0 }
 const BREAKS: number[] = []
 
 /**
@@ -337,6 +339,37 @@ const BREAKS: number[] = []
  */
 function classifySegment(px: number, py: number, qx: number, qy: number, flags: number, r: EdgeSet, fr: Frame, tally: Tally): void {
   const { kx, ky, tol2 } = fr
+  // no edge within the tolerance of the segment: nothing snaps or cuts it, it is one piece wholly
+  // inside or outside, and so is the next segment of the line if that is clear too (one point
+  // test for a run of them: a long route across a large area would otherwise test every segment)
+  if (searchEdges(r, Math.min(px, qx) - fr.tx, Math.min(py, qy) - fr.ty, Math.max(px, qx) + fr.tx, Math.max(py, qy) + fr.ty, SEG_HITS).length === 0) {
+    const lenM0 = Math.sqrt(((qx - px) * kx) ** 2 + ((qy - py) * ky) ** 2)
+    if (lenM0 < MIN_PIECE_M) return
+    const where = clearRun.tally === tally && clearRun.x === px && clearRun.y === py ? clearRun.where : locate(r, (px + qx) / 2, (py + qy) / 2, fr)
+    clearRun.tally = tally
+    clearRun.x = qx
+    clearRun.y = qy
+    clearRun.where = where
+    if (where < 0) {
+      tally.exterior = true
+      tally.open = null
+      return
+    }
+    tally.interior = true
+    if (!tally.pieces) return
+    tally.interiorM += fastGeodesicM(px, py, qx, qy)
+    const open = tally.open
+    if (open && open[open.length - 1][0] === px && open[open.length - 1][1] === py) open.push([qx, qy])
+    else {
+      tally.open = [
+        [px, py],
+        [qx, qy],
+      ]
+      tally.pieces.push(tally.open)
+    }
+    return
+  }
+  clearRun.tally = null
   if (snapToBoundary(r, px, py, fr)) {
     tally.contact = true
     if (flags & PART_START) {

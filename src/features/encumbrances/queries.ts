@@ -401,7 +401,18 @@ export function createEncumbranceQueries(ds: OpenDataset) {
     const boxes = isRoute ? cellsAlongLines(geometry.lines) : cellsOverPolygon(geometry.mp)
 
     const encIds = new Set<number>()
-    for (const b of boxes) for (const id of idsInBox(b, classes)) encIds.add(id)
+    if (isRoute) {
+      // as for parcels below: only records whose box meets a piece of the route are read
+      const pieces = routePieces(geometry.lines)
+      for (const { cls, index, ids } of indexes) {
+        if (!classes.includes(cls)) continue
+        for (const [ax, ay, bx, by] of pieces) {
+          const hit = (i: number, x0: number, y0: number, x1: number, y1: number) =>
+            !(flags[ids[i] - 1] & FLAG_NOT_CURRENT) && segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
+          for (const i of index.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit)) encIds.add(ids[i])
+        }
+      }
+    } else for (const b of boxes) for (const id of idsInBox(b, classes)) encIds.add(id)
     const encumbrances: { row: EncumbranceRow; overlap: Overlap }[] = []
     let encTruncated = false
     for (const id of [...encIds].sort((a, b) => a - b)) {

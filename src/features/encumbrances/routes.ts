@@ -269,7 +269,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       tags: TAG,
       summary: 'Corridor and area screening',
       description:
-        'Body `{"geometry": <GeoJSON LineString or Polygon>, "encumbrance_class"?: "a,b"}`. A line up to 200 km (geodesic), a polygon up to 2 500 km² (holes allowed); longer, larger, self-intersecting, malformed, NaN/Infinity or out-of-range geometry answers 400 naming the problem. ' +
+        'Body `{"geometry": <GeoJSON LineString or Polygon>, "encumbrance_class"?: "a,b", "include_geometry"?: false}` (encumbrance geometries only on request: fetch one with /encumbrances/{uid}). A line up to 200 km (geodesic), a polygon up to 2 500 km² (holes allowed); longer, larger, self-intersecting, malformed, NaN/Infinity or out-of-range geometry answers 400 naming the problem. ' +
         '`encumbrances`: every current encumbrance the geometry meets, `relationship` being the encumbrance relative to the geometry (within = inside the area, contains = covers the route or area, crosses, touches); routes report `overlap_m` (route length inside an area, shared length with a line); areas report `overlap_sqm` (and `overlap_m` for lines; null `overlap_sqm` with a note for undimensioned lines). ' +
         '`parcels`: every current parcel except parent farms whose interior the geometry enters (touch-only contacts left out), by parcel id, with `overlap_m` (routes) or `overlap_sqm` (areas). ' +
         `At most 5000 encumbrances and 10000 parcels are listed; \`encumbrances_truncated\` / \`parcels_truncated\` say when more met the geometry.`,
@@ -292,7 +292,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const res = s.intersect('lines' in geometry ? { lines: geometry.lines } : { mp: geometry.mp }, classes.data)
       const isRoute = 'lines' in geometry
       return c.json({
-        encumbrances: res.encumbrances.map(({ row, overlap }) => recordOf(row, { overlap, geometry: storedGeometry(s, row) })),
+        encumbrances: res.encumbrances.map(({ row, overlap }) => recordOf(row, { overlap, geometry: body.include_geometry ? storedGeometry(s, row) : undefined })),
         parcels: res.parcels.map((p) => ({
           lpi: p.parcel.lpi,
           parcel_type: p.parcel.parcel_type,

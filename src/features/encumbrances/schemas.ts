@@ -209,6 +209,10 @@ export const IntersectBodySchema = z
       )
       .openapi({ description: `GeoJSON LineString (at most ${ROUTE_MAX_M / 1000} km) or Polygon (at most ${AREA_MAX_SQM / 1e6} km², holes allowed), WGS84 [longitude, latitude], at most ${GEOMETRY_MAX_POSITIONS} positions, not self-intersecting.` }),
     encumbrance_class: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: 'Classes to screen (comma list or array); default all.' }),
+    include_geometry: z
+      .boolean({ error: 'include_geometry must be true or false' })
+      .optional()
+      .openapi({ description: 'true: each encumbrance carries its whole geometry (a 200 km route can meet hundreds of corridor strips: megabytes). Default false: fetch a geometry with /encumbrances/{uid}.' }),
   })
   .openapi('EncumbranceIntersectRequest', {
     example: { geometry: { type: 'LineString', coordinates: [[28.0, -26.2], [28.1, -26.25]] } },
