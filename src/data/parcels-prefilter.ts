@@ -34,6 +34,7 @@
  * always undecided. The reader takes the Flatbush box from the index search, so the file holds no
  * coordinates of its own.
  */
+import { segmentMeetsBox } from '../geo/lines.js'
 import { COORD_SCALE, containsPointEncoded, int32View } from './parcels-format.js'
 
 export const PREFILTER_STRIDE = 10
@@ -127,26 +128,6 @@ export function createPrefilter(d: Uint8Array): (i: number, x: number, y: number
 
 // ---- writer
 
-/** Does segment a-b touch the closed box [x0, x1] x [y0, y1]? (Liang-Barsky clipping) */
-function segmentTouchesBox(ax: number, ay: number, bx: number, by: number, x0: number, y0: number, x1: number, y1: number): boolean {
-  let t0 = 0
-  let t1 = 1
-  const dx = bx - ax
-  const dy = by - ay
-  const clip = (p: number, q: number): boolean => {
-    if (p === 0) return q >= 0
-    const r = q / p
-    if (p < 0) {
-      if (r > t1) return false
-      if (r > t0) t0 = r
-    } else {
-      if (r < t0) return false
-      if (r < t1) t1 = r
-    }
-    return true
-  }
-  return clip(-dx, ax - x0) && clip(dx, x1 - ax) && clip(-dy, ay - y0) && clip(dy, y1 - ay)
-}
 
 interface Rings {
   /** rotated coordinates, ring after ring, each ring closed */
@@ -173,7 +154,7 @@ function clear(r: Rings, a0: number, b0: number, a1: number, b1: number): boolea
       const by = r.v[p + 1]
       // cheap reject before the clipping
       if ((ax < x0 && bx < x0) || (ax > x1 && bx > x1) || (ay < y0 && by < y0) || (ay > y1 && by > y1)) continue
-      if (segmentTouchesBox(ax, ay, bx, by, x0, y0, x1, y1)) return false
+      if (segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })) return false
     }
   }
   return true
