@@ -51,8 +51,6 @@ interface CoverageRow {
   rejected: number
 }
 
-export class EncumbranceBuildError extends Error {}
-
 export async function buildEncumbrances(
   source: string,
   ds: DatasetWriter,

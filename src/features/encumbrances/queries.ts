@@ -63,6 +63,15 @@ export interface EncumbranceRow {
   areaGeom: Buffer | null
 }
 
+/** Stored geometry: an area's polygons or a line's lines. */
+export type StoredGeometry = { mp: MultiPolygon } | { lines: Lines }
+
+/** A record with its decoded geometry. */
+export interface Drawn {
+  row: EncumbranceRow
+  geometry: StoredGeometry
+}
+
 /** A parcel as the encumbrance answers name it. */
 export interface ParcelRef {
   id: number
@@ -290,10 +299,16 @@ export function createEncumbranceQueries(ds: OpenDataset) {
     return out.sort((a, b2) => a - b2)
   }
 
-  /** Does the record's geometry (its strip for a dimensioned line) meet the box? */
-  function meetsBox(r: EncumbranceRow, b: BBox): boolean {
+  /** The record's stored geometry: its surveyed lines, or its polygons. */
+  function geometryOf(r: EncumbranceRow): StoredGeometry {
     const lines = lineOf(r)
-    return lines ? linesMeetBox(lines, b) : intersectsBox(areaOf(r)!, b)
+    return lines ? { lines } : { mp: areaOf(r)! }
+  }
+
+  /** The record's geometry when it meets the box, else null (decoded once for the test and the answer). */
+  function geometryInBox(r: EncumbranceRow, b: BBox): StoredGeometry | null {
+    const g = geometryOf(r)
+    return ('lines' in g ? linesMeetBox(g.lines, b) : intersectsBox(g.mp, b)) ? g : null
   }
 
   /**
@@ -318,13 +333,14 @@ export function createEncumbranceQueries(ds: OpenDataset) {
   }
 
   /** A page of current records meeting the box, by id after `afterId`. */
-  function within(b: BBox, classes: readonly EncumbranceClass[], limit: number, afterId: number): { rows: EncumbranceRow[]; next: number | null } {
-    const rows: EncumbranceRow[] = []
+  function within(b: BBox, classes: readonly EncumbranceClass[], limit: number, afterId: number): { rows: Drawn[]; next: number | null } {
+    const rows: Drawn[] = []
     for (const id of idsInBox(b, classes, (id) => id > afterId)) {
       const r = byId(id)
-      if (!meetsBox(r, b)) continue
-      if (rows.length === limit) return { rows, next: rows[rows.length - 1].id }
-      rows.push(r)
+      const geometry = geometryInBox(r, b)
+      if (!geometry) continue
+      if (rows.length === limit) return { rows, next: rows[rows.length - 1].row.id }
+      rows.push({ row: r, geometry })
     }
     return { rows, next: null }
   }
@@ -530,12 +546,13 @@ export function createEncumbranceQueries(ds: OpenDataset) {
   }
 
   /** Current records of one class meeting a box, by id, at most `max` (+1 to tell truncation). */
-  function inBox(cls: EncumbranceClass, b: BBox, max: number): EncumbranceRow[] {
-    const out: EncumbranceRow[] = []
+  function inBox(cls: EncumbranceClass, b: BBox, max: number): Drawn[] {
+    const out: Drawn[] = []
     for (const id of idsInBox(b, [cls])) {
       const r = byId(id)
-      if (!meetsBox(r, b)) continue
-      out.push(r)
+      const geometry = geometryInBox(r, b)
+      if (!geometry) continue
+      out.push({ row: r, geometry })
       if (out.length > max) break
     }
     return out
@@ -567,6 +584,7 @@ export function createEncumbranceQueries(ds: OpenDataset) {
     coverage,
     lineOf,
     areaOf,
+    geometryOf,
   }
 }
 

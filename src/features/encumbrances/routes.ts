@@ -1,11 +1,13 @@
 import type { Context } from 'hono'
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
-import { ENCUMBRANCE_CLASSES, HEAT_CELL_DEG, LINE_CLASSES, type EncumbranceClass } from '../../data/encumbrance-format.js'
-import { decodeGeometry, type MultiPolygon } from '../../data/parcels-format.js'
+import { ENCUMBRANCE_CLASSES, HEAT_CELL_DEG, type EncumbranceClass } from '../../data/encumbrance-format.js'
+import type { MultiPolygon } from '../../data/parcels-format.js'
 import type { AppEnv } from '../../http/env.js'
 import { ApiError } from '../../http/errors.js'
+import { plural } from '../../http/text.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import type { Lines } from '../../geo/lines.js'
+import { areaSqm } from '../../geo/overlay.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt.js'
 import { tileBBox } from '../../geo/tiles.js'
 import { parseTileParams } from '../../http/tile-params.js'
@@ -35,7 +37,6 @@ import {
 } from './schemas.js'
 
 const TAG = ['Encumbrances']
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7
 const UNDIMENSIONED_NOTE = 'An undimensioned servitude line has no surveyed width, so no overlapping area can be computed; overlap_m gives its length inside.'
 const EMPTY_NOTE = 'Nothing was found in this dataset; this does not mean the property is unencumbered (the export may be incomplete, and unregistered rights are not in it).'
@@ -81,10 +82,6 @@ function geoJsonOf(g: { mp: MultiPolygon } | { lines: Lines }): { type: string; 
   return polys.length === 1 ? { type: 'Polygon', coordinates: polys[0] } : { type: 'MultiPolygon', coordinates: polys }
 }
 
-function storedGeometry(s: EncumbranceQueries, r: EncumbranceRow): { mp: MultiPolygon } | { lines: Lines } {
-  const lines = s.lineOf(r)
-  return lines ? { lines } : { mp: s.areaOf(r)! }
-}
 
 /** An encumbrance record in the spec's field order; absent fields omitted, never null (except overlap_sqm on an undimensioned line). */
 function recordOf(
@@ -177,12 +174,12 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const p = parcelOr404(s, params.lpi)
       const parcelMp = s.parcelGeometry(p.id)
       const items = s.overlapsOfParcel(p.id).map(({ row, overlap }) => {
-        const geometry = overlap.clip ?? (overlap.relationship === 'contains' ? { mp: parcelMp } : storedGeometry(s, row))
+        const geometry = overlap.clip ?? (overlap.relationship === 'contains' ? { mp: parcelMp } : s.geometryOf(row))
         return recordOf(row, { overlap, geometry })
       })
       return c.json({
         encumbrances: items,
-        parcel: { lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, area_sqm: Math.round(s.parcelArea(p.id) * 100) / 100 },
+        parcel: { lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, area_sqm: Math.round(areaSqm(parcelMp) * 100) / 100 },
         message: found(items.length, `intersecting parcel ${p.lpi}`, s),
         ...env(s),
       })
@@ -228,7 +225,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const s = q()
       const hits = s.at(query.longitude, query.latitude, query.radius_m, query.encumbrance_class)
       return c.json({
-        encumbrances: hits.map((h) => recordOf(h.row, { distanceM: h.distanceM, geometry: storedGeometry(s, h.row) })),
+        encumbrances: hits.map((h) => recordOf(h.row, { distanceM: h.distanceM, geometry: s.geometryOf(h.row) })),
         count: hits.length,
         message: found(hits.length, query.radius_m ? `within ${query.radius_m} m of the point` : 'at the point', s),
         ...env(s),
@@ -252,7 +249,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const s = q()
       const page = s.within(query.bbox, query.encumbrance_class, query.limit, query.cursor)
       return c.json({
-        encumbrances: page.rows.map((r) => recordOf(r, { geometry: storedGeometry(s, r) })),
+        encumbrances: page.rows.map(({ row, geometry }) => recordOf(row, { geometry })),
         count: page.rows.length,
         limit: query.limit,
         next_cursor: page.next,
@@ -292,7 +289,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const res = s.intersect('lines' in geometry ? { lines: geometry.lines } : { mp: geometry.mp }, classes.data)
       const isRoute = 'lines' in geometry
       return c.json({
-        encumbrances: res.encumbrances.map(({ row, overlap }) => recordOf(row, { overlap, geometry: body.include_geometry ? storedGeometry(s, row) : undefined })),
+        encumbrances: res.encumbrances.map(({ row, overlap }) => recordOf(row, { overlap, geometry: body.include_geometry ? s.geometryOf(row) : undefined })),
         parcels: res.parcels.map((p) => ({
           lpi: p.parcel.lpi,
           parcel_type: p.parcel.parcel_type,
@@ -491,7 +488,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
         }
         if (truncated) continue
         const rows = s.inBox(cls, box, HEATMAP_MAX_ITEMS - features.length)
-        for (const r of rows) {
+        for (const { row: r, geometry } of rows) {
           if (features.length >= HEATMAP_MAX_ITEMS) {
             truncated = true
             break
@@ -500,7 +497,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
             type: 'Feature',
             id: r.uid,
             properties: { encumbrance_uid: r.uid, encumbrance_class: r.cls, ease_type_normalised: r.easeTypeNormalised, ...(r.sgNumber ? { sg_number: r.sgNumber } : {}) },
-            geometry: geoJsonOf(storedGeometry(s, r)),
+            geometry: geoJsonOf(geometry),
           })
         }
       }
@@ -578,7 +575,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const message = r.recordStatus
         ? `Encumbrance ${r.uid} is ${r.recordStatus.toLowerCase()}: it is excluded from intersections, so no affected parcels are listed`
         : `Encumbrance ${r.uid} affects ${plural(affected.length, 'current parcel')} in dataset ${s.version}`
-      return c.json({ encumbrance: recordOf(r, { geometry: storedGeometry(s, r) }), affected_parcels: affected, message, ...env(s) })
+      return c.json({ encumbrance: recordOf(r, { geometry: s.geometryOf(r) }), affected_parcels: affected, message, ...env(s) })
     },
   )
 }
@@ -589,11 +586,10 @@ function tileResponse(c: Context<AppEnv>, s: EncumbranceQueries, z: number, x: n
   for (const cls of classes) {
     if (z < TILE_MIN_ZOOM[cls]) continue
     const features = []
-    for (const r of s.inBox(cls, box, Infinity)) {
-      const g = LINE_CLASSES.has(cls) ? s.lineOf(r)! : decodeGeometry(r.geom)
+    for (const { row: r, geometry } of s.inBox(cls, box, Infinity)) {
       features.push({
         id: r.uid,
-        geometry: g,
+        geometry: 'lines' in geometry ? geometry.lines : geometry.mp,
         properties: { encumbrance_uid: r.uid, ease_type_normalised: r.easeTypeNormalised, ease_type: r.easeType, ...(r.sgNumber ? { sg_number: r.sgNumber } : {}) },
       })
     }

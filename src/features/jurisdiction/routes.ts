@@ -4,6 +4,7 @@ import { requireCountry, requireProduct } from '../../auth/middleware.js'
 import { BOUNDARY_TYPES, type BoundaryType } from '../../data/jurisdiction-format.js'
 import type { AppEnv } from '../../http/env.js'
 import { ApiError } from '../../http/errors.js'
+import { plural } from '../../http/text.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt.js'
 import { simplifyPreserveTopology, toGeoJson, toWkt, type MultiPolygon } from '../../geo/polygon.js'
@@ -37,7 +38,6 @@ import {
 } from './schemas.js'
 
 const TAG = ['Jurisdiction']
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 const today = () => johannesburgDate(new Date())
 

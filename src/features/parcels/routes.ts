@@ -1,6 +1,7 @@
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
 import type { ParcelType } from '../../data/parcels-format.js'
 import { ApiError } from '../../http/errors.js'
+import { plural } from '../../http/text.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { simplifyPreserveTopology, toGeoJson, toWkt } from '../../geo/polygon.js'
 import type { Filter, ParcelQueries } from './queries.js'
@@ -26,7 +27,6 @@ import {
 } from './schemas.js'
 
 const TAG = ['Parcel cadastre']
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 const filterOf = (q: { include_status?: string; parcel_type?: string }): Filter => ({
   all: q.include_status === 'all',
   ...(q.parcel_type ? { type: q.parcel_type as ParcelType } : {}),

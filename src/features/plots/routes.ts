@@ -1,6 +1,7 @@
 import { citiesAllowed, countriesInScope, assertCityPermitted, requireProduct } from '../../auth/middleware.js'
 import type { ApiKeyRecord, Country } from '../../auth/types.js'
 import { ApiError } from '../../http/errors.js'
+import { plural } from '../../http/text.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import type { CityScope, PlotQueries } from './queries.js'
 import {
@@ -22,7 +23,6 @@ function scopeOf(key: ApiKeyRecord, countries: Country[]): CityScope {
   return scope
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /** The plot and coordinate lookup service (spec 000): four GET endpoints, `plots` product. */
 export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries | null): void {
