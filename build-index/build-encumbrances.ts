@@ -35,9 +35,6 @@ import type { DatasetWriter } from './write/dataset-writer.js'
 import { GrowableF64 } from './write/growable.js'
 import { finishDb, openScratchDb } from './write/sqlite-writer.js'
 
-/** Polygons with more vertices than this are prepared (edge index) before meeting many parcels. */
-const PREPARE_VERTICES = 48
-
 const round2 = (v: number) => Math.round(v * 100) / 100
 
 
