@@ -13,6 +13,18 @@ describe('johannesburgDate', () => {
     expect(johannesburgDate(new Date('2026-06-30T21:59:00Z'))).toBe('2026-06-30')
     expect(johannesburgDate(new Date('2026-12-31T22:00:00Z'))).toBe('2027-01-01')
   })
+
+  it('answers each instant by its own day, whatever was asked before (the per-day cache)', () => {
+    const fmt = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Johannesburg', year: 'numeric', month: '2-digit', day: '2-digit' })
+    // instants hopping back and forth across midnights, seconds either side of 22:00 UTC
+    let t = Date.UTC(2026, 10, 22, 21, 59, 58)
+    for (let i = 0; i < 2000; i++) {
+      t += (i % 2 ? -1 : 1) * 86_400_000 * (i % 5) + (i % 3 ? 1000 : -1000)
+      const now = new Date(t)
+      expect(johannesburgDate(now)).toBe(fmt.format(now))
+    }
+    expect(johannesburgDate(new Date('1943-06-01T21:30:00Z'))).toBe(fmt.format(new Date('1943-06-01T21:30:00Z')))
+  })
 })
 
 describe('isValidIsoDate', () => {

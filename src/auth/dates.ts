@@ -9,9 +9,24 @@ const JHB_DAY = new Intl.DateTimeFormat('en-CA', {
   day: '2-digit',
 })
 
-/** The 'YYYY-MM-DD' calendar date of `now` in Africa/Johannesburg. */
+/** SAST: UTC+2 all year; Africa/Johannesburg has kept this offset without DST since 1944. */
+const SAST_OFFSET_MS = 2 * 3600 * 1000
+const DAY_MS = 86_400_000
+/** The SAST day number (days since 1970-01-01 SAST) of the last answer, and the answer. */
+let cachedDay = NaN
+let cachedDate = ''
+
+/**
+ * The 'YYYY-MM-DD' calendar date of `now` in Africa/Johannesburg. Called on every request (key
+ * terms, the jurisdiction services' `as_at` default), so the answer is kept per SAST day: a
+ * date formatted by Intl costs ~15 µs, the cached one a division.
+ */
 export function johannesburgDate(now: Date): string {
-  // formatToParts rather than format(): immune to ICU changing en-CA's separators.
+  const t = now.getTime()
+  const day = Math.floor((t + SAST_OFFSET_MS) / DAY_MS)
+  if (day === cachedDay) return cachedDate
+  // formatToParts rather than format(): immune to ICU changing en-CA's separators. Only dates
+  // after 1944 take the cache: before, SAST had DST and the day number could be off.
   let y = ''
   let m = ''
   let d = ''
@@ -20,7 +35,12 @@ export function johannesburgDate(now: Date): string {
     else if (p.type === 'month') m = p.value
     else if (p.type === 'day') d = p.value
   }
-  return `${y}-${m}-${d}`
+  const date = `${y}-${m}-${d}`
+  if (t > Date.UTC(1945, 0, 1)) {
+    cachedDay = day
+    cachedDate = date
+  }
+  return date
 }
 
 /** True only for a real calendar date written 'YYYY-MM-DD' ('2026-02-30' and '2026-2-3' are false). */

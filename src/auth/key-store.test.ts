@@ -133,6 +133,14 @@ describe('SqliteKeyStore: verify', () => {
     expect(await s.verify(unknownId, NOW)).toEqual({ ok: false, code: 'NOT_FOUND' })
     // The real key still works after the failed attempts (they did not poison the cache).
     expect((await s.verify(key, NOW)).ok).toBe(true)
+    // ... and once it has verified (its repeats skip the digest), a wrong secret on its id still fails
+    expect((await s.verify(key, NOW)).ok).toBe(true)
+    expect(await s.verify(wrongSecret, NOW)).toEqual({ ok: false, code: 'NOT_FOUND' })
+    // another key's verified string does not open this id
+    const other = s.issue({ products: ['plots'], countries: ['BOTSWANA'] }).key
+    expect((await s.verify(other, NOW)).ok).toBe(true)
+    const spliced = key.slice(0, 13) + other.slice(13)
+    expect(await s.verify(spliced, NOW)).toEqual({ ok: false, code: 'NOT_FOUND' })
   })
 
   it('SUSPENDED, then ok again after unsuspend', async () => {
