@@ -374,11 +374,17 @@ describe('GET /encumbrances/tiles/{z}/{x}/{y}.mvt', () => {
     // the edge line is vertical: its two points share x
     const pts = edge.loadGeometry()[0]
     expect(pts[0].x).toBe(pts[pts.length - 1].x)
-    expect((await get(`/tiles/14/${x}/${y}.mvt`, key, { 'If-None-Match': etag })).status).toBe(304)
+    const notModified = await get(`/tiles/14/${x}/${y}.mvt`, key, { 'If-None-Match': etag })
+    expect(notModified.status).toBe(304)
+    // binary and empty answers carry the request id like JSON ones
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(notModified.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   it('an empty tile is 204; out-of-range z/x/y 400', async () => {
-    expect((await get('/tiles/14/0/0.mvt')).status).toBe(204)
+    const empty = await get('/tiles/14/0/0.mvt')
+    expect(empty.status).toBe(204)
+    expect(empty.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
     expect(fields(await json(await get('/tiles/3/8/9.mvt')))).toEqual(['x', 'y'])
     expect(fields(await json(await get('/tiles/23/0/0.mvt')))).toContain('z')
   })

@@ -28,6 +28,20 @@ describe('request ids', () => {
     expect(a).not.toBe(b)
   })
 
+  it('sends the id on every kind of answer: 200, 400, 401, 403, 404, the OpenAPI document', async () => {
+    const { key } = t.issue({ products: ['plots'] })
+    const answers = [
+      await t.get('/api/v1/cities', key),
+      await t.get('/api/v1/plots/reverse?latitude=x', key),
+      await t.get('/api/v1/cities'),
+      await t.get('/api/v1/parcels/at?latitude=-26&longitude=28', key),
+      await t.get('/api/v1/nope', key),
+      await t.get('/api/v1/openapi.json'),
+    ]
+    expect(answers.map((r) => r.status)).toEqual([200, 400, 401, 403, 404, 200])
+    for (const r of answers) expect(r.headers.get('X-Request-Id')).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
   it('accepts an id of exactly 128 characters', async () => {
     const id = 'a'.repeat(128)
     expect((await t.get('/healthz', undefined, { 'X-Request-Id': id })).headers.get('X-Request-Id')).toBe(id)

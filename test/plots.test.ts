@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { karneyDistanceM } from '../src/geo/geodesic.js'
-import { BORDER_QUERY, GABORONE_A, KALAHARI, MAUN_A, RADIUS_CENTRE, RING } from './fixtures/plot-fixtures.js'
+import { BORDER_QUERY, destination, FIXTURE_ERVEN, FIXTURE_PLOTS, GABORONE_A, KALAHARI, MAUN_A, RADIUS_CENTRE, RING } from './fixtures/plot-fixtures.js'
 import { json, makeTestApp } from './helpers.js'
 
 const t = makeTestApp()
@@ -109,6 +109,38 @@ describe('GET /plots/search-given-coordinates', () => {
 })
 
 describe('GET /plots/reverse', () => {
+  it('equals a 100 km radius search cut to one, from points 50 m to 90 km from plots of both countries', () => {
+    // the reverse walk runs a 2 km reach first, then 100 km, and settles the closer country first
+    const q = t.data.services.plots!
+    const both = ['BOTSWANA', 'SOUTH_AFRICA'] as const
+    const sites = [...FIXTURE_PLOTS, ...FIXTURE_ERVEN].map((p) => [p.lon, p.lat] as [number, number])
+    let near = 0
+    let far = 0
+    let none = 0
+    sites.forEach((site, s) => {
+      for (const d of [50, 900, 1_900, 2_100, 5_000, 30_000, 60_000, 90_000]) {
+        for (let b = 0; b < 360; b += 45) {
+          const [lon, lat] = destination(...site, b + s * 7, d)
+          const got = q.reverse(lon, lat, 100_000, [...both], {})
+          const want = q.radius(lon, lat, 100_000, 1, [...both], {})
+          expect(got.map((p) => p.id)).toEqual(want.map((p) => p.id))
+          if (!got.length) none++
+          else if (got[0].distance_meters! <= 2000) near++
+          else far++
+        }
+      }
+    })
+    for (const b of [0, 90, 180, 270]) {
+      const [lon, lat] = destination(...KALAHARI, b, 3_000)
+      expect(q.reverse(lon, lat, 100_000, [...both], {})).toEqual([])
+      expect(q.radius(lon, lat, 100_000, 1, [...both], {})).toEqual([])
+      none++
+    }
+    expect(near).toBeGreaterThan(100)
+    expect(far).toBeGreaterThan(100)
+    expect(none).toBe(4)
+  })
+
   it('finds the nearest plot across the Botswana-South Africa border when country is omitted', async () => {
     const body = await json(await reverse(at(BORDER_QUERY)))
     expect(body.plots).toHaveLength(1)

@@ -21,8 +21,8 @@ let cachedDate = ''
  * terms, the jurisdiction services' `as_at` default), so the answer is kept per SAST day: a
  * date formatted by Intl costs ~15 µs, the cached one a division.
  */
-export function johannesburgDate(now: Date): string {
-  const t = now.getTime()
+export function johannesburgDate(now: Date | number): string {
+  const t = typeof now === 'number' ? now : now.getTime()
   const day = Math.floor((t + SAST_OFFSET_MS) / DAY_MS)
   if (day === cachedDay) return cachedDate
   // formatToParts rather than format(): immune to ICU changing en-CA's separators. Only dates
@@ -30,7 +30,7 @@ export function johannesburgDate(now: Date): string {
   let y = ''
   let m = ''
   let d = ''
-  for (const p of JHB_DAY.formatToParts(now)) {
+  for (const p of JHB_DAY.formatToParts(t)) {
     if (p.type === 'year') y = p.value
     else if (p.type === 'month') m = p.value
     else if (p.type === 'day') d = p.value

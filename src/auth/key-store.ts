@@ -170,22 +170,28 @@ export class SqliteKeyStore implements KeyVerifier {
    * for both, so a caller cannot tell a real id from a made-up one by the code), then revoked,
    * suspended, expired. Never throws for any input except after {@link close}.
    */
-  async verify(rawKey: string | undefined, now: Date): Promise<VerifyResult> {
+  async verify(rawKey: string | undefined, now: Date | number): Promise<VerifyResult> {
     return this.verifySync(rawKey, now)
   }
 
   /** Synchronous {@link verify}, for callers that know they hold a SQLite store. */
-  verifySync(rawKey: string | undefined, now: Date): VerifyResult {
+  verifySync(rawKey: string | undefined, now: Date | number): VerifyResult {
     if (rawKey === undefined || rawKey === '') return { ok: false, code: 'MISSING' }
-    const parsed = parseApiKey(rawKey)
-    if (!parsed) return { ok: false, code: 'MALFORMED' }
-    const entry = this.lookup(parsed.id)
-    // Why constant time: compare digests with timingSafeEqual so response time says nothing
-    // about how much of a guessed key was right.
-    if (!entry) return { ok: false, code: 'NOT_FOUND' }
-    if (this.verified.get(rawKey) !== parsed.id) {
-      if (!digestsEqual(hashApiKey(rawKey), entry.digest)) return { ok: false, code: 'NOT_FOUND' }
-      this.verified.set(rawKey, parsed.id)
+    // a key seen before skips the parse and the digest (see `verified`)
+    let id = this.verified.get(rawKey)
+    let entry: CacheEntry | null
+    if (id !== undefined) {
+      entry = this.lookup(id)
+      if (!entry) return { ok: false, code: 'NOT_FOUND' }
+    } else {
+      const parsed = parseApiKey(rawKey)
+      if (!parsed) return { ok: false, code: 'MALFORMED' }
+      id = parsed.id
+      entry = this.lookup(id)
+      // Why constant time: compare digests with timingSafeEqual so response time says nothing
+      // about how much of a guessed key was right.
+      if (!entry || !digestsEqual(hashApiKey(rawKey), entry.digest)) return { ok: false, code: 'NOT_FOUND' }
+      this.verified.set(rawKey, id)
     }
     const key = entry.record
     if (key.status === 'revoked') return { ok: false, code: 'REVOKED', key }

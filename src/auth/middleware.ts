@@ -9,7 +9,7 @@ const HEADER = 'X-API-KEY'
  * Verifies `X-API-KEY` and sets `apiKey`; the only place a verification result becomes a 401.
  * Messages never echo the key.
  */
-export function requireApiKey(keys: KeyVerifier, clock: () => Date = () => new Date()): MiddlewareHandler<AppEnv> {
+export function requireApiKey(keys: KeyVerifier, clock: () => Date | number = Date.now): MiddlewareHandler<AppEnv> {
   return async function requireApiKeyMiddleware(c, next) {
     const raw = c.req.header(HEADER)
     const r = await keys.verify(raw, clock())

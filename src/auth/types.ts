@@ -37,7 +37,7 @@ export type VerifyResult =
 
 /** What the server needs: behind an interface so a Redis-backed store can replace SQLite for several instances. */
 export interface KeyVerifier {
-  verify(rawKey: string | undefined, now: Date): Promise<VerifyResult>
+  verify(rawKey: string | undefined, now: Date | number): Promise<VerifyResult>
   close(): void
 }
 

@@ -17,8 +17,10 @@ const B = A * (1 - F)
 const E2 = F * (2 - F)
 const RAD = Math.PI / 180
 
-/** Upper bound of |approx - exact| / exact for distances up to 100 km and |lat| < 60 degrees. */
+/** Upper bound of |approx - exact| / exact for distances up to {@link APPROX_MAX_M} and |lat| < 60 degrees. */
 export const APPROX_REL_ERROR = 0.002
+/** The distance up to which {@link APPROX_REL_ERROR} is checked (geodesic.test.ts). */
+export const APPROX_MAX_M = 100_000
 
 /** Metres per degree of latitude and of longitude at a latitude (ellipsoidal radii of curvature). */
 export function metresPerDegree(lat: number): { lat: number; lon: number } {

@@ -1,7 +1,7 @@
 import KDBush from 'kdbush'
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
-import { boxKm, nearestOnSphere, sphereKm, treeBox } from './kd-nearest.js'
+import { boxKm, nearestCandidate, nearestOnSphere, sphereKm, treeBox } from './kd-nearest.js'
 
 function tree(points: [number, number][], nodeSize = 8) {
   const kd = new KDBush(points.length, nodeSize, Float64Array)
@@ -79,5 +79,52 @@ describe('nearestOnSphere', () => {
   it('answers -1 at once for a point beyond the reach of the whole tree', () => {
     expect(nearestOnSphere(kd, box, 30, -30, 100)).toBe(-1)
     expect(nearestOnSphere(kd, box, 30, -30, 2000)).toBeGreaterThanOrEqual(0)
+  })
+})
+
+describe('nearestCandidate', () => {
+  const rnd = new Random(5, 'candidate')
+  const points: [number, number][] = []
+  for (let i = 0; i < 3000; i++) points.push([rnd.range(25.8, 26.0), rnd.range(-24.8, -24.6)])
+  for (let i = 0; i < 3000; i++) points.push([rnd.range(18.3, 18.6), rnd.range(-34.1, -33.8)])
+  // a sparse scatter, so reaches of 50–200 km have a point near their edge
+  for (let i = 0; i < 300; i++) points.push([rnd.range(16, 32), rnd.range(-35, -18)])
+  const kd = tree(points)
+  const box = treeBox(kd)
+
+  it('never misses a point inside the reach, and finds one within 3 % of the nearest distance', () => {
+    let flatUsed = 0
+    for (let k = 0; k < 4000; k++) {
+      const lon = rnd.range(15, 33)
+      const lat = rnd.range(-36, -17)
+      const maxKm = [0.2, 5, 50, 120, 199][k % 5]
+      const got = nearestCandidate(kd, box, lon, lat, maxKm)
+      const want = brute(points, lon, lat, maxKm)
+      if (want.best === -1) {
+        // nothing on the sphere within the reach: at most a point just beyond it
+        if (got !== -1) expect(sphereKm(lon, lat, ...points[got])).toBeLessThanOrEqual(maxKm * 1.03 * 1.02)
+        continue
+      }
+      flatUsed++
+      expect(got).toBeGreaterThanOrEqual(0)
+      expect(sphereKm(lon, lat, ...points[got])).toBeLessThanOrEqual(want.bestKm * 1.035 + 1e-9)
+    }
+    expect(flatUsed).toBeGreaterThan(1000)
+  })
+
+  it('honours the predicate and uses the sphere beyond 200 km', () => {
+    const even = (i: number) => i % 2 === 0
+    for (let k = 0; k < 300; k++) {
+      const lon = rnd.range(25.7, 26.1)
+      const lat = rnd.range(-24.9, -24.5)
+      const got = nearestCandidate(kd, box, lon, lat, 50, even)
+      expect(got % 2).toBe(0)
+    }
+    // 2000 km: exactly the sphere walk's answer
+    for (let k = 0; k < 200; k++) {
+      const lon = rnd.range(15, 33)
+      const lat = rnd.range(-35, -22)
+      expect(nearestCandidate(kd, box, lon, lat, 2000)).toBe(nearestOnSphere(kd, box, lon, lat, 2000))
+    }
   })
 })

@@ -10,6 +10,8 @@ const pts: [number, number][] = []
 for (let i = 0; i < 4000; i++) pts.push([rnd.range(28.0, 28.02), rnd.range(-26.02, -26.0)])
 for (let i = 0; i < 1500; i++) pts.push([rnd.range(27, 29.5), rnd.range(-27, -25)])
 for (let i = 0; i < 500; i++) pts.push([rnd.range(18.4, 18.5), rnd.range(-34, -33.9)])
+// exact duplicates of scattered points (sectional-title units share a position): ties
+for (let i = 0; i < 200; i++) pts.push(pts[4000 + i * 7])
 const kd = new KDBush(pts.length, 16, Float64Array)
 for (const [x, y] of pts) kd.add(x, y)
 kd.finish()
@@ -68,4 +70,23 @@ describe('PointIndex', () => {
       expect(Math.abs(got!.distanceM - want.d)).toBeLessThan(1e-5)
     }
   })
+
+  it('settle (the exact step of nearest) equals the radius search first hit, ties to the lower item', () => {
+    const even = (i: number) => i % 2 === 0
+    for (let k = 0; k < 1500; k++) {
+      const base = pts[4000 + rnd.int(0, 1699)]
+      const lon = base[0] + rnd.range(-0.3, 0.3)
+      const lat = base[1] + rnd.range(-0.3, 0.3)
+      const radius = [100, 2_000, 30_000, 100_000][k % 4]
+      const accept = k % 5 === 0 ? even : undefined
+      const want = index.within(lon, lat, radius, 1, accept)[0] ?? null
+      expect(index.settle(lon, lat, radius, accept)).toEqual(want)
+    }
+    // a duplicate pair: the lower item number wins at distance 0
+    const dup = pts.length - 1
+    const orig = 4000 + 199 * 7
+    expect(index.settle(pts[dup][0], pts[dup][1], 50)).toEqual({ i: orig, distanceM: 0 })
+    expect(index.nearest(pts[dup][0], pts[dup][1], 50)).toEqual({ i: orig, distanceM: 0 })
+  })
 })
+

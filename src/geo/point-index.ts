@@ -8,8 +8,8 @@
  * Index hits are item numbers in insertion order (the row order of build-index).
  */
 import KDBush from 'kdbush'
-import { nearestOnSphere, treeBox } from './kd-nearest.js'
-import { APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, metresPerDegree } from './geodesic.js'
+import { flatWalkApplies, nearestCandidate, nearestExact, treeBox } from './kd-nearest.js'
+import { APPROX_MAX_M, APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, metresPerDegree } from './geodesic.js'
 
 export interface PointHit {
   /** item number (insertion order) */
@@ -17,6 +17,9 @@ export interface PointHit {
   /** geodesic metres from the query point */
   distanceM: number
 }
+
+/** Settle radii up to this use the box search (see PointIndex.settle). */
+const SETTLE_BY_BOX_M = 1000
 
 /** Sphere (6371 km) distances stay within 0.7 % of the ellipsoid's. */
 const SPHERE_REL_ERROR = 0.007
@@ -182,19 +185,49 @@ export class PointIndex {
   }
 
   /**
-   * The nearest point within `maxM` metres, or null. Walks the tree nearest-first on the sphere
-   * (branch and bound, pruned by the reach: see kd-nearest.ts), then settles the answer on the
-   * ellipsoid with one exact radius search out to the sphere-nearest point's ellipsoid distance
-   * (the ellipsoid-nearest point can be no farther), which in a township holds a handful of
-   * candidates.
+   * The nearest point within `maxM` metres, or null. Walks the tree nearest-first (branch and
+   * bound pruned by the reach, on a flat metric near the point and the sphere beyond: see
+   * kd-nearest.ts) to a candidate, then settles the answer on the ellipsoid with one exact
+   * radius search out to the candidate's ellipsoid distance (the nearest point can be no
+   * farther), which in a township holds a handful of points.
    */
   nearest(lon: number, lat: number, maxM: number, accept?: (i: number) => boolean): PointHit | null {
+    const first = this.candidate(lon, lat, maxM, accept)
+    return first ? this.settle(lon, lat, Math.min(first.distanceM, maxM), accept) : null
+  }
+
+  /**
+   * The first half of {@link nearest}: a point near (lon, lat) found by the tree walk, with its
+   * ellipsoidal distance (an upper bound of the nearest point's), or null when no point lies
+   * within `maxM`. Callers searching several indexes settle the closest candidate first and
+   * then the others with a smaller radius (see the plot queries' reverse).
+   */
+  candidate(lon: number, lat: number, maxM: number, accept?: (i: number) => boolean): PointHit | null {
     if (this.size === 0) return null
     this.box ??= treeBox(this.kd)
-    const first = nearestOnSphere(this.kd, this.box, lon, lat, (maxM * (1 + SPHERE_REL_ERROR)) / 1000, accept)
+    const first = nearestCandidate(this.kd, this.box, lon, lat, (maxM * (1 + SPHERE_REL_ERROR)) / 1000, accept)
     if (first < 0) return null
     // measured as within() measures, so `first` itself is inside the radius
-    const firstM = fastGeodesicM(lon, lat, this.lon(first), this.lat(first))
-    return this.within(lon, lat, Math.min(firstM, maxM), 1, accept)[0] ?? null
+    return { i: first, distanceM: fastGeodesicM(lon, lat, this.lon(first), this.lat(first)) }
+  }
+
+  /** The second half of {@link nearest}: the exact nearest point within `radiusM`, or null. */
+  settle(lon: number, lat: number, radiusM: number, accept?: (i: number) => boolean): PointHit | null {
+    if (this.size === 0) return null
+    // a small radius: the box search reads a handful of points and allocates nothing; a large
+    // one: the incremental walk (a 90 km box can hold a whole town; the walk reads a ring)
+    if (radiusM <= SETTLE_BY_BOX_M || radiusM > APPROX_MAX_M || !flatWalkApplies(lat, radiusM / 1000)) return this.within(lon, lat, radiusM, 1, accept)[0] ?? null
+    this.box ??= treeBox(this.kd)
+    return nearestExact(
+      this.kd,
+      this.box,
+      lon,
+      lat,
+      radiusM,
+      (x, y) => fastGeodesicM(lon, lat, x, y),
+      (x, y) => approxDistanceM(lon, lat, x, y),
+      APPROX_REL_ERROR,
+      accept,
+    )
   }
 }

@@ -67,6 +67,9 @@ function openLayer(ds: OpenDataset, key: (typeof PLOT_COUNTRIES)[number]): Count
 }
 
 /** Plot and erf lookups over one open dataset; statements prepared once. */
+/** The reverse lookup's first, short reach (see reverse). */
+const FIRST_REACH_M = 2000
+
 export function createPlotQueries(ds: OpenDataset) {
   const layers = new Map<CountryEnum, CountryLayer>()
   for (const key of PLOT_COUNTRIES) {
@@ -129,10 +132,27 @@ export function createPlotQueries(ds: OpenDataset) {
 
     /** The single nearest plot within `maxM` across the countries in scope (a border does not stop it). */
     reverse(lon: number, lat: number, maxM: number, countries: CountryEnum[], scope: CityScope): Plot[] {
+      // each country's tree walk gives a candidate; the closest is settled exactly first, so the
+      // other country's exact search runs with that distance as its radius. (Settling a Botswana
+      // candidate 90 km from a Rustenburg point first searched every Gaborone plot: 10 ms.)
+      // Reach 2 km first (nearly every query in a town ends there), then the full reach; a
+      // candidate found caps the reach of the next country's walk at its distance.
+      const layers = inScope(countries).map((l) => ({ l, accept: acceptFor(l, scope) }))
+      const cands: { l: CountryLayer; accept?: (i: number) => boolean; first: PointHit }[] = []
+      for (let reach = Math.min(maxM, FIRST_REACH_M); cands.length === 0; reach = maxM) {
+        for (const { l, accept } of layers) {
+          const first = l.index.candidate(lon, lat, reach, accept)
+          if (!first) continue
+          cands.push({ l, accept, first })
+          reach = Math.min(reach, first.distanceM)
+        }
+        if (reach >= maxM) break
+      }
+      cands.sort((a, b) => a.first.distanceM - b.first.distanceM)
       let best: { l: CountryLayer; hit: PointHit } | null = null
-      for (const l of inScope(countries)) {
-        const hit = l.index.nearest(lon, lat, best ? Math.min(maxM, best.hit.distanceM) : maxM, acceptFor(l, scope))
-        if (hit && (!best || hit.distanceM < best.hit.distanceM)) best = { l, hit }
+      for (const { l, accept, first } of cands) {
+        const hit = l.index.settle(lon, lat, Math.min(first.distanceM, maxM, best ? best.hit.distanceM : Infinity), accept)
+        if (hit && (!best || hit.distanceM < best.hit.distanceM || (hit.distanceM === best.hit.distanceM && l.idOffset + hit.i < best.l.idOffset + best.hit.i))) best = { l, hit }
       }
       return best ? [fromHit(best.l, best.hit)] : []
     },
