@@ -31,12 +31,12 @@
  *
  * Polygon against polygon runs that on both boundaries: a's boundary never outside b and b's
  * never inside a means a lies within b, and so on; only real crossings are clipped (exactly with
- * Sutherland–Hodgman when either side is convex, else with polyclip-ts, which is ~100× slower).
+ * Sutherland–Hodgman when either side is convex, else with a general clipper (clip.ts), ~100× slower).
  * Multipolygons are read with the even-odd rule, so their parts must not overlap (as valid input).
  */
 import Flatbush from 'flatbush'
 import geographiclib from 'geographiclib-geodesic'
-import { intersection, union } from 'polyclip-ts'
+import { intersect, unite } from './clip.js'
 import { fastGeodesicM, metresPerDegree } from './geodesic.js'
 import { locatePoint, ON_EDGE_DEG, ringSignedArea2, type BBox, type MultiPolygon, type Polygon, type Ring } from './polygon.js'
 
@@ -853,7 +853,7 @@ function convexClip(subject: MultiPolygon, clip: MultiPolygon): MultiPolygon | n
 }
 
 function intersectPolygons(a: MultiPolygon, b: MultiPolygon): MultiPolygon {
-  return convexClip(a, b) ?? convexClip(b, a) ?? intersection(a, b)
+  return convexClip(a, b) ?? convexClip(b, a) ?? intersect(a, b)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -924,7 +924,7 @@ export function bufferLines(ml: MultiLineString, halfWidthM: number): MultiPolyg
     }
   }
   // a single rectangle is already valid; anything more is merged
-  return pieces.length <= 1 ? pieces : union(pieces[0], ...pieces.slice(1))
+  return pieces.length <= 1 ? pieces : unite(pieces[0], ...pieces.slice(1))
 }
 
 /**
