@@ -21,6 +21,8 @@ export function runHello(port: number, workers: number): void {
     process.on('SIGINT', stop)
     return
   }
+  // a plain exit on SIGTERM, so `--cpu-prof` writes its profile
+  if (workers <= 1) process.once('SIGTERM', () => process.exit(0))
   const app = new Hono()
   app.get('*', (c) => c.json({ plots: [], message: 'hello from the floor' }))
   serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {

@@ -126,6 +126,8 @@ export interface ApiServerOptions {
   workers: number
   logLevel?: string
   workDir: string
+  /** node flags before the script, e.g. `--cpu-prof` */
+  nodeArgs?: string[]
 }
 
 /** Starts `node dist/server.js` on loopback. */
@@ -143,11 +145,11 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningProces
   const server = resolve('dist', 'server.js')
   const quiet = !['info', 'debug', 'trace'].includes(env.LOG_LEVEL)
   if (quiet && o.workers > 1) throw new Error(`LOG_LEVEL ${env.LOG_LEVEL} with ${o.workers} workers: readiness is read from the listening lines`)
-  return startProcess([server], env, o.workers, join(o.workDir, `server-${port}.log`), port, 60_000, quiet)
+  return startProcess([...(o.nodeArgs ?? []), server], env, o.workers, join(o.workDir, `server-${port}.log`), port, 60_000, quiet)
 }
 
 /** Starts the hello-world floor (see hello.ts). */
-export async function startHello(workers: number, workDir: string): Promise<RunningProcess> {
+export async function startHello(workers: number, workDir: string, nodeArgs: string[] = []): Promise<RunningProcess> {
   const port = await freePort()
-  return startProcess([benchScript(), '__hello', String(port), String(workers)], process.env, workers, join(workDir, `hello-${port}.log`), port)
+  return startProcess([...nodeArgs, benchScript(), '__hello', String(port), String(workers)], process.env, workers, join(workDir, `hello-${port}.log`), port)
 }

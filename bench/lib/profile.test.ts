@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { summariseCpuProfile } from './profile.js'
+
+const SERVER = 'file:///app/dist/server.js'
+const HONO = 'file:///app/node_modules/hono/dist/hono-base.js'
+const HONO_CONTEXT = 'file:///app/node_modules/hono/dist/context.js'
+const PINO = 'file:///app/node_modules/pino/lib/proto.js'
+const frame = (functionName: string, url = '') => ({ functionName, url, scriptId: '0', lineNumber: 0, columnNumber: 0 })
+
+// root ─┬ (idle)
+//       ├ evaluate ─ buildServices          (start-up: left out)
+//       └ dispatch (hono) ─┬ handler (server) ─┬ json (hono)
+//                          │                   └ nearest (server)
+//                          │                   (json: answer serialisation)
+//                          ├ accessLogMiddleware (server) ─ write (pino)
+//                          └ writev (native)
+const nodes = [
+  { id: 1, callFrame: frame('(root)'), children: [2, 3, 5] },
+  { id: 2, callFrame: frame('(idle)') },
+  { id: 3, callFrame: frame('evaluate'), children: [4] },
+  { id: 4, callFrame: frame('buildServices', SERVER) },
+  { id: 5, callFrame: frame('dispatch', HONO), children: [6, 9, 11] },
+  { id: 6, callFrame: frame('handler', SERVER), children: [7, 8] },
+  { id: 7, callFrame: frame('json', HONO_CONTEXT) },
+  { id: 8, callFrame: frame('nearest', SERVER) },
+  { id: 9, callFrame: frame('accessLogMiddleware', SERVER), children: [10] },
+  { id: 10, callFrame: frame('write', PINO) },
+  { id: 11, callFrame: frame('writev') },
+]
+// sample -> microseconds
+const samples: [number, number][] = [
+  [2, 5000],
+  [4, 7000],
+  [7, 100],
+  [8, 300],
+  [6, 100],
+  [10, 200],
+  [9, 100],
+  [11, 200],
+  [5, 50],
+]
+
+describe('summariseCpuProfile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'profile-test-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('sums busy time by the innermost claiming frame, leaving out idle and start-up', () => {
+    writeFileSync(join(dir, 'x.cpuprofile'), JSON.stringify({ nodes, samples: samples.map((s) => s[0]), timeDeltas: samples.map((s) => s[1]), startTime: 0, endTime: 1 }))
+    const b = summariseCpuProfile(dir, 10)
+    expect(b.busyMs).toBeCloseTo(1.05, 9)
+    const us = Object.fromEntries(b.rows.map((r) => [r.component, r.usPerRequest]))
+    expect(us).toEqual({
+      'service code (index, queries, answer building)': 40,
+      'answer serialisation (JSON.stringify in c.json)': 10,
+      'access log (pino)': 30,
+      'Hono (routing, context, middleware chain)': 5,
+      'socket writes (kernel, loopback)': 20,
+    })
+    expect(b.rows[0].component).toBe('service code (index, queries, answer building)')
+    expect(b.rows.reduce((s, r) => s + r.share, 0)).toBeCloseTo(1, 9)
+  })
+
+  it('refuses a directory without exactly one profile', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'profile-none-'))
+    expect(() => summariseCpuProfile(empty, 1)).toThrow(/expected one \.cpuprofile/)
+    rmSync(empty, { recursive: true, force: true })
+  })
+})

@@ -1,0 +1,106 @@
+/**
+ * Where a server's CPU goes per request: a V8 CPU profile (`node --cpu-prof`, written when the
+ * process exits) summed by component. Each sample goes to the component of its innermost frame
+ * that any rule claims (so time in Hono's `c.json` called from a route counts as Hono, and time
+ * in a route's own code as service code); samples under start-up (module evaluation, opening
+ * the dataset) and idle time are left out. Answers "what limits it" for the HTTP targets.
+ *
+ * @module
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+interface CallFrame {
+  functionName: string
+  url: string
+}
+interface ProfileNode {
+  id: number
+  callFrame: CallFrame
+  children?: number[]
+}
+interface CpuProfile {
+  nodes: ProfileNode[]
+  samples: number[]
+  timeDeltas: number[]
+}
+
+/** Components, first match on the innermost frame wins; order matters only within one frame. */
+export const COMPONENTS: { name: string; test: (f: CallFrame) => boolean }[] = [
+  { name: 'socket writes (kernel, loopback)', test: (f) => /^(writev|writeUtf8String|writeLatin1String|writeBuffer)$/.test(f.functionName) && f.url === '' },
+  { name: 'garbage collection', test: (f) => f.functionName === '(garbage collector)' },
+  { name: 'access log (pino)', test: (f) => /[/\\](pino|sonic-boom)[/\\]/.test(f.url) || f.functionName === 'accessLogMiddleware' },
+  { name: 'request validation (zod)', test: (f) => /[/\\]zod[/\\]/.test(f.url) || f.functionName === 'validateRequest' },
+  { name: 'API key check', test: (f) => /^(requireApiKeyMiddleware|verifySync|hashApiKey|parseApiKey|requireProductMiddleware|requireCountryMiddleware)$/.test(f.functionName) },
+  { name: 'rate limit', test: (f) => /^(rateLimitMiddleware|rateLimitHeaders)$/.test(f.functionName) || /rate-limit/.test(f.url) },
+  // JSON.stringify is a builtin without a frame of its own: its time is c.json's self time
+  { name: 'answer serialisation (JSON.stringify in c.json)', test: (f) => f.functionName === 'json' && /[/\\]hono[/\\]dist[/\\]context\.js$/.test(f.url) },
+  { name: 'Hono (routing, context, middleware chain)', test: (f) => /[/\\]hono[/\\]dist[/\\]/.test(f.url) || f.functionName === 'requestIdMiddleware' },
+  { name: '@hono/node-server (request and response bridging)', test: (f) => /[/\\]@hono[/\\]node-server[/\\]/.test(f.url) },
+  { name: 'service code (index, queries, answer building)', test: (f) => /[/\\]dist[/\\]server\.js$/.test(f.url) },
+]
+const OTHER = 'Node HTTP parser, streams, event loop, other'
+const STARTUP = /^(evaluate|runServer|startServer|buildServices|openDataset|loadConfig|compileSourceTextModule)$/
+
+export interface CpuBreakdown {
+  /** busy CPU time in the profile, start-up and idle excluded, in ms */
+  busyMs: number
+  /** requests served while profiled */
+  requests: number
+  rows: { component: string; share: number; usPerRequest: number }[]
+}
+
+/** Sums the one `.cpuprofile` in `dir` by component. */
+export function summariseCpuProfile(dir: string, requests: number): CpuBreakdown {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))
+  if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${dir}, found ${files.length}`)
+  const p = JSON.parse(readFileSync(join(dir, files[0]), 'utf8')) as CpuProfile
+  const byId = new Map(p.nodes.map((n) => [n.id, n]))
+  const parent = new Map<number, number>()
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+  // the component of each node, innermost claiming frame first (memoised per node)
+  const memo = new Map<number, string | null>()
+  const componentOf = (id: number): string | null => {
+    const known = memo.get(id)
+    if (known !== undefined) return known
+    const stack: number[] = []
+    let cur: number | undefined = id
+    let found: string | null = OTHER
+    while (cur !== undefined) {
+      const cached = memo.get(cur)
+      if (cached !== undefined) {
+        found = cached
+        break
+      }
+      stack.push(cur)
+      cur = parent.get(cur)
+    }
+    // walk back down from the outermost uncached frame; startup anywhere above wins
+    const frames = stack.map((i) => byId.get(i)!.callFrame)
+    if (found !== null && frames.some((f) => STARTUP.test(f.functionName))) found = null
+    if (found !== null) {
+      let inner: string | undefined
+      for (const f of frames) {
+        inner = COMPONENTS.find((c) => c.test(f))?.name
+        if (inner) break
+      }
+      if (inner) found = inner
+    }
+    if (frames[0]?.functionName === '(idle)') found = null
+    memo.set(id, found)
+    return found
+  }
+  const totals = new Map<string, number>()
+  let busy = 0
+  for (let i = 0; i < p.samples.length; i++) {
+    const c = componentOf(p.samples[i])
+    if (c === null) continue
+    const dt = p.timeDeltas[i] ?? 0
+    totals.set(c, (totals.get(c) ?? 0) + dt)
+    busy += dt
+  }
+  const rows = [...totals]
+    .map(([component, us]) => ({ component, share: busy ? us / busy : 0, usPerRequest: requests ? us / requests : 0 }))
+    .sort((a, b) => b.share - a.share)
+  return { busyMs: busy / 1000, requests, rows }
+}
