@@ -26,6 +26,8 @@ export interface BuildRecord {
   buildWallMs: number
   buildPeakRssBytes: number
   sourceBytes: number
+  /** seconds per build phase, from build-index's progress lines (absent in older records) */
+  phases?: Record<string, number>
 }
 
 export interface DatasetInfo {
@@ -114,27 +116,55 @@ export async function ensureDataset(scale: string, log: (line: string) => void, 
     buildWallMs: r.wallMs,
     buildPeakRssBytes: r.maxRssBytes,
     sourceBytes: dirSize(source),
+    phases: r.phases,
   }
   writeFileSync(recordFile, JSON.stringify(build, null, 2) + '\n')
   log(`dataset: built in ${(r.wallMs / 1000).toFixed(1)} s, peak RSS ${(r.maxRssBytes / 2 ** 20).toFixed(0)} MiB`)
   return describeDataset(dataset, scale, build, false)
 }
 
-function buildInChild(source: string, out: string): Promise<{ wallMs: number; maxRssBytes: number }> {
+function buildInChild(source: string, out: string): Promise<{ wallMs: number; maxRssBytes: number; phases: Record<string, number> }> {
   return new Promise((done, fail) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [benchScript(), '__build', source, out], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [benchScript(), '__build', source, out], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
+    // progress goes on to the bench's stderr as before; finished steps are summed by phase
+    const phases = new PhaseTimes()
+    let partial = ''
+    child.stderr.on('data', (b: Buffer) => {
+      process.stderr.write(b)
+      const lines = (partial + b.toString()).split('\n')
+      partial = lines.pop() ?? ''
+      for (const line of lines) phases.add(line)
+    })
     child.on('error', fail)
     child.on('exit', (code) => {
       const wallMs = performance.now() - t0
       if (code !== 0) return fail(new Error(`dataset build exited with status ${code}`))
+      phases.add(partial)
       const last = stdout.trim().split('\n').pop() ?? '{}'
       const { maxRssBytes } = JSON.parse(last) as { maxRssBytes: number }
-      done({ wallMs, maxRssBytes })
+      done({ wallMs, maxRssBytes, phases: phases.totals })
     })
   })
+}
+
+/**
+ * Seconds per build phase from build-index's progress lines: a finished step prints
+ * `<domain>/<…>/<step>: <what> in <s> s`; steps per province or layer (`parcels/GP/erf`) add up
+ * to `<domain> layers`, the others (`parcels/relations`, `encumbrances/overlaps`) are phases of
+ * their own. Exported for tests.
+ */
+export class PhaseTimes {
+  readonly totals: Record<string, number> = {}
+  add(line: string): void {
+    const m = /^([a-z_]+)\/([^:\s]+): .* in ([0-9.]+) s$/.exec(line.trim())
+    if (!m) return
+    const [, domain, rest, secs] = m
+    const name = rest.includes('/') ? `${domain} layers` : `${domain}/${rest}`
+    this.totals[name] = Math.round(((this.totals[name] ?? 0) + Number(secs)) * 10) / 10
+  }
 }
 
 /** The child side of {@link buildInChild}: builds, then prints its own peak RSS as JSON. */

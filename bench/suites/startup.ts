@@ -134,6 +134,14 @@ export const startupSuite: Suite<StartupData> = {
         `| dataset build peak RSS | ${mib(b.buildPeakRssBytes)} | ≤ 8 GB | ${verdict(b.buildPeakRssBytes <= TARGET_BUILD_RSS, mib(b.buildPeakRssBytes - TARGET_BUILD_RSS))} |`,
         `| source export size on disk | ${mib(b.sourceBytes)} | | |`,
       )
+      if (b.phases && Object.keys(b.phases).length) {
+        // where the build's time goes (the rest: opening, indexes, VACUUM-free copies, the manifest)
+        const parts = Object.entries(b.phases).sort((x, y) => y[1] - x[1])
+        const listed = parts.reduce((t, [, v]) => t + v, 0)
+        lines.push(
+          `| … by phase (from build-index's progress lines; layers = reading, repairing and writing every province layer) | ${parts.map(([k, v]) => `${k} ${fmt(v)} s`).join(', ')}; other ${fmt(Math.max(0, b.buildWallMs / 1000 - listed))} s | | |`,
+        )
+      }
     } else {
       lines.push('| dataset build | not measured (dataset given with --dataset, or built before the bench kept build.json) | | |')
     }
