@@ -6,9 +6,10 @@
  * dataset and generates nothing (and issues no demo key: issue keys with `npm run keys`).
  */
 import cluster from 'node:cluster'
-import { existsSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildDataset } from '../build-index/build.js'
+import { exportIsCurrent } from '../build-index/synth/current.js'
 import { runSynth } from '../build-index/synth/synth.js'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import { loadConfig } from '../src/config.js'
@@ -19,6 +20,11 @@ const SAMPLE_DATASET = 'data/datasets/sample'
 const SAMPLE_SEED = 1
 
 async function prepareSample(): Promise<void> {
+  if (existsSync(SAMPLE_SOURCE) && !exportIsCurrent(SAMPLE_SOURCE, 'sample', SAMPLE_SEED)) {
+    console.error(`${SAMPLE_SOURCE} was made by an older generator (preset or layers differ); generating the sample again`)
+    rmSync(SAMPLE_SOURCE, { recursive: true, force: true })
+    rmSync(SAMPLE_DATASET, { recursive: true, force: true })
+  }
   if (!existsSync(join(SAMPLE_SOURCE, 'export.json'))) {
     console.error(`generating the sample source export in ${SAMPLE_SOURCE} …`)
     await runSynth({ scale: 'sample', seed: SAMPLE_SEED, out: SAMPLE_SOURCE, log: (l) => console.error(l) })
