@@ -21,6 +21,7 @@ import Flatbush from 'flatbush'
 import { FLAG_NOT_CURRENT, LINE_CLASSES, RELATIONSHIPS, linesAsPolygons, polygonsAsLines, type EncumbranceClass } from '../src/data/encumbrance-format.js'
 import { FLAG_HIDDEN, decodeGeometry, encodeGeometry, type MultiPolygon } from '../src/data/parcels-format.js'
 import { cellsAlongLines, cellsOverPolygon } from '../src/geo/cells.js'
+import { fallbacks } from '../src/geo/clip.js'
 import { areaSqm, lineOverlap, polygonOverlap, PreparedLines, PreparedPolygon, type MultiLineString } from '../src/geo/overlay.js'
 import { createProgress } from './progress.js'
 
@@ -210,8 +211,10 @@ export async function computeOverlaps(db: Database.Database, paths: ParcelPaths,
   const threads = Number.isSafeInteger(asked) && asked > 0 ? asked : Math.min(availableParallelism(), 4)
   const big = current.length >= WORKER_MIN_RECORDS || Number.isSafeInteger(asked)
   db.exec('BEGIN')
+  let exactClips = 0
   if (!script || threads < 2 || !big) {
     const computer = createOverlapComputer(paths)
+    const before = fallbacks()
     try {
       for (const id of current) {
         progress.tick()
@@ -220,18 +223,22 @@ export async function computeOverlaps(db: Database.Database, paths: ParcelPaths,
     } finally {
       computer.close()
     }
+    exactClips = fallbacks() - before
   } else {
     log(`encumbrances: overlaps on ${threads} worker threads`)
-    await runOnWorkers(script, threads, paths, current, inputOf, (rows, count) => {
+    exactClips = await runOnWorkers(script, threads, paths, current, inputOf, (rows, count) => {
       insertAll(rows)
       progress.tick(count)
     })
   }
   db.exec('COMMIT')
-  progress.done(`${pairs} parcel overlaps`)
+  progress.done(`${pairs} parcel overlaps${exactClips ? ` (${exactClips} clips by the exact clipper, see src/geo/clip.ts)` : ''}`)
 }
 
-/** Sends chunks of records to `threads` workers (two in flight each) and hands results back in chunk order. */
+/**
+ * Sends chunks of records to `threads` workers (two in flight each) and hands results back in
+ * chunk order. Returns how many clips the workers handed to the exact clipper.
+ */
 async function runOnWorkers(
   script: string,
   threads: number,
@@ -239,10 +246,12 @@ async function runOnWorkers(
   ids: number[],
   inputOf: (id: number) => EncumbranceInput,
   done: (rows: OverlapInsert[], count: number) => void,
-): Promise<void> {
+): Promise<number> {
   const chunks = Math.ceil(ids.length / CHUNK)
   const workers = Array.from({ length: threads }, () => new Worker(script, { workerData: paths }))
   const pending = new Map<number, { rows: OverlapInsert[]; count: number }>()
+  // each worker reports its own running count; the last report of each is its total
+  const exactClips = new Map<Worker, number>()
   let nextToSend = 0
   let nextToInsert = 0
   try {
@@ -254,7 +263,8 @@ async function runOnWorkers(
         w.postMessage({ chunk: k, recs }, recs.flatMap((r) => (r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer])) as ArrayBuffer[])
       }
       for (const w of workers) {
-        w.on('message', (m: { chunk: number; rows: OverlapInsert[]; count: number }) => {
+        w.on('message', (m: { chunk: number; rows: OverlapInsert[]; count: number; fallbacks: number }) => {
+          exactClips.set(w, m.fallbacks)
           pending.set(m.chunk, { rows: m.rows, count: m.count })
           while (pending.has(nextToInsert)) {
             const p = pending.get(nextToInsert)!
@@ -277,4 +287,5 @@ async function runOnWorkers(
   } finally {
     await Promise.all(workers.map((w) => w.terminate()))
   }
+  return [...exactClips.values()].reduce((a, b) => a + b, 0)
 }
