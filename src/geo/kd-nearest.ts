@@ -119,6 +119,39 @@ function pushHalves(heap: NodeHeap, n: Node, c: ArrayLike<number>, m: number, bo
   }
 }
 
+/**
+ * The branch-and-bound walk of the nearest searches: nodes nearest-first by `bound(box)`, each
+ * node's median point and each leaf's points handed to `consider`, halves kept while their bound
+ * is within `limit()`; stops when the nearest node left is beyond it (or, once `found()`, at it).
+ */
+function walkBestFirst(
+  kd: KDBush,
+  box: readonly [number, number, number, number],
+  bound: (minX: number, minY: number, maxX: number, maxY: number) => number,
+  consider: (j: number) => void,
+  limit: () => number,
+  found: () => boolean,
+): void {
+  const c = kd.coords
+  const nodeSize = kd.nodeSize
+  const root: Node = { left: 0, right: kd.ids.length - 1, axis: 0, minX: box[0], minY: box[1], maxX: box[2], maxY: box[3], bound: 0 }
+  root.bound = bound(root.minX, root.minY, root.maxX, root.maxY)
+  if (root.bound > limit()) return
+  const heap = new NodeHeap()
+  heap.push(root)
+  while (heap.size) {
+    const n = heap.pop()
+    if (n.bound > limit() || (found() && n.bound >= limit())) break
+    if (n.right - n.left <= nodeSize) {
+      for (let j = n.left; j <= n.right; j++) consider(j)
+      continue
+    }
+    const m = (n.left + n.right) >> 1
+    consider(m)
+    pushHalves(heap, n, c, m, bound, limit())
+  }
+}
+
 /** Bounding box of every point of a KDBush tree: [minX, minY, maxX, maxY]. */
 export function treeBox(kd: KDBush): [number, number, number, number] {
   const c = kd.coords
@@ -151,15 +184,9 @@ export function nearestOnSphere(
 ): number {
   const ids = kd.ids
   const c = kd.coords
-  const nodeSize = kd.nodeSize
   let best = -1
   let bestKm = maxKm
-  const heap = new NodeHeap()
   const sphereBound = (minX: number, minY: number, maxX: number, maxY: number) => boxKm(lon, lat, minX, minY, maxX, maxY)
-  const root: Node = { left: 0, right: ids.length - 1, axis: 0, minX: box[0], minY: box[1], maxX: box[2], maxY: box[3], bound: 0 }
-  root.bound = sphereBound(root.minX, root.minY, root.maxX, root.maxY)
-  if (root.bound > bestKm) return -1
-  heap.push(root)
   const consider = (j: number) => {
     const id = ids[j]
     if (accept && !accept(id)) return
@@ -169,17 +196,7 @@ export function nearestOnSphere(
       bestKm = d
     }
   }
-  while (heap.size) {
-    const n = heap.pop()
-    if (n.bound > bestKm || (best !== -1 && n.bound >= bestKm)) break
-    if (n.right - n.left <= nodeSize) {
-      for (let j = n.left; j <= n.right; j++) consider(j)
-      continue
-    }
-    const m = (n.left + n.right) >> 1
-    consider(m)
-    pushHalves(heap, n, c, m, sphereBound, bestKm)
-  }
+  walkBestFirst(kd, box, sphereBound, consider, () => bestKm, () => best !== -1)
   return best
 }
 
@@ -218,7 +235,6 @@ export function nearestCandidate(
   if (maxKm > PLANAR_MAX_KM || Math.abs(lat) > PLANAR_MAX_LAT) return nearestOnSphere(kd, box, lon, lat, maxKm, accept)
   const ids = kd.ids
   const c = kd.coords
-  const nodeSize = kd.nodeSize
   const ky = KM_PER_DEG
   const kx = KM_PER_DEG * Math.cos(lat * RAD)
   const reach = maxKm * PLANAR_REACH_MARGIN
@@ -241,22 +257,7 @@ export function nearestCandidate(
       bestD2 = d2
     }
   }
-  const heap = new NodeHeap()
-  const root: Node = { left: 0, right: ids.length - 1, axis: 0, minX: box[0], minY: box[1], maxX: box[2], maxY: box[3], bound: 0 }
-  root.bound = boxD2(root.minX, root.minY, root.maxX, root.maxY)
-  if (root.bound > bestD2) return -1
-  heap.push(root)
-  while (heap.size) {
-    const n = heap.pop()
-    if (n.bound > bestD2 || (best !== -1 && n.bound >= bestD2)) break
-    if (n.right - n.left <= nodeSize) {
-      for (let j = n.left; j <= n.right; j++) consider(j)
-      continue
-    }
-    const m = (n.left + n.right) >> 1
-    consider(m)
-    pushHalves(heap, n, c, m, boxD2, bestD2)
-  }
+  walkBestFirst(kd, box, boxD2, consider, () => bestD2, () => best !== -1)
   return best
 }
 
