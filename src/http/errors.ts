@@ -49,8 +49,6 @@ export interface ErrorBody {
   requestId: string
 }
 
-export const REQUEST_ID_HEADER = 'X-Request-Id'
-
 /** The only error class handlers throw; `handleError` turns it into the envelope. */
 export class ApiError extends Error {
   readonly status: number
@@ -73,8 +71,6 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
     ...(err.details !== undefined ? { details: err.details } : {}),
     requestId: c.get('requestId') ?? '',
   }
-  // set again here rather than checked after every request: an error answer is a fresh response
-  if (body.requestId) c.header(REQUEST_ID_HEADER, body.requestId)
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v)
   return c.json(body, err.status as 400)
 }

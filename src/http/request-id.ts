@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from './env.js'
-import { REQUEST_ID_HEADER as HEADER } from './errors.js'
 
+const HEADER = 'X-Request-Id'
 /** A client id is kept only when it is 1-128 characters of a safe alphabet, so it can go into logs and headers verbatim. */
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -12,9 +12,10 @@ export function acceptClientRequestId(value: string | undefined): string | null 
 }
 
 /**
- * Sets `requestId` (echoed when safe, else a UUID) and the response header; error answers set
- * the header again in `errorResponse` (reading `c.res.headers` here after every request made
- * @hono/node-server build a full Headers object: ~2 % of a small request).
+ * Sets `requestId` (echoed when safe, else a UUID) and the response header. Hono keeps headers
+ * set on the context for the answers `onError` and `notFound` build too (tested for every kind
+ * of answer), so nothing is checked afterwards (reading `c.res.headers` after every request
+ * made @hono/node-server build a full Headers object: ~2 % of a small request).
  */
 export function requestId(): MiddlewareHandler<AppEnv> {
   return function requestIdMiddleware(c, next) {
