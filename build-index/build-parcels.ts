@@ -7,21 +7,18 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import Flatbush from 'flatbush'
-import KDBush from 'kdbush'
 import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
 import {
   FLAG_HIDDEN,
   PARCEL_FILES,
   PARCEL_LAYERS,
-  decodeGeometry,
   encodeGeometry,
   layerCode,
-  type MultiPolygon,
 } from '../src/data/parcels-format.js'
 import { PREFILTER_STRIDE, describeParcel } from '../src/data/parcels-prefilter.js'
 import { provinceCode, type ProvinceCode } from '../src/data/provinces.js'
-import { metresPerDegree } from '../src/geo/geodesic.js'
-import { bboxOf, containsPoint, coversPolygon, locatePoint, sharedBoundaryM } from '../src/geo/polygon.js'
+import { bboxOf } from '../src/geo/polygon.js'
+import { computeRelations } from './parcel-relations.js'
 import { countLines, createProgress } from './progress.js'
 import type { RejectLog } from './reject-log.js'
 import { findLayerFile, readLayer } from './sources/read-layer.js'
@@ -29,11 +26,6 @@ import { normaliseDate, normaliseParcel, normalisePolygonGeometry } from './tran
 import type { DatasetWriter } from './write/dataset-writer.js'
 import { GrowableF64 } from './write/growable.js'
 import { finishDb, openScratchDb } from './write/sqlite-writer.js'
-
-/** Beacons attach to boundaries passing within this distance (SOURCE-FORMATS.md). */
-const BEACON_SNAP_M = 0.5
-/** Shared boundary shorter than this is a vertex contact, not touching. */
-const MIN_SHARED_M = 0.001
 
 /** Province folders of the export, resolved to codes, in code order (ids follow source order; the PostGIS bench loads in the same order). */
 export function provinceDirs(cadastre: string): { code: ProvinceCode; dir: string }[] {
@@ -166,72 +158,16 @@ export async function buildParcels(
     return null
   }
 
-  const index = new Flatbush(n, 16, Float64Array)
+  // over shared memory: the relation pass's worker threads read it without a copy each
+  const index = new Flatbush(n, 16, Float64Array, SharedArrayBuffer)
   for (let i = 0; i < n; i++) index.add(boxes.a[i * 4], boxes.a[i * 4 + 1], boxes.a[i * 4 + 2], boxes.a[i * 4 + 3])
   index.finish()
 
-  // ---- beacons and General Plans
-  const beacons = await loadBeacons(provinces, db, rejects, layers, insertCoverage)
-  const plans = await loadGeneralPlans(provinces, db, rejects, layers, insertCoverage)
-
-  // ---- one pass over every parcel: touching neighbours, beacon positions, General Plan links
-  const getGeom = db.prepare('SELECT geom, lpi FROM parcel WHERE id = ?')
-  // a two-generation cache: when the young map fills it becomes the old one and the previous old
-  // one is dropped. O(1) per lookup. (Evicting the oldest entry of one Map with
-  // keys().next() walks the deleted slots at the front of V8's table on every miss: at national
-  // scale that made the pass ~8 times slower per parcel than at sample scale.)
-  type Cached = { mp: MultiPolygon; lpi: string }
-  let young = new Map<number, Cached>()
-  let old = new Map<number, Cached>()
-  const geomOf = (id: number): Cached => {
-    let g = young.get(id)
-    if (g) return g
-    g = old.get(id)
-    if (!g) {
-      const row = getGeom.get(id) as { geom: Buffer; lpi: string }
-      g = { mp: decodeGeometry(row.geom), lpi: row.lpi }
-    }
-    if (young.size >= 100_000) {
-      old = young
-      young = new Map()
-    }
-    young.set(id, g)
-    return g
-  }
-  // pairs are appended once (a < b) while the pass runs; both directions go into the keyed table
-  // in key order at the end (inserting b -> a as found is a random B-tree insert per pair,
-  // which at national scale, 13 M pairs, dominated the pass)
-  const insNeighbour = db.prepare('INSERT INTO neighbour_pass VALUES (?, ?, ?)')
-  const insBeacon = db.prepare('INSERT OR IGNORE INTO parcel_beacon VALUES (?, ?, ?)')
-  const insPlan = db.prepare('INSERT OR IGNORE INTO parcel_general_plan VALUES (?, ?)')
-  const progress = createProgress('parcels/relations', n)
-  let pairs = 0
-  db.exec('BEGIN')
-  for (let id = 1; id <= n; id++) {
-    progress.tick()
-    const me = geomOf(id)
-    const i = id - 1
-    const hits = index.search(boxes.a[i * 4], boxes.a[i * 4 + 1], boxes.a[i * 4 + 2], boxes.a[i * 4 + 3])
-    for (const j of hits) {
-      const other = j + 1
-      if (other <= id) continue
-      const them = geomOf(other)
-      if (them.lpi === me.lpi) continue
-      const shared = sharedBoundaryM(me.mp, them.mp)
-      if (shared < MIN_SHARED_M) continue
-      // a parcel never neighbours one that contains it or that it contains
-      if (coversPolygon(me.mp, them.mp) || coversPolygon(them.mp, me.mp)) continue
-      const s = Math.round(shared * 100) / 100
-      insNeighbour.run(id, other, s)
-      pairs++
-    }
-    if (beacons) attachBeacons(id, me.mp, beacons, insBeacon)
-    if (plans) linkPlans(id, me.mp, plans, insPlan)
-  }
-  db.exec(`INSERT INTO neighbour SELECT a, b, shared_m FROM neighbour_pass UNION ALL SELECT b, a, shared_m FROM neighbour_pass ORDER BY 1, 2;
-    DROP TABLE neighbour_pass;`)
-  db.exec('COMMIT')
-  progress.done(`${pairs} touching pairs`)
+  // ---- beacons and General Plans, then one pass over every parcel: touching neighbours, beacon
+  // positions, General Plan links
+  await loadBeacons(provinces, db, rejects, layers, insertCoverage)
+  await loadGeneralPlans(provinces, db, rejects, layers, insertCoverage)
+  const pairs = await computeRelations(db, scratch, index, boxes.a, n, log)
 
   db.exec(`
     CREATE INDEX parcel_lpi ON parcel (lpi);
@@ -246,21 +182,15 @@ export async function buildParcels(
   return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
 }
 
-interface BeaconSet {
-  index: KDBush
-  xy: Float64Array
-  rows: Int32Array
-}
-
+/** Inserts every province's beacons, ids 1.. in source order. */
 async function loadBeacons(
   provinces: { code: ProvinceCode; dir: string }[],
   db: ReturnType<typeof openScratchDb>,
   rejects: RejectLog,
   layers: Record<string, LayerStats>,
   insertCoverage: { run: (...a: unknown[]) => unknown },
-): Promise<BeaconSet | null> {
+): Promise<void> {
   const ins = db.prepare('INSERT INTO beacon VALUES (?, ?, ?, ?, ?, ?, ?)')
-  const xy: number[] = []
   let row = 0
   db.exec('BEGIN')
   for (const { code, dir } of provinces) {
@@ -287,72 +217,23 @@ async function loadBeacons(
       count++
       const [x, y] = g.coordinates
       ins.run(row, String(id).trim(), r.properties.name ?? null, r.properties.description ?? null, normaliseDate(r.properties.date_stamp), y, x)
-      xy.push(x, y)
     }
     insertCoverage.run(code, 'BEACON', count, 0, rejects.count(name))
     layers[`${code}/beacon`] = { rows: count, rejected: rejects.count(name), repaired: 0 }
   }
   db.exec('COMMIT')
-  if (!row) return null
-  const index = new KDBush(row, 64, Float64Array)
-  for (let i = 0; i < row; i++) index.add(xy[i * 2], xy[i * 2 + 1])
-  index.finish()
-  return { index, xy: Float64Array.from(xy), rows: Int32Array.from({ length: row }, (_, i) => i + 1) }
 }
 
-/** Beacons within 0.5 m of the parcel's exterior ring(s), with the fraction of ring length at which they sit. */
-function attachBeacons(id: number, mp: MultiPolygon, b: BeaconSet, ins: { run: (...a: unknown[]) => unknown }): void {
-  const m = metresPerDegree(mp[0][0][0][1])
-  const padX = (BEACON_SNAP_M * 2) / m.lon
-  const padY = (BEACON_SNAP_M * 2) / m.lat
-  // exterior rings of every polygon, measured as one path (ring_position from the first vertex)
-  const rings = mp.map((p) => p[0])
-  let total = 0
-  for (const r of rings) for (let i = 0; i < r.length - 1; i++) total += Math.hypot((r[i + 1][0] - r[i][0]) * m.lon, (r[i + 1][1] - r[i][1]) * m.lat)
-  if (total === 0) return
-  let along = 0
-  const seen = new Set<number>()
-  for (const r of rings) {
-    for (let i = 0; i < r.length - 1; i++) {
-      const [ax, ay] = r[i]
-      const [bx, by] = r[i + 1]
-      const segLen = Math.hypot((bx - ax) * m.lon, (by - ay) * m.lat)
-      const hits = b.index.range(Math.min(ax, bx) - padX, Math.min(ay, by) - padY, Math.max(ax, bx) + padX, Math.max(ay, by) + padY)
-      for (const h of hits) {
-        if (seen.has(h)) continue
-        const px = b.xy[h * 2]
-        const py = b.xy[h * 2 + 1]
-        const dx = (bx - ax) * m.lon
-        const dy = (by - ay) * m.lat
-        const qx = (px - ax) * m.lon
-        const qy = (py - ay) * m.lat
-        const len2 = dx * dx + dy * dy
-        let t = len2 === 0 ? 0 : (qx * dx + qy * dy) / len2
-        t = t < 0 ? 0 : t > 1 ? 1 : t
-        if (Math.hypot(qx - t * dx, qy - t * dy) > BEACON_SNAP_M) continue
-        seen.add(h)
-        const pos = Math.min(1, (along + t * segLen) / total)
-        ins.run(id, b.rows[h], Math.round(pos * 1e6) / 1e6)
-      }
-      along += segLen
-    }
-  }
-}
-
-interface PlanSet {
-  index: Flatbush
-  geoms: MultiPolygon[]
-}
-
+/** Inserts every province's General Plans, ids 1.. in source order. */
 async function loadGeneralPlans(
   provinces: { code: ProvinceCode; dir: string }[],
   db: ReturnType<typeof openScratchDb>,
   rejects: RejectLog,
   layers: Record<string, LayerStats>,
   insertCoverage: { run: (...a: unknown[]) => unknown },
-): Promise<PlanSet | null> {
+): Promise<void> {
   const ins = db.prepare('INSERT INTO general_plan VALUES (?, ?, ?, ?, ?, ?)')
-  const geoms: MultiPolygon[] = []
+  let plans = 0
   db.exec('BEGIN')
   for (const { code, dir } of provinces) {
     const file = findLayerFile(dir, 'general_plan')
@@ -376,41 +257,12 @@ async function loadGeneralPlans(
         continue
       }
       if (g.repaired) repaired++
-      geoms.push(g.mp)
+      plans++
       count++
-      ins.run(geoms.length, sg, r.properties.description ?? null, normaliseDate(r.properties.date_stamp), code, encodeGeometry(g.mp))
+      ins.run(plans, sg, r.properties.description ?? null, normaliseDate(r.properties.date_stamp), code, encodeGeometry(g.mp))
     }
     insertCoverage.run(code, 'GENERAL_PLAN', count, repaired, rejects.count(name))
     layers[`${code}/general_plan`] = { rows: count, rejected: rejects.count(name), repaired }
   }
   db.exec('COMMIT')
-  if (!geoms.length) return null
-  const index = new Flatbush(geoms.length, 16, Float64Array)
-  for (const g of geoms) {
-    const b = bboxOf(g)
-    index.add(b.minX, b.minY, b.maxX, b.maxY)
-  }
-  index.finish()
-  return { index, geoms }
 }
-
-/**
- * A General Plan covers a parcel when they share interior area (DECISIONS.md): a vertex or the
- * box centre of one strictly inside the other, or one covering the other.
- */
-export function sharesInterior(a: MultiPolygon, b: MultiPolygon): boolean {
-  const strictlyIn = (mp: MultiPolygon, x: number, y: number) => locatePoint(mp, x, y) === 1
-  for (const poly of a) for (const [x, y] of poly[0]) if (strictlyIn(b, x, y)) return true
-  for (const poly of b) for (const [x, y] of poly[0]) if (strictlyIn(a, x, y)) return true
-  const ba = bboxOf(a)
-  const cx = (ba.minX + ba.maxX) / 2
-  const cy = (ba.minY + ba.maxY) / 2
-  if (containsPoint(a, cx, cy) && strictlyIn(b, cx, cy)) return true
-  return coversPolygon(b, a) && coversPolygon(a, b)
-}
-
-function linkPlans(id: number, mp: MultiPolygon, plans: PlanSet, ins: { run: (...a: unknown[]) => unknown }): void {
-  const b = bboxOf(mp)
-  for (const j of plans.index.search(b.minX, b.minY, b.maxX, b.maxY)) if (sharesInterior(mp, plans.geoms[j])) ins.run(id, j + 1)
-}
-

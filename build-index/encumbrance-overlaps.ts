@@ -11,10 +11,7 @@
  *
  * @module
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
-import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import { readFileSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import DatabaseCtor from 'better-sqlite3'
 import Flatbush from 'flatbush'
@@ -24,6 +21,7 @@ import { cellsAlongLines, cellsOverPolygon } from '../src/geo/cells.js'
 import { fallbacks } from '../src/geo/clip.js'
 import { areaSqm, lineOverlap, polygonOverlap, PreparedLines, PreparedPolygon, type MultiLineString } from '../src/geo/overlay.js'
 import { createProgress } from './progress.js'
+import { buildThreads, runChunksOnWorkers, workerScript } from './threads.js'
 
 /** Polygons with more vertices than this are prepared (edge index) before meeting many parcels. */
 const PREPARE_VERTICES = 48
@@ -178,14 +176,6 @@ export function createOverlapComputer(paths: ParcelPaths): { rowsOf: (e: Encumbr
   return { rowsOf, close: () => parcels.close() }
 }
 
-/** The bundled worker next to the running bundle, or null (test runner, unbundled source). */
-function workerScript(): string | null {
-  const here = fileURLToPath(import.meta.url)
-  if (!here.endsWith('.js')) return null
-  const script = fileURLToPath(new URL('./overlap-worker.js', import.meta.url))
-  return existsSync(script) ? script : null
-}
-
 /**
  * Fills `parcel_overlap` for the current records among ids 1..n. Rows go in by encumbrance id,
  * then parcel id, whether computed here or on workers.
@@ -205,11 +195,9 @@ export async function computeOverlaps(db: Database.Database, paths: ParcelPaths,
     for (const r of rows) insert.run(...r)
     pairs += rows.length
   }
-  const script = workerScript()
-  // LANDDATA_BUILD_THREADS: worker count (1 keeps the pass in the thread); set, it applies to any size
-  const asked = Number.parseInt(process.env.LANDDATA_BUILD_THREADS ?? '', 10)
-  const threads = Number.isSafeInteger(asked) && asked > 0 ? asked : Math.min(availableParallelism(), 4)
-  const big = current.length >= WORKER_MIN_RECORDS || Number.isSafeInteger(asked)
+  const script = workerScript('overlap-worker')
+  const { threads, forced } = buildThreads()
+  const big = current.length >= WORKER_MIN_RECORDS || forced
   db.exec('BEGIN')
   let exactClips = 0
   if (!script || threads < 2 || !big) {
@@ -236,8 +224,8 @@ export async function computeOverlaps(db: Database.Database, paths: ParcelPaths,
 }
 
 /**
- * Sends chunks of records to `threads` workers (two in flight each) and hands results back in
- * chunk order. Returns how many clips the workers handed to the exact clipper.
+ * Sends chunks of records to `threads` workers and hands results back in chunk order. Returns
+ * how many clips the workers handed to the exact clipper.
  */
 async function runOnWorkers(
   script: string,
@@ -247,45 +235,21 @@ async function runOnWorkers(
   inputOf: (id: number) => EncumbranceInput,
   done: (rows: OverlapInsert[], count: number) => void,
 ): Promise<number> {
-  const chunks = Math.ceil(ids.length / CHUNK)
-  const workers = Array.from({ length: threads }, () => new Worker(script, { workerData: paths }))
-  const pending = new Map<number, { rows: OverlapInsert[]; count: number }>()
   // each worker reports its own running count; the last report of each is its total
-  const exactClips = new Map<Worker, number>()
-  let nextToSend = 0
-  let nextToInsert = 0
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const send = (w: Worker) => {
-        if (nextToSend >= chunks) return
-        const k = nextToSend++
-        const recs = ids.slice(k * CHUNK, (k + 1) * CHUNK).map(inputOf)
-        w.postMessage({ chunk: k, recs }, recs.flatMap((r) => (r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer])) as ArrayBuffer[])
-      }
-      for (const w of workers) {
-        w.on('message', (m: { chunk: number; rows: OverlapInsert[]; count: number; fallbacks: number }) => {
-          exactClips.set(w, m.fallbacks)
-          pending.set(m.chunk, { rows: m.rows, count: m.count })
-          while (pending.has(nextToInsert)) {
-            const p = pending.get(nextToInsert)!
-            pending.delete(nextToInsert)
-            done(p.rows, p.count)
-            nextToInsert++
-          }
-          if (nextToInsert === chunks) resolve()
-          else send(w)
-        })
-        w.on('error', reject)
-        w.on('exit', (code) => {
-          if (code !== 0 && nextToInsert < chunks) reject(new Error(`an overlap worker exited with code ${code}`))
-        })
-        send(w)
-        send(w)
-      }
-      if (chunks === 0) resolve()
-    })
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()))
-  }
+  const exactClips = new Map<number, number>()
+  await runChunksOnWorkers<{ chunk: number; rows: OverlapInsert[]; count: number; fallbacks: number; thread: number }>(
+    script,
+    threads,
+    paths,
+    Math.ceil(ids.length / CHUNK),
+    (k) => {
+      const recs = ids.slice(k * CHUNK, (k + 1) * CHUNK).map(inputOf)
+      return { message: { chunk: k, recs }, transfer: recs.flatMap((r) => (r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer])) as ArrayBuffer[] }
+    },
+    (m) => {
+      exactClips.set(m.thread, Math.max(exactClips.get(m.thread) ?? 0, m.fallbacks))
+      done(m.rows, m.count)
+    },
+  )
   return [...exactClips.values()].reduce((a, b) => a + b, 0)
 }

@@ -2,7 +2,7 @@
  * Worker thread of the encumbrance overlap pass (encumbrance-overlaps.ts): opens the built parcel
  * files once, then answers each chunk of encumbrances with their `parcel_overlap` rows.
  */
-import { parentPort, workerData } from 'node:worker_threads'
+import { parentPort, threadId, workerData } from 'node:worker_threads'
 import { fallbacks } from '../src/geo/clip.js'
 import { createOverlapComputer, type EncumbranceInput, type OverlapInsert, type ParcelPaths } from './encumbrance-overlaps.js'
 
@@ -11,5 +11,5 @@ parentPort!.on('message', (m: { chunk: number; recs: EncumbranceInput[] }) => {
   const rows: OverlapInsert[] = []
   for (const r of m.recs) for (const row of computer.rowsOf(r)) rows.push(row)
   // fallbacks: this thread's running count of clips polygon-clipping handed to polyclip-ts
-  parentPort!.postMessage({ chunk: m.chunk, rows, count: m.recs.length, fallbacks: fallbacks() })
+  parentPort!.postMessage({ chunk: m.chunk, rows, count: m.recs.length, fallbacks: fallbacks(), thread: threadId })
 })

@@ -12,6 +12,8 @@ const ENTRIES = {
   'build-index': 'build-index/main.ts',
   // the encumbrance overlap pass's worker thread, loaded next to whichever bundle builds
   'overlap-worker': 'build-index/overlap-worker.ts',
+  // the parcel relation pass's worker thread
+  'relation-worker': 'build-index/relation-worker.ts',
   verify: 'build-index/verify.ts',
   synth: 'build-index/synth/main.ts',
   bench: 'bench/main.ts',

@@ -6,8 +6,8 @@ import { describe, expect, inject, it } from 'vitest'
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex')
 
-describe('encumbrance overlap pass on worker threads', () => {
-  it('the bundled build gives the same overlaps on two workers as in the thread', () => {
+describe('build passes on worker threads', () => {
+  it('the bundled build gives the same parcel relations and overlaps on two workers as in the thread', () => {
     const work = mkdtempSync(join(inject('workDir'), 'threads-'))
     const build = (threads: number) => {
       const out = join(work, `t${threads}`)
@@ -22,6 +22,9 @@ describe('encumbrance overlap pass on worker threads', () => {
     const two = build(2)
     expect(one.log).not.toContain('worker threads')
     expect(two.log).toContain('overlaps on 2 worker threads')
+    expect(two.log).toContain('relations on 2 worker threads')
+    // touching pairs, beacon ring positions and General Plan links, byte for byte
+    expect(sha(join(two.out, 'parcels/parcels.sqlite'))).toBe(sha(join(one.out, 'parcels/parcels.sqlite')))
     expect(sha(join(two.out, 'encumbrances/encumbrances.sqlite'))).toBe(sha(join(one.out, 'encumbrances/encumbrances.sqlite')))
     expect(sha(join(two.out, 'manifest.json'))).toBe(sha(join(one.out, 'manifest.json')))
   }, 120_000)
