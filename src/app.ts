@@ -1,22 +1,23 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context, Next } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { Logger } from 'pino'
-import { requireApiKey, requireCountry, requireProduct } from './auth/middleware.js'
-import type { KeyVerifier, Product } from './auth/types.js'
+import { API_KEY_HEADER, authenticate } from './auth/middleware.js'
+import type { ApiKeyRecord, KeyVerifier } from './auth/types.js'
 import type { DatasetHandle } from './data/open-dataset.js'
 import type { Domain } from './data/manifest.js'
 import { mountDocs } from './http/docs.js'
 import type { AppEnv } from './http/env.js'
 import { ApiError, handleError, handleNotFound, type ErrorCode } from './http/errors.js'
-import { accessLog } from './http/log.js'
+import { frontDoor } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
 import { PrefixRouter } from './http/prefix-router.js'
-import { requestId } from './http/request-id.js'
+import { requestHeader } from './http/request-header.js'
 import { registerEncumbranceRoutes } from './features/encumbrances/routes.js'
 import { registerJurisdictionRoutes } from './features/jurisdiction/routes.js'
 import { registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
-import { rateLimit } from './rate-limit/middleware.js'
+import { countRequest } from './rate-limit/middleware.js'
 import type { RateLimiter } from './rate-limit/types.js'
 import type { Services } from './services.js'
 
@@ -38,7 +39,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // routes picked by service first, then one regular expression per route of that service
   // (see PrefixRouter for why not Hono's default router)
   const app = new OpenAPIHono<AppEnv>({ router: new PrefixRouter(API_BASE) })
-  app.use('*', requestId(), accessLog(deps.log))
+  app.use('*', frontDoor(deps.log))
   app.onError(handleError(deps.log))
   app.notFound(handleNotFound)
 
@@ -79,13 +80,25 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       throw new ApiError('PayloadTooLarge', `the request body is larger than ${MAX_BODY_BYTES} bytes`)
     },
   })
+  const keyHeader = API_KEY_HEADER.toLowerCase()
+  // every /api/v1 request: the body limit, the key (401), the rate limit (429, headers on every
+  // answer), in one middleware (each link of Hono's chain costs a closure and a promise)
+  const gate = (c: Context<AppEnv>, next: Next) => {
+    const now = clock()
+    const key = authenticate(deps.keys, requestHeader(c, keyHeader), now)
+    if (key instanceof Promise) return key.then((k) => admit(c, k, now, next))
+    return admit(c, key, now, next)
+  }
+  const admit = (c: Context<AppEnv>, key: ApiKeyRecord, now: number, next: Next) => {
+    c.set('apiKey', key)
+    const counted = countRequest(c, deps.limiter, key, now)
+    return counted instanceof Promise ? counted.then(next) : next()
+  }
   app.use(
     `${API_BASE}/*`,
     // GET and HEAD bodies are never read; skipping them keeps @hono/node-server from building a
     // full WHATWG Request per query (about a sixth of the CPU of a /plots/reverse request)
-    (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)),
-    requireApiKey(deps.keys, clock),
-    rateLimit(deps.limiter, clock),
+    (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? gate(c, next) : limitBody(c, () => gate(c, next))),
   )
 
   const router = new ApiRouter(app, API_BASE)

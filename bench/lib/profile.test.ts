@@ -15,7 +15,7 @@ const frame = (functionName: string, url = '') => ({ functionName, url, scriptId
 //       └ dispatch (hono) ─┬ handler (server) ─┬ json (hono)
 //                          │                   └ nearest (server)
 //                          │                   (json: answer serialisation)
-//                          ├ accessLogMiddleware (server) ─ write (pino)
+//                          ├ writeAccessLine (server) ─ write (pino)
 //                          └ writev (native)
 const nodes = [
   { id: 1, callFrame: frame('(root)'), children: [2, 3, 5] },
@@ -26,7 +26,7 @@ const nodes = [
   { id: 6, callFrame: frame('handler', SERVER), children: [7, 8] },
   { id: 7, callFrame: frame('json', HONO_CONTEXT) },
   { id: 8, callFrame: frame('nearest', SERVER) },
-  { id: 9, callFrame: frame('accessLogMiddleware', SERVER), children: [10] },
+  { id: 9, callFrame: frame('writeAccessLine', SERVER), children: [10] },
   { id: 10, callFrame: frame('write', PINO) },
   { id: 11, callFrame: frame('writev') },
 ]

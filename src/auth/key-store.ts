@@ -170,12 +170,7 @@ export class SqliteKeyStore implements KeyVerifier {
    * for both, so a caller cannot tell a real id from a made-up one by the code), then revoked,
    * suspended, expired. Never throws for any input except after {@link close}.
    */
-  async verify(rawKey: string | undefined, now: Date | number): Promise<VerifyResult> {
-    return this.verifySync(rawKey, now)
-  }
-
-  /** Synchronous {@link verify}, for callers that know they hold a SQLite store. */
-  verifySync(rawKey: string | undefined, now: Date | number): VerifyResult {
+  verify(rawKey: string | undefined, now: Date | number): VerifyResult {
     if (rawKey === undefined || rawKey === '') return { ok: false, code: 'MISSING' }
     // a key seen before skips the parse and the digest (see `verified`)
     let id = this.verified.get(rawKey)

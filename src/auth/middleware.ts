@@ -1,60 +1,56 @@
-import type { MiddlewareHandler } from 'hono'
-import type { AppEnv } from '../http/env.js'
+import type { RouteGuard } from '../http/env.js'
 import { ApiError } from '../http/errors.js'
-import type { ApiKeyRecord, Country, KeyVerifier, Product } from './types.js'
+import type { ApiKeyRecord, Country, KeyVerifier, Product, VerifyResult } from './types.js'
 
-const HEADER = 'X-API-KEY'
+export const API_KEY_HEADER = 'X-API-KEY'
 
 /**
- * Verifies `X-API-KEY` and sets `apiKey`; the only place a verification result becomes a 401.
- * Messages never echo the key.
+ * The key a presented `X-API-KEY` value verifies to, or the 401 to answer (thrown): the only
+ * place a verification result becomes a 401. Messages never echo the key. Synchronous when the
+ * store answers at once (the SQLite store), so the hot path waits for no promise.
  */
-export function requireApiKey(keys: KeyVerifier, clock: () => Date | number = Date.now): MiddlewareHandler<AppEnv> {
-  return async function requireApiKeyMiddleware(c, next) {
-    const raw = c.req.header(HEADER)
-    const r = await keys.verify(raw, clock())
-    if (!r.ok) {
-      switch (r.code) {
-        case 'MISSING':
-          throw new ApiError('ApiKeyMissing', `the ${HEADER} header is missing: every /api/v1 request needs an API key`)
-        case 'MALFORMED':
-        case 'NOT_FOUND':
-          throw new ApiError('ApiKeyInvalid', 'the API key is malformed or not recognised')
-        case 'SUSPENDED':
-          throw new ApiError('ApiKeySuspended', `API key ${r.key.id} is suspended`)
-        case 'REVOKED':
-          throw new ApiError('ApiKeySuspended', `API key ${r.key.id} has been revoked; ask for a replacement key`)
-        case 'EXPIRED':
-          throw new ApiError('ApiKeyExpired', `API key ${r.key.id} expired: its term ended on ${r.expires}`)
-      }
-    }
-    c.set('apiKey', r.key)
-    await next()
+export function authenticate(keys: KeyVerifier, raw: string | undefined, now: Date | number): ApiKeyRecord | Promise<ApiKeyRecord> {
+  const r = keys.verify(raw, now)
+  return r instanceof Promise ? r.then(keyOrThrow) : keyOrThrow(r)
+}
+
+function keyOrThrow(r: VerifyResult): ApiKeyRecord {
+  if (r.ok) return r.key
+  switch (r.code) {
+    case 'MISSING':
+      throw new ApiError('ApiKeyMissing', `the ${API_KEY_HEADER} header is missing: every /api/v1 request needs an API key`)
+    case 'MALFORMED':
+    case 'NOT_FOUND':
+      throw new ApiError('ApiKeyInvalid', 'the API key is malformed or not recognised')
+    case 'SUSPENDED':
+      throw new ApiError('ApiKeySuspended', `API key ${r.key.id} is suspended`)
+    case 'REVOKED':
+      throw new ApiError('ApiKeySuspended', `API key ${r.key.id} has been revoked; ask for a replacement key`)
+    case 'EXPIRED':
+      throw new ApiError('ApiKeyExpired', `API key ${r.key.id} expired: its term ended on ${r.expires}`)
   }
 }
 
 /**
- * Fails closed: a key must name the product. Mounted after `requireApiKey`, so a request
+ * Fails closed: a key must name the product. Run after the key is verified, so a request
  * without a key is a 401, never a 403 (the openstatus require-scope rule).
  */
-export function requireProduct(product: Product): MiddlewareHandler<AppEnv> {
-  return async function requireProductMiddleware(c, next) {
+export function requireProduct(product: Product): RouteGuard {
+  return function requireProductGuard(c) {
     const key = c.get('apiKey')
     if (!key.products.includes(product)) {
       throw new ApiError('ProductNotPermitted', `API key ${key.id} does not include the ${product} product`)
     }
-    await next()
   }
 }
 
 /** For the South-Africa-only services: a key without SOUTH_AFRICA gets 403 CountryNotPermitted. */
-export function requireCountry(country: Country): MiddlewareHandler<AppEnv> {
-  return async function requireCountryMiddleware(c, next) {
+export function requireCountry(country: Country): RouteGuard {
+  return function requireCountryGuard(c) {
     const key = c.get('apiKey')
     if (!key.countries.includes(country)) {
       throw new ApiError('CountryNotPermitted', `API key ${key.id} does not cover ${country}; this service serves ${country} only`)
     }
-    await next()
   }
 }
 

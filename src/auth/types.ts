@@ -35,9 +35,13 @@ export type VerifyResult =
   | { ok: false; code: 'SUSPENDED' | 'REVOKED'; key: ApiKeyRecord }
   | { ok: false; code: 'EXPIRED'; key: ApiKeyRecord; expires: string }
 
-/** What the server needs: behind an interface so a Redis-backed store can replace SQLite for several instances. */
+/**
+ * What the server needs: behind an interface so a Redis-backed store can replace SQLite for
+ * several instances. A store that can answer at once returns the result itself (no promise to
+ * wait for on every request); a remote one returns a promise.
+ */
 export interface KeyVerifier {
-  verify(rawKey: string | undefined, now: Date | number): Promise<VerifyResult>
+  verify(rawKey: string | undefined, now: Date | number): VerifyResult | Promise<VerifyResult>
   close(): void
 }
 

@@ -1,3 +1,4 @@
+import type { Context } from 'hono'
 import type { ApiKeyRecord } from '../auth/types.js'
 
 /** Context variables set by the global middleware; read them with `c.get(...)`. */
@@ -5,7 +6,14 @@ export interface AppEnv {
   Variables: {
     /** Echoed or generated request id; also in `X-Request-Id` and every error body. */
     requestId: string
-    /** The verified key, set by `requireApiKey` on /api/v1 routes. */
+    /** The verified key, set on /api/v1 routes before any route runs. */
     apiKey: ApiKeyRecord
   }
 }
+
+/**
+ * A synchronous check a route runs before validating its input (product, country): it throws
+ * the ApiError to answer. Checks rather than middleware: each middleware link costs a closure
+ * and a promise per request.
+ */
+export type RouteGuard = (c: Context<AppEnv>) => void

@@ -1,6 +1,4 @@
 import pino, { type Logger } from 'pino'
-import type { MiddlewareHandler } from 'hono'
-import type { AppEnv } from './env.js'
 
 /**
  * JSON logs on stdout. The X-API-KEY header is never logged: only the key id is.
@@ -18,19 +16,34 @@ export function createLogger(level: string): Logger {
   )
 }
 
-/** One line per request: id, method, path, status, duration and key id (never the key). */
-export function accessLog(log: Logger): MiddlewareHandler<AppEnv> {
-  return async function accessLogMiddleware(c, next) {
-    if (!log.isLevelEnabled('info')) return next()
-    const start = performance.now()
-    await next()
-    log.info({
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - start) * 1000) / 1000,
-      keyId: c.get('apiKey')?.id,
-    })
-  }
+/** Writes one access-log line; `enabled()` says whether the logger's level lets info lines through. */
+export interface AccessLogWriter {
+  (requestId: string, method: string, path: string, status: number, ms: number, keyId: string | undefined): void
+  enabled(): boolean
+}
+
+const s = pino.symbols
+
+/**
+ * The access line: request id, method, path, status, duration (ms, to the µs) and key id (never
+ * the key), as the line `log.info({ requestId, method, path, status, ms, keyId })` writes: same
+ * level, time, bindings and ending, into the logger's own stream (so lines stay in order with
+ * every other log line). Built by hand because pino's generic object walk was ~7 % of the CPU
+ * of a small request. Only the path and the key id can hold characters to escape; the request
+ * id is checked against a safe alphabet and the method is an HTTP token.
+ */
+export function accessLogWriter(log: Logger): AccessLogWriter {
+  const l = log as unknown as Record<symbol, unknown>
+  const write = function writeAccessLine(requestId: string, method: string, path: string, status: number, ms: number, keyId: string | undefined) {
+    const line =
+      (l[s.lsCacheSym] as Record<number, string>)[30] +
+      (l[s.timeSym] as () => string)() +
+      (l[s.chindingsSym] as string) +
+      `,"requestId":"${requestId}","method":"${method}","path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 1000) / 1000}` +
+      (keyId === undefined ? '' : `,"keyId":${JSON.stringify(keyId)}`) +
+      (l[s.endSym] as string)
+    ;(l[s.streamSym] as { write(line: string): void }).write(line)
+  } as AccessLogWriter
+  write.enabled = () => log.isLevelEnabled('info')
+  return write
 }

@@ -1,6 +1,6 @@
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv } from './env.js'
+import type { AppEnv, RouteGuard } from './env.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
 
 export const ErrorBodySchema = z
@@ -58,7 +58,7 @@ export class ApiRouter {
     readonly basePath: string,
   ) {}
 
-  add<S extends RequestSchemas>(spec: RouteSpec<S>, middleware: MiddlewareHandler<AppEnv>[], handler: RouteHandler<S>): void {
+  add<S extends RequestSchemas>(spec: RouteSpec<S>, guards: RouteGuard[], handler: RouteHandler<S>): void {
     const responses: Record<string, unknown> = {}
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = r.schema ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } } : { description: r.description }
@@ -82,6 +82,11 @@ export class ApiRouter {
       security: spec.authenticated === false ? [] : [{ ApiKey: [] }],
     })
     const honoPath = this.basePath + (spec.honoPath ?? spec.path.replace(/\{([^}]+)\}/g, ':$1'))
-    this.app.on([spec.method.toUpperCase()], [honoPath], ...middleware, async (c) => handler(c, await validateRequest(c, spec.request)))
+    // one handler per route: guards, then validation (synchronous without a body), then the route
+    this.app.on([spec.method.toUpperCase()], [honoPath], (c: Context<AppEnv>): Response | Promise<Response> => {
+      for (const guard of guards) guard(c)
+      const input = validateRequest(c, spec.request)
+      return input instanceof Promise ? input.then((i) => handler(c, i)) : handler(c, input)
+    })
   }
 }

@@ -45,8 +45,9 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
 /**
  * Validates path, query and body together, so one answer lists every invalid field of the
  * request whichever part it is in (Hono's per-target validators would stop at the first part).
+ * Without a body schema it answers synchronously (no promise per GET request).
  */
-export async function validateRequest<S extends RequestSchemas>(c: Context<AppEnv>, schemas: S): Promise<ValidatedInput<S>> {
+export function validateRequest<S extends RequestSchemas>(c: Context<AppEnv>, schemas: S): ValidatedInput<S> | Promise<ValidatedInput<S>> {
   const details: FieldError[] = []
   const out: Record<string, unknown> = { params: {}, query: {}, body: undefined }
   if (schemas.params) {
@@ -59,15 +60,20 @@ export async function validateRequest<S extends RequestSchemas>(c: Context<AppEn
     if (r.success) out.query = r.data
     else details.push(...issuesToDetails(r.error.issues))
   }
-  if (schemas.body) {
-    const raw = await readJsonBody(c)
-    const r = schemas.body.safeParse(raw)
+  if (!schemas.body) return finish(out, details) as ValidatedInput<S>
+  const body = schemas.body
+  return readJsonBody(c).then((raw) => {
+    const r = body.safeParse(raw)
     if (r.success) out.body = r.data
     else details.push(...issuesToDetails(r.error.issues))
-  }
+    return finish(out, details) as ValidatedInput<S>
+  })
+}
+
+function finish(out: Record<string, unknown>, details: FieldError[]): unknown {
   if (details.length) {
     const names = details.map((d) => d.field).join(', ')
     throw new ApiError('ValidationError', `invalid request: ${names}`, details)
   }
-  return out as unknown as ValidatedInput<S>
+  return out
 }

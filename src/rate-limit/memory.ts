@@ -27,8 +27,8 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed, limit, remaining: Math.max(0, limit - w.count), resetAt: w.start + WINDOW_MS }
   }
 
-  limit(keyId: string, limit: number, now: number): Promise<RateLimitResult> {
-    return Promise.resolve(this.count(keyId, limit, now))
+  limit(keyId: string, limit: number, now: number): RateLimitResult {
+    return this.count(keyId, limit, now)
   }
 
   // drop windows that have ended, so memory follows active keys only

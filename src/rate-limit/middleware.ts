@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
+import type { ApiKeyRecord } from '../auth/types.js'
 import type { AppEnv } from '../http/env.js'
 import { ApiError } from '../http/errors.js'
 import { WINDOW_MS, type RateLimitResult, type RateLimiter } from './types.js'
@@ -13,24 +14,24 @@ export function rateLimitHeaders(r: RateLimitResult, now: number): Record<string
 }
 
 /**
- * Counts every authenticated request once (a batch is one request) against the key's
- * per-minute allowance, shared across all products, and sends the headers on every answer.
- * Runs after `requireApiKey`, keyed by the key id, never the raw key.
+ * Counts one authenticated request (a batch is one request) against the key's per-minute
+ * allowance, shared across all products, and sets the headers every answer carries; throws the
+ * 429 when the allowance is spent. Keyed by the key id, never the raw key. Synchronous when the
+ * store answers at once (one process), a promise when it is remote (the cluster primary).
  */
-export function rateLimit(limiter: RateLimiter, clock: () => number = Date.now): MiddlewareHandler<AppEnv> {
-  return async function rateLimitMiddleware(c, next) {
-    const key = c.get('apiKey')
-    const now = clock()
-    const r = await limiter.limit(key.id, key.ratePerMinute, now)
-    const headers = rateLimitHeaders(r, now)
-    for (const [k, v] of Object.entries(headers)) c.header(k, v)
-    if (!r.allowed) {
-      const retryAfter = Math.max(1, Math.ceil((r.resetAt - now) / 1000))
-      throw new ApiError('RateLimitExceeded', `rate limit of ${r.limit} requests per minute reached; retry in ${retryAfter} s`, undefined, {
-        ...headers,
-        'Retry-After': String(retryAfter),
-      })
-    }
-    await next()
+export function countRequest(c: Context<AppEnv>, limiter: RateLimiter, key: ApiKeyRecord, now: number): void | Promise<void> {
+  const r = limiter.limit(key.id, key.ratePerMinute, now)
+  return r instanceof Promise ? r.then((x) => applyLimit(c, x, now)) : applyLimit(c, r, now)
+}
+
+function applyLimit(c: Context<AppEnv>, r: RateLimitResult, now: number): void {
+  const headers = rateLimitHeaders(r, now)
+  for (const [k, v] of Object.entries(headers)) c.header(k, v)
+  if (!r.allowed) {
+    const retryAfter = Math.max(1, Math.ceil((r.resetAt - now) / 1000))
+    throw new ApiError('RateLimitExceeded', `rate limit of ${r.limit} requests per minute reached; retry in ${retryAfter} s`, undefined, {
+      ...headers,
+      'Retry-After': String(retryAfter),
+    })
   }
 }

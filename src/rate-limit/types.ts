@@ -13,8 +13,11 @@ export interface RateLimitResult {
  * for several machines. Implementations must be exact: N allowed, the N+1st refused.
  */
 export interface RateLimiter {
-  /** Counts `cost` requests for `keyId` (never the raw key) against `limit` per window. */
-  limit(keyId: string, limit: number, now: number): Promise<RateLimitResult>
+  /**
+   * Counts one request for `keyId` (never the raw key) against `limit` per window. A store
+   * in this process answers at once; a remote one (cluster primary, Redis) with a promise.
+   */
+  limit(keyId: string, limit: number, now: number): RateLimitResult | Promise<RateLimitResult>
   close?(): void
 }
 
