@@ -20,6 +20,7 @@ import { registerPlotRoutes } from './features/plots/routes.js'
 import { countRequest } from './rate-limit/middleware.js'
 import type { RateLimiter } from './rate-limit/types.js'
 import type { Services } from './services.js'
+import { json } from './http/reply.js'
 
 export interface AppDeps {
   log: Logger
@@ -43,7 +44,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.onError(handleError(deps.log))
   app.notFound(handleNotFound)
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }))
+  app.get('/healthz', (c) => json(c, { status: 'ok' }))
   app.get('/readyz', (c) => {
     const ds = deps.data.dataset
     const domains = Object.fromEntries(
@@ -52,12 +53,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         return [d, m ? { dataset_version: m.dataset_version, as_of: m.as_of } : null]
       }),
     )
-    return c.json({ status: 'ready', domains })
+    return json(c, { status: 'ready', domains })
   })
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-KEY' })
   app.get(`${API_BASE}/openapi.json`, (c) =>
-    c.json(
+    json(
+      c,
       app.getOpenAPI31Document({
         openapi: '3.1.0',
         info: {

@@ -45,9 +45,20 @@ describe('served over a socket', () => {
     expect(res.headers.get('X-Request-Id')).toBe('sock-1')
     expect(res.headers.get('RateLimit-Policy')).toBe('50;w=60')
     expect(res.headers.get('RateLimit')).toBe('limit=50, remaining=49, reset=60')
-    const body = await res.json()
+    const text = await res.text()
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)))
+    const body = JSON.parse(text)
     expect(body).toEqual(await direct.json())
     expect((body as { plots: unknown[] }).plots).toHaveLength(1)
+  })
+
+  it('answers HEAD with the GET headers and no body', async () => {
+    const res = await fetch(base + reverse, { method: 'HEAD', headers: { 'X-API-KEY': key, 'X-Request-Id': 'sock-head' } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('X-Request-Id')).toBe('sock-head')
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(res.headers.get('RateLimit')).toMatch(/^limit=50, remaining=\d+, reset=\d+$/)
+    expect(await res.text()).toBe('')
   })
 
   it('reads the key header whatever its case, and answers 401 without it or with a wrong one', async () => {

@@ -84,7 +84,7 @@ const POLYGON = 3
  *
  * @example
  * const bytes = encodeTile([{ name: 'boundaries', features: [{ geometry: mp, properties: { name: 'Gaborone' } }] }], 14, 9372, 9283)
- * if (bytes.byteLength === 0) return c.body(null, 204)
+ * if (bytes.byteLength === 0) return reply(c, null, 204)
  */
 export function encodeTile(layers: TileLayer[], z: number, x: number, y: number, opts: EncodeTileOptions = {}): Uint8Array {
   const extent = opts.extent ?? DEFAULT_EXTENT

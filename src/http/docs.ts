@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { Hono } from 'hono'
 import type { AppEnv } from './env.js'
+import { reply, setHeader } from './reply.js'
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -23,15 +24,21 @@ export function mountDocs(app: Hono<AppEnv>, specUrl: string): void {
     if (!type) return c.notFound()
     let body = cache.get(file)
     if (body === undefined) cache.set(file, (body = readFileSync(join(dir, file), 'utf8')))
-    return c.body(body, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' })
+    setHeader(c, 'Cache-Control', 'public, max-age=86400')
+    return reply(c, body, 200, type)
   })
   app.get('/docs', (c) =>
-    c.html(`<!doctype html>
+    reply(
+      c,
+      `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Land-data API</title>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <body><div id="ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script>window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#ui', deepLinking: true, persistAuthorization: true })</script>
-</body></html>`),
+</body></html>`,
+      200,
+      'text/html; charset=UTF-8',
+    ),
   )
 }

@@ -8,6 +8,8 @@ export interface AppEnv {
     requestId: string
     /** The verified key, set on /api/v1 routes before any route runs. */
     apiKey: ApiKeyRecord
+    /** Response headers gathered for this request (see reply.ts). */
+    headers: Record<string, string>
   }
 }
 

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Logger } from 'pino'
 import type { AppEnv } from './env.js'
+import { json, setHeader } from './reply.js'
 
 /**
  * Every error code the API answers, with its HTTP status. One table, so a code can never be
@@ -71,8 +72,8 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
     ...(err.details !== undefined ? { details: err.details } : {}),
     requestId: c.get('requestId') ?? '',
   }
-  if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v)
-  return c.json(body, err.status as 400)
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) setHeader(c, k, v)
+  return json(c, body, err.status)
 }
 
 /**

@@ -5,6 +5,7 @@ import type { AppEnv } from './env.js'
 import { accessLogWriter } from './log.js'
 import { acceptClientRequestId, REQUEST_ID_HEADER } from './request-id.js'
 import { requestHeader } from './request-header.js'
+import { setHeader } from './reply.js'
 
 /**
  * The outermost middleware, one per request: sets `requestId` (the client's when safe, else a
@@ -19,7 +20,7 @@ export function frontDoor(log: Logger): MiddlewareHandler<AppEnv> {
   return async function frontDoorMiddleware(c, next) {
     const id = acceptClientRequestId(requestHeader(c, 'x-request-id')) ?? randomUUID()
     c.set('requestId', id)
-    c.header(REQUEST_ID_HEADER, id)
+    setHeader(c, REQUEST_ID_HEADER, id)
     if (!write.enabled()) return next()
     const start = performance.now()
     await next()

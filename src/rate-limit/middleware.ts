@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from '../auth/types.js'
 import type { AppEnv } from '../http/env.js'
 import { ApiError } from '../http/errors.js'
 import { WINDOW_MS, type RateLimitResult, type RateLimiter } from './types.js'
+import { setHeader } from '../http/reply.js'
 
 /** The header values of draft-ietf-httpapi-ratelimit-headers-07 (see DOMAIN.md 4.1). */
 export function rateLimitHeaders(r: RateLimitResult, now: number): Record<string, string> {
@@ -26,7 +27,7 @@ export function countRequest(c: Context<AppEnv>, limiter: RateLimiter, key: ApiK
 
 function applyLimit(c: Context<AppEnv>, r: RateLimitResult, now: number): void {
   const headers = rateLimitHeaders(r, now)
-  for (const [k, v] of Object.entries(headers)) c.header(k, v)
+  for (const k in headers) setHeader(c, k, headers[k])
   if (!r.allowed) {
     const retryAfter = Math.max(1, Math.ceil((r.resetAt - now) / 1000))
     throw new ApiError('RateLimitExceeded', `rate limit of ${r.limit} requests per minute reached; retry in ${retryAfter} s`, undefined, {

@@ -35,6 +35,7 @@ import {
   UidParamsSchema,
   WithinQuerySchema,
 } from './schemas.js'
+import { json, reply, setHeader } from '../../http/reply.js'
 
 const TAG = ['Encumbrances']
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7
@@ -177,7 +178,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
         const geometry = overlap.clip ?? (overlap.relationship === 'contains' ? { mp: parcelMp } : s.geometryOf(row))
         return recordOf(row, { overlap, geometry })
       })
-      return c.json({
+      return json(c, {
         encumbrances: items,
         parcel: { lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, area_sqm: Math.round(areaSqm(parcelMp) * 100) / 100 },
         message: found(items.length, `intersecting parcel ${p.lpi}`, s),
@@ -204,7 +205,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const p = parcelOr404(s, params.lpi)
       const sum = summaryOf(s, p)
       const n = Object.values(sum.counts_by_class).reduce((a, b) => a + b, 0)
-      return c.json({ ...sum, message: found(n, `meeting parcel ${p.lpi}`, s), ...env(s) })
+      return json(c, { ...sum, message: found(n, `meeting parcel ${p.lpi}`, s), ...env(s) })
     },
   )
 
@@ -224,7 +225,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
     (c, { query }) => {
       const s = q()
       const hits = s.at(query.longitude, query.latitude, query.radius_m, query.encumbrance_class)
-      return c.json({
+      return json(c, {
         encumbrances: hits.map((h) => recordOf(h.row, { distanceM: h.distanceM, geometry: s.geometryOf(h.row) })),
         count: hits.length,
         message: found(hits.length, query.radius_m ? `within ${query.radius_m} m of the point` : 'at the point', s),
@@ -248,7 +249,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
     (c, { query }) => {
       const s = q()
       const page = s.within(query.bbox, query.encumbrance_class, query.limit, query.cursor)
-      return c.json({
+      return json(c, {
         encumbrances: page.rows.map(({ row, geometry }) => recordOf(row, { geometry })),
         count: page.rows.length,
         limit: query.limit,
@@ -288,7 +289,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       }
       const res = s.intersect('lines' in geometry ? { lines: geometry.lines } : { mp: geometry.mp }, classes.data)
       const isRoute = 'lines' in geometry
-      return c.json({
+      return json(c, {
         encumbrances: res.encumbrances.map(({ row, overlap }) => recordOf(row, { overlap, geometry: body.include_geometry ? s.geometryOf(row) : undefined })),
         parcels: res.parcels.map((p) => ({
           lpi: p.parcel.lpi,
@@ -340,7 +341,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
         query.limit,
         query.cursor,
       )
-      return c.json({
+      return json(c, {
         encumbrances: page.rows.map((r) => recordOf(r)),
         count: page.rows.length,
         limit: query.limit,
@@ -373,7 +374,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       })
       const hit = results.filter((r) => r !== null).length
       const encumbered = results.filter((r) => r?.has_encumbrances).length
-      return c.json({
+      return json(c, {
         results,
         found: hit,
         not_found: results.length - hit,
@@ -424,7 +425,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       })
       const share = saRecords ? Math.round((saUnspecified / saRecords) * 10000) / 100 : 0
       if (saRecords) caveats.push(`${share}% of servitude areas do not state their kind and are served as unspecified.`)
-      return c.json({
+      return json(c, {
         provinces: out,
         totals: { records, current, unspecified_share_of_servitude_areas: share },
         caveats,
@@ -469,7 +470,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
           counts_by_class: g.byClass,
         }))
         const total = all.reduce((a, g) => a + g.count, 0)
-        return c.json({
+        return json(c, {
           view,
           cell_deg: cellDeg,
           cells,
@@ -501,7 +502,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
           })
         }
       }
-      return c.json({
+      return json(c, {
         view,
         type: 'FeatureCollection',
         features,
@@ -537,9 +538,9 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const s = q()
       const { z, x, y } = parseTileParams(params)
       const etag = `"${s.version}:${query.classes.join(',')}"`
-      c.header('ETag', etag)
-      c.header('Cache-Control', 'public, max-age=3600')
-      if (c.req.header('if-none-match') === etag) return c.body(null, 304)
+      setHeader(c, 'ETag', etag)
+      setHeader(c, 'Cache-Control', 'public, max-age=3600')
+      if (c.req.header('if-none-match') === etag) return reply(c, null, 304)
       return tileResponse(c, s, z, x, y, query.classes)
     },
   )
@@ -575,7 +576,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const message = r.recordStatus
         ? `Encumbrance ${r.uid} is ${r.recordStatus.toLowerCase()}: it is excluded from intersections, so no affected parcels are listed`
         : `Encumbrance ${r.uid} affects ${plural(affected.length, 'current parcel')} in dataset ${s.version}`
-      return c.json({ encumbrance: recordOf(r, { geometry: s.geometryOf(r) }), affected_parcels: affected, message, ...env(s) })
+      return json(c, { encumbrance: recordOf(r, { geometry: s.geometryOf(r) }), affected_parcels: affected, message, ...env(s) })
     },
   )
 }
@@ -596,7 +597,6 @@ function tileResponse(c: Context<AppEnv>, s: EncumbranceQueries, z: number, x: n
     if (features.length) out.push({ name: cls, features })
   }
   const bytes = out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
-  if (bytes.byteLength === 0) return c.body(null, 204)
-  c.header('Content-Type', 'application/vnd.mapbox-vector-tile')
-  return c.body(bytes as unknown as ArrayBuffer, 200)
+  if (bytes.byteLength === 0) return reply(c, null, 204)
+  return reply(c, bytes, 200, 'application/vnd.mapbox-vector-tile')
 }

@@ -36,6 +36,7 @@ import {
   TileParamsSchema,
   TileQuerySchema,
 } from './schemas.js'
+import { json, reply, setHeader } from '../../http/reply.js'
 
 const TAG = ['Jurisdiction']
 const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
@@ -147,7 +148,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
           nearest ? { nearest } : undefined,
         )
       }
-      return c.json({ jurisdiction: r.jurisdiction, notes: r.notes, as_at: d, message: chainMessage(r.found, d), ...env(s) })
+      return json(c, { jurisdiction: r.jurisdiction, notes: r.notes, as_at: d, message: chainMessage(r.found, d), ...env(s) })
     },
   )
 
@@ -178,7 +179,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         const nearest = s.nearest(r.label[0], r.label[1], d)
         throw new ApiError('NoJurisdictionAtPoint', `no boundary in force on ${d} contains the label point of ${params.lpi}`, nearest ? { nearest } : undefined)
       }
-      return c.json({
+      return json(c, {
         lpi: r.lpi,
         label_point: { latitude: round(r.label[1], 7), longitude: round(r.label[0], 7) },
         jurisdiction: r.jurisdiction,
@@ -218,8 +219,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         message: `${plural(found, 'point')} resolved, ${notFound} outside every boundary in force on ${d}`,
         ...env(s),
       })
-      c.header('Content-Type', 'application/json')
-      return c.body(batchAnswer(items, tail) as Uint8Array<ArrayBuffer>)
+      return reply(c, batchAnswer(items, tail), 200, 'application/json')
     },
   )
 
@@ -242,7 +242,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       const list = s.list(params.boundary_type, { asAt: d, province: query.province, municipality: query.municipality, parent: query.parent })
       const page = list.slice(query.cursor, query.cursor + query.limit)
       const next = query.cursor + page.length
-      return c.json({
+      return json(c, {
         boundary_type: params.boundary_type,
         boundaries: page.map((r) => recordOf(s, r)),
         total: list.length,
@@ -272,7 +272,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       const d = query.as_at ?? today()
       const r = boundaryAt(s, params.boundary_type, params.code, d)
       const others = s.versionsOf(r.type, r.code).filter((v) => v.id !== r.id)
-      return c.json({
+      return json(c, {
         boundary: {
           ...recordOf(s, r),
           ancestors: s.ancestorsOf(r).map((a) => ({ boundary_type: a.type, code: a.code, name: a.name })),
@@ -307,7 +307,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       let vertices = 0
       for (const p of mp) for (const ring of p) vertices += ring.length
       const wkt = query.format === 'WKT'
-      return c.json({
+      return json(c, {
         boundary: recordOf(s, r),
         format: wkt ? 'wkt' : 'geojson',
         geometry: wkt ? toWkt(mp) : toGeoJson(mp),
@@ -337,7 +337,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       const d = query.as_at ?? today()
       const r = boundaryAt(s, params.boundary_type, params.code, d)
       const kids = s.childrenOf(r, d)
-      return c.json({
+      return json(c, {
         boundary: recordOf(s, r),
         children: kids.map((k) => recordOf(s, k)),
         as_at: d,
@@ -364,7 +364,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       const s = q()
       const d = query.as_at ?? today()
       const hits = s.search(query.q, query.types, d, query.limit)
-      return c.json({
+      return json(c, {
         query: query.q,
         matches: hits.map((h) => ({ ...recordOf(s, h.row), similarity: round(h.similarity, 4) })),
         threshold: 0.3,
@@ -424,7 +424,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
         else if (l.provinces.length && l.provinces.length < 9) gaps.push(`${l.boundary_type}: published for ${l.provinces.join(', ')} only`)
         for (const st of l.sets) if (!st.geometry) gaps.push(`${l.boundary_type}: the ${st.vintage} (${st.effective_from ?? '…'} to ${st.effective_to ?? 'today'}) is installed without geometry; points on those dates get a null ${l.boundary_type} with a note`)
       }
-      return c.json({
+      return json(c, {
         layers,
         known_gaps: gaps,
         ...(s.earliest ? { earliest_as_at: s.earliest } : {}),
@@ -482,7 +482,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
           })
         }
       }
-      return c.json({
+      return json(c, {
         type: 'FeatureCollection',
         features,
         types: query.types,
@@ -521,9 +521,9 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       const d = query.as_at ?? today()
       const { z, x, y } = parseTileParams(params)
       const etag = `"${s.version}:${query.layers.join(',')}:${d}"`
-      c.header('ETag', etag)
-      c.header('Cache-Control', 'public, max-age=3600')
-      if (c.req.header('if-none-match') === etag) return c.body(null, 304)
+      setHeader(c, 'ETag', etag)
+      setHeader(c, 'Cache-Control', 'public, max-age=3600')
+      if (c.req.header('if-none-match') === etag) return reply(c, null, 304)
       return tileResponse(c, s, z, x, y, query.layers, d)
     },
   )
@@ -570,8 +570,7 @@ function tileResponse(c: Context<AppEnv>, s: JurisdictionQueries, z: number, x: 
     if (features.length) out.push({ name: t, features })
   }
   const bytes = out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
-  if (bytes.byteLength === 0) return c.body(null, 204)
-  c.header('Content-Type', 'application/vnd.mapbox-vector-tile')
-  return c.body(bytes as unknown as ArrayBuffer, 200)
+  if (bytes.byteLength === 0) return reply(c, null, 204)
+  return reply(c, bytes, 200, 'application/vnd.mapbox-vector-tile')
 }
 

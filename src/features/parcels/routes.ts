@@ -25,6 +25,7 @@ import {
   StatusQuerySchema,
   WithinQuerySchema,
 } from './schemas.js'
+import { json } from '../../http/reply.js'
 
 const TAG = ['Parcel cadastre']
 const filterOf = (q: { include_status?: string; parcel_type?: string }): Filter => ({
@@ -95,7 +96,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
           nearest ? { nearest } : undefined,
         )
       }
-      return c.json({ parcels, message: `${plural(parcels.length, 'parcel')} contain the point; the first is the most specific`, dataset_version: s.version })
+      return json(c, { parcels, message: `${plural(parcels.length, 'parcel')} contain the point; the first is the most specific`, dataset_version: s.version })
     },
   )
 
@@ -124,7 +125,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
         dataset_version: s.version,
       }
       if (page.more) body.next_cursor = encodeCursor({ v: s.version, q: signature, after: page.lastId })
-      return c.json(body)
+      return json(c, body)
     },
   )
 
@@ -144,7 +145,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       const s = q()
       const coverage = s.coverage()
       const total = coverage.filter((r) => r.layer !== 'BEACON' && r.layer !== 'GENERAL_PLAN').reduce((a, r) => a + r.records, 0)
-      return c.json({ coverage, as_of: s.asOf, dataset_version: s.version, message: `${total} parcel records loaded` })
+      return json(c, { coverage, as_of: s.asOf, dataset_version: s.version, message: `${total} parcel records loaded` })
     },
   )
 
@@ -165,7 +166,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       const f: Filter = { all: body.include_status === 'all' }
       const results = body.points ? body.points.map((p) => s.firstAt(p.longitude, p.latitude, f)) : body.lpis!.map((l) => s.currentRecord(l, f))
       const found = results.filter((r) => r !== null).length
-      return c.json({
+      return json(c, {
         results,
         found,
         not_found: results.length - found,
@@ -189,7 +190,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       const s = q()
       const parcels = s.bySourceKey(params.source_key, filterOf(query))
       if (!parcels.length) throw notFound(`the source key ${params.source_key}`)
-      return c.json({ parcels, message: `${plural(parcels.length, 'record')} for source key ${params.source_key}`, dataset_version: s.version })
+      return json(c, { parcels, message: `${plural(parcels.length, 'record')} for source key ${params.source_key}`, dataset_version: s.version })
     },
   )
 
@@ -210,7 +211,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       if (!g) throw notFound(`the LPI ${params.lpi}`)
       const mp = query.simplify ? simplifyPreserveTopology(g.geometry, query.simplify) : g.geometry
       const wkt = query.format === 'WKT'
-      return c.json({
+      return json(c, {
         parcel: g.parcel,
         format: wkt ? 'wkt' : 'geojson',
         geometry: wkt ? toWkt(mp) : toGeoJson(mp),
@@ -238,7 +239,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       const r = s.neighbours(params.lpi, mode, query.distance, query.limit, filterOf(query))
       if (!r) throw notFound(`the LPI ${params.lpi}`)
       const what = mode === 'touching' ? 'touching' : `within ${query.distance} m`
-      return c.json({ parcel: r.parcel, mode, neighbours: r.neighbours, dataset_version: s.version, message: r.neighbours.length ? `${plural(r.neighbours.length, 'neighbour')} ${what}` : `No neighbour ${what}` })
+      return json(c, { parcel: r.parcel, mode, neighbours: r.neighbours, dataset_version: s.version, message: r.neighbours.length ? `${plural(r.neighbours.length, 'neighbour')} ${what}` : `No neighbour ${what}` })
     },
   )
 
@@ -257,7 +258,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       const s = q()
       const r = s.beacons(params.lpi, filterOf(query))
       if (!r) throw notFound(`the LPI ${params.lpi}`)
-      return c.json({ ...r, dataset_version: s.version, message: r.beacons.length ? `${plural(r.beacons.length, 'beacon')} on the boundary` : 'No beacon captured for this parcel' })
+      return json(c, { ...r, dataset_version: s.version, message: r.beacons.length ? `${plural(r.beacons.length, 'beacon')} on the boundary` : 'No beacon captured for this parcel' })
     },
   )
 
@@ -276,7 +277,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       const s = q()
       const r = s.generalPlans(params.lpi, filterOf(query))
       if (!r) throw notFound(`the LPI ${params.lpi}`)
-      return c.json({ ...r, dataset_version: s.version, message: r.general_plans.length ? `${plural(r.general_plans.length, 'General Plan')} ${r.general_plans.length === 1 ? 'covers' : 'cover'} the parcel` : 'No General Plan covers this parcel' })
+      return json(c, { ...r, dataset_version: s.version, message: r.general_plans.length ? `${plural(r.general_plans.length, 'General Plan')} ${r.general_plans.length === 1 ? 'covers' : 'cover'} the parcel` : 'No General Plan covers this parcel' })
     },
   )
 
@@ -295,7 +296,7 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
       const s = q()
       const parcels = s.byLpi(params.lpi, filterOf(query))
       if (!parcels.length) throw notFound(`the LPI ${params.lpi}`)
-      return c.json({ parcels, message: `${plural(parcels.length, 'record')} for LPI ${params.lpi}`, dataset_version: s.version })
+      return json(c, { parcels, message: `${plural(parcels.length, 'record')} for LPI ${params.lpi}`, dataset_version: s.version })
     },
   )
 }

@@ -14,6 +14,7 @@ import {
   ReverseQuerySchema,
   SearchQuerySchema,
 } from './schemas.js'
+import { json } from '../../http/reply.js'
 
 const TAG = ['Plots and coordinates']
 
@@ -51,7 +52,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       const message = plots.length
         ? `${plural(plots.length, 'plot')} within ${query.radius} m, nearest first${plots.length === query.limit ? ` (limited to ${query.limit})` : ''}`
         : `No plots found within ${query.radius} m of the point`
-      return c.json({ plots, message })
+      return json(c, { plots, message })
     },
   )
 
@@ -73,7 +74,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       const message = plots.length
         ? `Nearest plot is ${plots[0].distance_meters} m away`
         : `No plot found within ${REVERSE_REACH_M / 1000} km of the point`
-      return c.json({ plots, message })
+      return json(c, { plots, message })
     },
   )
 
@@ -99,7 +100,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       const plots = q().byNumber(plotNumber, query.city, query.limit, countries, scopeOf(key, countries))
       const where = query.city ? ` in ${query.city}` : ''
       const message = plots.length ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}` : `No plot numbered ${plotNumber} found${where}`
-      return c.json({ plots, message })
+      return json(c, { plots, message })
     },
   )
 
@@ -122,7 +123,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       else if (query.country) countries = countriesInScope(key, query.country)
       else countries = key.countries.includes('BOTSWANA') ? ['BOTSWANA'] : [...key.countries]
       const cities = q().cities(countries, scopeOf(key, countries))
-      return c.json({ cities, message: cities.length ? `${plural(cities.length, 'city')} in ${countries.join(', ')}` : `No cities found in ${countries.join(', ')}` })
+      return json(c, { cities, message: cities.length ? `${plural(cities.length, 'city')} in ${countries.join(', ')}` : `No cities found in ${countries.join(', ')}` })
     },
   )
 }
