@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { LPI_PATTERN } from '../data/parcels-format.js'
 import { provinceCode } from '../data/provinces.js'
+import { withFastPath } from './fast-params.js'
 
 // Query strings are text: a strict number grammar, so '', ' ', '0x10', '1e', 'Infinity' and
 // '12abc' are rejected rather than coerced the way Number() or z.coerce would.
@@ -13,11 +14,16 @@ function requiredMessage(name: string) {
 
 /** A decimal query parameter within [min, max]; required unless a default is given. */
 export function floatParam(name: string, min: number, max: number) {
-  return z
+  const schema = z
     .string({ error: requiredMessage(name) })
     .refine((s) => DECIMAL.test(s.trim()), { message: `${name} must be a number` })
     .transform((s) => Number(s))
     .refine((n) => Number.isFinite(n) && n >= min && n <= max, { message: `${name} must be between ${min} and ${max}` })
+  return withFastPath(schema, (raw) => {
+    if (raw === undefined || !DECIMAL.test(raw.trim())) return undefined
+    const n = Number(raw)
+    return Number.isFinite(n) && n >= min && n <= max ? { value: n } : undefined
+  })
 }
 
 /** A whole-number query parameter within [min, max] with a default. */
@@ -27,18 +33,32 @@ export function intParam(name: string, min: number, max: number, dflt?: number) 
     .refine((s) => INTEGER.test(s.trim()), { message: `${name} must be a whole number` })
     .transform((s) => Number(s))
     .refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, { message: `${name} must be a whole number from ${min} to ${max}` })
-  return dflt === undefined ? base : base.optional().transform((n) => n ?? dflt)
+  const twin = (raw: string | undefined) => {
+    if (raw === undefined || !INTEGER.test(raw.trim())) return undefined
+    const n = Number(raw)
+    return Number.isSafeInteger(n) && n >= min && n <= max ? { value: n } : undefined
+  }
+  if (dflt === undefined) return withFastPath(base, twin)
+  return withFastPath(
+    base.optional().transform((n) => n ?? dflt),
+    (raw) => (raw === undefined ? { value: dflt } : twin(raw)),
+  )
 }
 
 /** A case-insensitive enumeration; the value is returned upper-case. */
 export function upperEnumParam<const T extends readonly [string, ...string[]]>(name: string, values: T) {
-  return z
+  const schema = z
     .string()
     .transform((s) => s.trim().toUpperCase())
     .refine((s): s is T[number] => (values as readonly string[]).includes(s), {
       message: `${name} must be one of ${values.join(', ')} (case-insensitive)`,
     })
     .transform((s) => s as T[number])
+  return withFastPath(schema, (raw) => {
+    if (raw === undefined) return undefined
+    const v = raw.trim().toUpperCase()
+    return (values as readonly string[]).includes(v) ? { value: v } : undefined
+  })
 }
 
 export const LatitudeParam = floatParam('latitude', -90, 90).openapi({ type: 'number', minimum: -90, maximum: 90, example: -24.6282 })
