@@ -33,11 +33,12 @@ export const COMPONENTS: { name: string; test: (f: CallFrame) => boolean }[] = [
   { name: 'socket writes (kernel, loopback)', test: (f) => /^(writev|writeUtf8String|writeLatin1String|writeBuffer)$/.test(f.functionName) && f.url === '' },
   { name: 'garbage collection', test: (f) => f.functionName === '(garbage collector)' },
   { name: 'access log (pino)', test: (f) => /[/\\](pino|sonic-boom)[/\\]/.test(f.url) || f.functionName === 'writeAccessLine' },
-  { name: 'request validation (zod)', test: (f) => /[/\\]zod[/\\]/.test(f.url) || f.functionName === 'validateRequest' },
+  { name: 'request validation (zod, query twins)', test: (f) => /[/\\]zod[/\\]/.test(f.url) || (/^(validateRequest|fastParse)$/.test(f.functionName) && ours(f)) },
   { name: 'API key check', test: (f) => /^(authenticate|keyOrThrow|verify|lookup|hashApiKey|parseApiKey|johannesburgDate|requireProductGuard|requireCountryGuard)$/.test(f.functionName) && ours(f) },
   { name: 'rate limit', test: (f) => /^(countRequest|applyLimit|rateLimitHeaders|limit|count)$/.test(f.functionName) && ours(f) },
-  // JSON.stringify is a builtin without a frame of its own: its time is c.json's self time
-  { name: 'answer serialisation (JSON.stringify in c.json)', test: (f) => f.functionName === 'json' && /[/\\]hono[/\\]dist[/\\]context\.js$/.test(f.url) },
+  // JSON.stringify is a builtin without a frame of its own: its time is the self time of
+  // json() in src/http/reply.ts (or Hono's c.json, for the hello-world floor)
+  { name: 'answer serialisation (JSON.stringify, the Response)', test: (f) => (f.functionName === 'json' && /[/\\]hono[/\\]dist[/\\]context\.js$/.test(f.url)) || (/^(json|reply)$/.test(f.functionName) && ours(f)) },
   { name: 'Hono (routing, context, middleware chain)', test: (f) => /[/\\]hono[/\\]dist[/\\]/.test(f.url) || (/^(frontDoorMiddleware|gate|admit)$/.test(f.functionName) && ours(f)) },
   { name: '@hono/node-server (request and response bridging)', test: (f) => /[/\\]@hono[/\\]node-server[/\\]/.test(f.url) },
   { name: 'service code (index, queries, answer building)', test: (f) => /[/\\]dist[/\\]server\.js$/.test(f.url) },

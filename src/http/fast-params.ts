@@ -58,7 +58,7 @@ export function fastObjectParser(schema: z.ZodType): ((query: Record<string, str
     const keys = Object.keys(def.shape)
     const twins = keys.map((k) => twinOf(def.shape![k]))
     if (twins.every((t) => t !== null)) {
-      parser = (query) => {
+      parser = function fastParse(query) {
         const out: Record<string, unknown> = {}
         for (let i = 0; i < keys.length; i++) {
           const r = twins[i]!(query[keys[i]])
