@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { karneyDistanceM } from '../src/geo/geodesic.js'
-import { BORDER_QUERY, destination, FIXTURE_ERVEN, FIXTURE_PLOTS, GABORONE_A, KALAHARI, MAUN_A, RADIUS_CENTRE, RING } from './fixtures/plot-fixtures.js'
+import { BORDER_QUERY, destination, FIXTURE_ERVEN, FIXTURE_PLOTS, GABORONE_A, KALAHARI, MAUN_A, ODD_NUMBER, ODD_PLOT, RADIUS_CENTRE, RING } from './fixtures/plot-fixtures.js'
 import { json, makeTestApp } from './helpers.js'
 
 const t = makeTestApp()
@@ -121,8 +121,8 @@ describe('GET /plots/reverse', () => {
       for (const d of [50, 900, 1_900, 2_100, 5_000, 30_000, 60_000, 90_000]) {
         for (let b = 0; b < 360; b += 45) {
           const [lon, lat] = destination(...site, b + s * 7, d)
-          const got = q.reverse(lon, lat, 100_000, [...both], {})
-          const want = q.radius(lon, lat, 100_000, 1, [...both], {})
+          const got = q.reverse(lon, lat, 100_000, [...both], {}).plots()
+          const want = q.radius(lon, lat, 100_000, 1, [...both], {}).plots()
           expect(got.map((p) => p.id)).toEqual(want.map((p) => p.id))
           if (!got.length) none++
           else if (got[0].distance_meters! <= 2000) near++
@@ -132,8 +132,8 @@ describe('GET /plots/reverse', () => {
     })
     for (const b of [0, 90, 180, 270]) {
       const [lon, lat] = destination(...KALAHARI, b, 3_000)
-      expect(q.reverse(lon, lat, 100_000, [...both], {})).toEqual([])
-      expect(q.radius(lon, lat, 100_000, 1, [...both], {})).toEqual([])
+      expect(q.reverse(lon, lat, 100_000, [...both], {}).plots()).toEqual([])
+      expect(q.radius(lon, lat, 100_000, 1, [...both], {}).plots()).toEqual([])
       none++
     }
     expect(near).toBeGreaterThan(100)
@@ -179,6 +179,47 @@ describe('GET /plots/reverse', () => {
   it('400 for missing coordinates, naming both', async () => {
     const body = await json(await reverse(''))
     expect(body.details.map((d: { field: string }) => d.field).sort()).toEqual(['latitude', 'longitude'])
+  })
+})
+
+describe('the coordinate answers written as JSON text', () => {
+  it('are byte-equal to JSON.stringify of the plots, over seeded radius and reverse searches', () => {
+    const q = t.data.services.plots!
+    const both = ['BOTSWANA', 'SOUTH_AFRICA'] as const
+    const sites = [...FIXTURE_PLOTS, ...FIXTURE_ERVEN].map((p) => [p.lon, p.lat] as [number, number])
+    let seed = 20261124
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    let plots = 0
+    const towns = new Set<string>()
+    for (let k = 0; k < 400; k++) {
+      const [lon, lat] = destination(...sites[k % sites.length], rand() * 360, rand() * 40_000)
+      for (const f of [q.radius(lon, lat, 5_000, 500, [...both], {}), q.reverse(lon, lat, 100_000, [...both], {})]) {
+        const objects = f.plots()
+        expect(f.json()).toBe(JSON.stringify(objects))
+        expect(f.length).toBe(objects.length)
+        for (let i = 0; i < f.length; i++) expect(f.distanceM(i)).toBe(objects[i].distance_meters)
+        plots += objects.length
+        for (const p of objects) towns.add(`${p.country} ${p.city}`)
+      }
+    }
+    // the searches met plots of both countries and many towns, not a handful
+    expect(plots).toBeGreaterThan(2000)
+    expect([...towns].some((t) => t.startsWith('BOTSWANA'))).toBe(true)
+    expect([...towns].some((t) => t.startsWith('SOUTH_AFRICA'))).toBe(true)
+    expect(towns.size).toBeGreaterThan(10)
+  })
+
+  it('escape a plot number as JSON does (quote, backslash, non-ASCII), over HTTP', async () => {
+    for (const path of [`/api/v1/plots/reverse?${at(ODD_PLOT)}`, `/api/v1/plots/search-given-coordinates?${at(ODD_PLOT)}&radius=1`]) {
+      const res = await t.get(path, key)
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+      const text = await res.text()
+      expect(text).toContain(`"plot_number":${JSON.stringify(ODD_NUMBER)}`)
+      const body = JSON.parse(text)
+      expect(JSON.stringify(body)).toBe(text)
+      expect(body.plots).toHaveLength(1)
+      expect(body.plots[0]).toMatchObject({ plot_number: ODD_NUMBER, city: 'MAUN', distance_meters: 0 })
+    }
   })
 })
 

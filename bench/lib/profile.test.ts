@@ -14,8 +14,9 @@ const frame = (functionName: string, url = '') => ({ functionName, url, scriptId
 //       ├ evaluate ─ buildServices          (start-up: left out)
 //       └ dispatch (hono) ─┬ handler (server) ─┬ json (hono)
 //                          │                   ├ json (server, reply.ts)
+//                          │                   ├ rounded (server, json-bytes.ts)
 //                          │                   └ nearest (server)
-//                          │                   (both json: answer serialisation)
+//                          │                   (both json and rounded: answer serialisation)
 //                          ├ writeAccessLine (server) ─ write (pino)
 //                          └ writev (native)
 const nodes = [
@@ -24,13 +25,14 @@ const nodes = [
   { id: 3, callFrame: frame('evaluate'), children: [4] },
   { id: 4, callFrame: frame('buildServices', SERVER) },
   { id: 5, callFrame: frame('dispatch', HONO), children: [6, 9, 11] },
-  { id: 6, callFrame: frame('handler', SERVER), children: [7, 8, 12] },
+  { id: 6, callFrame: frame('handler', SERVER), children: [7, 8, 12, 13] },
   { id: 7, callFrame: frame('json', HONO_CONTEXT) },
   { id: 8, callFrame: frame('nearest', SERVER) },
   { id: 9, callFrame: frame('writeAccessLine', SERVER), children: [10] },
   { id: 10, callFrame: frame('write', PINO) },
   { id: 11, callFrame: frame('writev') },
   { id: 12, callFrame: frame('json', SERVER) },
+  { id: 13, callFrame: frame('rounded', SERVER) },
 ]
 // sample -> microseconds
 const samples: [number, number][] = [
@@ -44,6 +46,7 @@ const samples: [number, number][] = [
   [11, 200],
   [5, 50],
   [12, 100],
+  [13, 100],
 ]
 
 describe('summariseCpuProfile', () => {
@@ -53,11 +56,11 @@ describe('summariseCpuProfile', () => {
   it('sums busy time by the innermost claiming frame, leaving out idle and start-up', () => {
     writeFileSync(join(dir, 'x.cpuprofile'), JSON.stringify({ nodes, samples: samples.map((s) => s[0]), timeDeltas: samples.map((s) => s[1]), startTime: 0, endTime: 1 }))
     const b = summariseCpuProfile(dir, 10)
-    expect(b.busyMs).toBeCloseTo(1.15, 9)
+    expect(b.busyMs).toBeCloseTo(1.25, 9)
     const us = Object.fromEntries(b.rows.map((r) => [r.component, r.usPerRequest]))
     expect(us).toEqual({
       'service code (index, queries, answer building)': 40,
-      'answer serialisation (JSON.stringify, the Response)': 20,
+      'answer serialisation (JSON text or bytes, the Response)': 30,
       'access log (pino)': 30,
       'Hono (routing, context, middleware chain)': 5,
       'socket writes (kernel, loopback)': 20,

@@ -28,6 +28,9 @@ interface CpuProfile {
 /** A frame of the server bundle (our code, as opposed to a dependency's). */
 const ours = (f: CallFrame) => /[/\\]dist[/\\]server\.js$/.test(f.url)
 
+/** Our functions that write answers: reply.ts, json-bytes.ts and the plot answer writers. */
+const SERIALISE = /^(json|reply|plotsAnswer|writeHit|write|ascii|bytes|int|rounded|string|utf8String|digits|take|room)$/
+
 /** Components, first match on the innermost frame wins; order matters only within one frame. */
 export const COMPONENTS: { name: string; test: (f: CallFrame) => boolean }[] = [
   { name: 'socket writes (kernel, loopback)', test: (f) => /^(writev|writeUtf8String|writeLatin1String|writeBuffer)$/.test(f.functionName) && f.url === '' },
@@ -37,8 +40,12 @@ export const COMPONENTS: { name: string; test: (f: CallFrame) => boolean }[] = [
   { name: 'API key check', test: (f) => /^(authenticate|keyOrThrow|verify|lookup|hashApiKey|parseApiKey|johannesburgDate|requireProductGuard|requireCountryGuard)$/.test(f.functionName) && ours(f) },
   { name: 'rate limit', test: (f) => /^(countRequest|applyLimit|rateLimitHeaders|limit|count)$/.test(f.functionName) && ours(f) },
   // JSON.stringify is a builtin without a frame of its own: its time is the self time of
-  // json() in src/http/reply.ts (or Hono's c.json, for the hello-world floor)
-  { name: 'answer serialisation (JSON.stringify, the Response)', test: (f) => (f.functionName === 'json' && /[/\\]hono[/\\]dist[/\\]context\.js$/.test(f.url)) || (/^(json|reply)$/.test(f.functionName) && ours(f)) },
+  // json() in src/http/reply.ts (or Hono's c.json, for the hello-world floor); the plot answers
+  // are written as bytes by src/http/json-bytes.ts, called from plotsAnswer and writeHit
+  {
+    name: 'answer serialisation (JSON text or bytes, the Response)',
+    test: (f) => (f.functionName === 'json' && /[/\\]hono[/\\]dist[/\\]context\.js$/.test(f.url)) || (SERIALISE.test(f.functionName) && ours(f)),
+  },
   { name: 'Hono (routing, context, middleware chain)', test: (f) => /[/\\]hono[/\\]dist[/\\]/.test(f.url) || (/^(frontDoorMiddleware|gate|admit)$/.test(f.functionName) && ours(f)) },
   { name: '@hono/node-server (request and response bridging)', test: (f) => /[/\\]@hono[/\\]node-server[/\\]/.test(f.url) },
   { name: 'service code (index, queries, answer building)', test: (f) => /[/\\]dist[/\\]server\.js$/.test(f.url) },

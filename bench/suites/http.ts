@@ -80,8 +80,8 @@ function buildPaths(ctx: SuiteContext, count: number) {
       reverse.push(`${ENDPOINT_PATH.reverse}?latitude=${lat}&longitude=${lon}`)
       radius.push(`${ENDPOINT_PATH.radius}?latitude=${lat}&longitude=${lon}&radius=${RADIUS_M}&limit=${RADIUS_LIMIT}`)
       if (k < 25) {
-        expected.reverse.push(q.reverse(Number(lon), Number(lat), REVERSE_REACH_M, q.countries, {}).map((p) => p.id))
-        expected.radius.push(q.radius(Number(lon), Number(lat), RADIUS_M, RADIUS_LIMIT, q.countries, {}).map((p) => p.id))
+        expected.reverse.push(q.reverse(Number(lon), Number(lat), REVERSE_REACH_M, q.countries, {}).plots().map((p) => p.id))
+        expected.radius.push(q.radius(Number(lon), Number(lat), RADIUS_M, RADIUS_LIMIT, q.countries, {}).plots().map((p) => p.id))
       }
     }
     return { reverse, radius, expected }

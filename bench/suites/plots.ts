@@ -10,7 +10,8 @@
  */
 import { openDataset } from '../../src/data/open-dataset.js'
 import { PLOT_FILES } from '../../src/data/plots-format.js'
-import { createPlotQueries } from '../../src/features/plots/queries.js'
+import { createPlotQueries, type FoundPlots } from '../../src/features/plots/queries.js'
+import { JsonBytes } from '../../src/http/json-bytes.js'
 import { REVERSE_REACH_M } from '../../src/features/plots/schemas.js'
 import { PointIndex, type PointHit } from '../../src/geo/point-index.js'
 import { loadLayers, makeProbes } from '../lib/layers.js'
@@ -64,14 +65,23 @@ export const plotsSuite: Suite<PlotsData> = {
         return Math.min(found.length, RADIUS_LIMIT)
       }
 
+      // the service rows write the plots' JSON bytes, as the routes do, and count the plots
+      const writer = new JsonBytes()
+      let textBytes = 0
+      const answered = (f: FoundPlots): number => {
+        f.write(writer.start())
+        textBytes += writer.take().length
+        return f.length
+      }
       const rows: PlotsRow[] = []
       const { lon, lat } = probes
-      rows.push(measure('reverse', 'service', probes, rounds, (k) => q.reverse(lon[k], lat[k], REVERSE_REACH_M, countries, {}).length))
+      rows.push(measure('reverse', 'service', probes, rounds, (k) => answered(q.reverse(lon[k], lat[k], REVERSE_REACH_M, countries, {}))))
       ctx.log(`plots: reverse p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
       rows.push(measure('reverse', 'index only', probes, rounds, (k) => (nearestIndexOnly(lon[k], lat[k]) ? 1 : 0)))
-      rows.push(measure('radius', 'service', probes, rounds, (k) => q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}).length))
+      rows.push(measure('radius', 'service', probes, rounds, (k) => answered(q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}))))
       ctx.log(`plots: radius p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
       rows.push(measure('radius', 'index only', probes, rounds, (k) => withinIndexOnly(lon[k], lat[k])))
+      ctx.log(`plots: ${(textBytes / 2 ** 20).toFixed(1)} MiB of answer JSON written by the service rows`)
       return { probes: count, rounds, rows }
     } finally {
       ds.close()
@@ -83,7 +93,7 @@ export const plotsSuite: Suite<PlotsData> = {
     const lines = [
       `${d.probes.toLocaleString('en-US')} seeded probes (80 % within 400 m of a real plot, 20 % uniform in the country's extent; half per country), ` +
         `${d.rounds} timed round(s) after one warm-up round; ops/s from one untimed pass. Radius = ${RADIUS_M} m, limit ${RADIUS_LIMIT}. ` +
-        `"service" is \`createPlotQueries\` (index + plot numbers and towns from the in-memory tables + response mapping); "index only" is the same cross-country search on the PointIndex alone.`,
+        `"service" is \`createPlotQueries\` (index + plot numbers and towns from the in-memory tables + the plots' JSON bytes, as the route writes them); "index only" is the same cross-country search on the PointIndex alone.`,
       '',
       '| query | variant | p50 µs | p99 µs | mean µs | p50 near / random µs | ops/s | mean results | target p50 | verdict |',
       '|---|---|--:|--:|--:|--:|--:|--:|--:|---|',

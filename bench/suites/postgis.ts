@@ -878,7 +878,7 @@ async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: Op
         probes: plotProbes,
         where: at(plotProbes),
         ours: (k) => {
-          const r = pq.reverse(plotProbes.lon[k], plotProbes.lat[k], REVERSE_REACH_M, countries, {})
+          const r = pq.reverse(plotProbes.lon[k], plotProbes.lat[k], REVERSE_REACH_M, countries, {}).plots()
           return { ids: r.map((p) => p.id), d: r.map((p) => p.distance_meters ?? NaN) }
         },
         pg: async (c, k) => {
@@ -891,7 +891,7 @@ async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: Op
         probes: plotProbes,
         where: at(plotProbes),
         ours: (k) => {
-          const r = pq.radius(plotProbes.lon[k], plotProbes.lat[k], RADIUS_M, RADIUS_LIMIT, countries, {})
+          const r = pq.radius(plotProbes.lon[k], plotProbes.lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}).plots()
           return { ids: r.map((p) => p.id), d: r.map((p) => p.distance_meters ?? NaN) }
         },
         pg: async (c, k) => {

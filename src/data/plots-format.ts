@@ -26,13 +26,13 @@ export function encodeStrings(bytes: Uint8Array, offsets: Uint32Array, n: number
   return out
 }
 
-/** Reader of {@link encodeStrings}: `get(i)` decodes item i. */
-export function decodeStrings(data: ArrayBuffer): { count: number; get(i: number): string } {
+/** Reader of {@link encodeStrings}: `get(i)` decodes item i; its UTF-8 is `bytes[offsets[i], offsets[i + 1])`. */
+export function decodeStrings(data: ArrayBuffer): { count: number; get(i: number): string; bytes: Uint8Array; offsets: Uint32Array } {
   const view = new DataView(data)
   const n = view.getUint32(0, true)
   const offsets = new Uint32Array(data, 4, n + 1)
   const bytes = Buffer.from(data, 4 + 4 * (n + 1))
-  return { count: n, get: (i) => bytes.toString('utf8', offsets[i], offsets[i + 1]) }
+  return { count: n, get: (i) => bytes.toString('utf8', offsets[i], offsets[i + 1]), bytes, offsets }
 }
 
 /** Record ids are global: Botswana plots first in source order, then South African erven. */

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import { decodeStrings, PLOT_COUNTRIES, PLOT_COUNTRY_ENUM, PLOT_FILES } from '../../data/plots-format.js'
 import { PointIndex, type PointHit } from '../../geo/point-index.js'
+import { JsonBytes } from '../../http/json-bytes.js'
 import type { City, Plot } from './schemas.js'
 
 type CountryEnum = 'BOTSWANA' | 'SOUTH_AFRICA'
@@ -24,6 +25,26 @@ interface CountryLayer {
   /** plot number of item i (0-based) */
   numberAt: (i: number) => string
   byNumber: Database.Statement<[{ number: string; ids: string | null; limit: number }]>
+  /** city id -> the JSON every plot of that town carries after its coordinates */
+  townJson: Uint8Array[]
+  /** the plot numbers' UTF-8, when the dataset has the numbers table */
+  numberBytes: { bytes: Uint8Array; offsets: Uint32Array } | null
+}
+
+/**
+ * Plots a coordinate search found, kept as index hits until the answer is written: `write` puts
+ * the JSON array of `plots()` into a JsonBytes without making the objects (a 100-plot radius
+ * answer spent more CPU making, stringifying and encoding the objects than searching).
+ */
+export interface FoundPlots {
+  readonly length: number
+  /** distance_meters of the k-th plot (2 decimals) */
+  distanceM(k: number): number
+  plots(): Plot[]
+  /** the JSON array, byte-equal to Buffer.from(JSON.stringify(plots())) */
+  write(w: JsonBytes): void
+  /** what write() writes, as text */
+  json(): string
 }
 
 /** Which towns a request may see, per country: null = all of them. */
@@ -32,6 +53,27 @@ export type CityScope = Partial<Record<CountryEnum, ReadonlySet<string> | null>>
 const round = (v: number, places: number) => {
   const k = 10 ** places
   return Math.round(v * k) / k
+}
+
+// the keys of a plot's JSON, as bytes (copied faster than written from strings)
+const K_ID = Buffer.from('{"id":')
+const K_NUMBER = Buffer.from(',"plot_number":')
+const K_LAT = Buffer.from(',"latitude":')
+const K_LON = Buffer.from(',"longitude":')
+const K_DISTANCE = Buffer.from(',"distance_meters":')
+const K_END = Buffer.from('}')
+
+/** The JSON toPlot writes for a plot's town, country and region, per city id. */
+function townFragments(country: CountryEnum, cities: Map<number, CityRow>): Uint8Array[] {
+  let maxId = 0
+  for (const id of cities.keys()) maxId = Math.max(maxId, id)
+  const out = new Array<Uint8Array>(maxId + 1).fill(new Uint8Array(0))
+  for (const [id, city] of cities) {
+    let town = `,"city":${JSON.stringify(city.name)},"country":"${country}","parcel_identifier_type":"${country === 'BOTSWANA' ? 'PLOT_NUMBER' : 'ERF_NUMBER'}"`
+    if (city.region) town += `,"${country === 'BOTSWANA' ? 'district' : 'province'}":${JSON.stringify(city.region)}`
+    out[id] = Buffer.from(town)
+  }
+  return out
 }
 
 function openLayer(ds: OpenDataset, key: (typeof PLOT_COUNTRIES)[number]): CountryLayer | null {
@@ -57,6 +99,8 @@ function openLayer(ds: OpenDataset, key: (typeof PLOT_COUNTRIES)[number]): Count
     idOffset: Number(stats.meta?.id_offset ?? 0),
     cities,
     cityIdsByName,
+    townJson: townFragments(PLOT_COUNTRY_ENUM[key], cities),
+    numberBytes: table,
     numberAt: table ? table.get : (i) => byRow.get(i + 1)!,
     byNumber: db.prepare(
       `SELECT id, plot_number, latitude, longitude, city_id FROM plot
@@ -102,6 +146,45 @@ export function createPlotQueries(ds: OpenDataset) {
     return toPlot(l, i + 1, l.numberAt(i), l.index.lat(i), l.index.lon(i), l.cityOf[i], hit.distanceM)
   }
 
+  /**
+   * fromHit's plot written as JSON bytes: the same keys in the same order and the same number and
+   * string forms as JSON.stringify gives (a test holds the two byte-equal). Everything a plot
+   * takes from its town is one cached fragment per town; the plot number is copied from the
+   * numbers table's UTF-8.
+   */
+  function writeHit(w: JsonBytes, l: CountryLayer, hit: PointHit): void {
+    const i = hit.i
+    w.bytes(K_ID).int(l.idOffset + i + 1).bytes(K_NUMBER)
+    const nb = l.numberBytes
+    if (nb) w.utf8String(nb.bytes, nb.offsets[i], nb.offsets[i + 1])
+    else w.string(l.numberAt(i))
+    w.bytes(K_LAT).rounded(l.index.lat(i), 7).bytes(K_LON).rounded(l.index.lon(i), 7)
+    w.bytes(l.townJson[l.cityOf[i]]).bytes(K_DISTANCE).rounded(hit.distanceM, 2).bytes(K_END)
+  }
+
+  /** What a coordinate search found, answered as plots or written as JSON. */
+  function found(hits: { l: CountryLayer; hit: PointHit }[]): FoundPlots {
+    const write = (w: JsonBytes) => {
+      w.ascii('[')
+      for (let k = 0; k < hits.length; k++) {
+        if (k > 0) w.ascii(',')
+        writeHit(w, hits[k].l, hits[k].hit)
+      }
+      w.ascii(']')
+    }
+    return {
+      length: hits.length,
+      distanceM: (k) => round(hits[k].hit.distanceM, 2),
+      plots: () => hits.map(({ l, hit }) => fromHit(l, hit)),
+      write,
+      json: () => {
+        const w = new JsonBytes(1024)
+        write(w)
+        return w.text()
+      },
+    }
+  }
+
   /** City ids a scope admits in one layer, or null for all. */
   function allowedIds(l: CountryLayer, names: ReadonlySet<string> | null | undefined): Set<number> | null {
     if (!names) return null
@@ -123,15 +206,16 @@ export function createPlotQueries(ds: OpenDataset) {
     countries: [...layers.keys()],
 
     /** Plots within `radiusM` of a point, nearest first, across the countries in scope. */
-    radius(lon: number, lat: number, radiusM: number, limit: number, countries: CountryEnum[], scope: CityScope): Plot[] {
-      const found: { l: CountryLayer; hit: PointHit }[] = []
-      for (const l of inScope(countries)) for (const hit of l.index.within(lon, lat, radiusM, limit, acceptFor(l, scope))) found.push({ l, hit })
-      found.sort((a, b) => a.hit.distanceM - b.hit.distanceM || a.l.idOffset + a.hit.i - (b.l.idOffset + b.hit.i))
-      return found.slice(0, limit).map(({ l, hit }) => fromHit(l, hit))
+    radius(lon: number, lat: number, radiusM: number, limit: number, countries: CountryEnum[], scope: CityScope): FoundPlots {
+      const hits: { l: CountryLayer; hit: PointHit }[] = []
+      for (const l of inScope(countries)) for (const hit of l.index.within(lon, lat, radiusM, limit, acceptFor(l, scope))) hits.push({ l, hit })
+      hits.sort((a, b) => a.hit.distanceM - b.hit.distanceM || a.l.idOffset + a.hit.i - (b.l.idOffset + b.hit.i))
+      if (hits.length > limit) hits.length = limit
+      return found(hits)
     },
 
     /** The single nearest plot within `maxM` across the countries in scope (a border does not stop it). */
-    reverse(lon: number, lat: number, maxM: number, countries: CountryEnum[], scope: CityScope): Plot[] {
+    reverse(lon: number, lat: number, maxM: number, countries: CountryEnum[], scope: CityScope): FoundPlots {
       // each country's tree walk gives a candidate; the closest is settled exactly first, so the
       // other country's exact search runs with that distance as its radius. (Settling a Botswana
       // candidate 90 km from a Rustenburg point first searched every Gaborone plot: 10 ms.)
@@ -154,7 +238,7 @@ export function createPlotQueries(ds: OpenDataset) {
         const hit = l.index.settle(lon, lat, Math.min(first.distanceM, maxM, best ? best.hit.distanceM : Infinity), accept)
         if (hit && (!best || hit.distanceM < best.hit.distanceM || (hit.distanceM === best.hit.distanceM && l.idOffset + hit.i < best.l.idOffset + best.hit.i))) best = { l, hit }
       }
-      return best ? [fromHit(best.l, best.hit)] : []
+      return found(best ? [best] : [])
     },
 
     /** Plots carrying a number (case-insensitive), optionally in one named city; source order, Botswana first. */

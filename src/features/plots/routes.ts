@@ -1,9 +1,13 @@
+import type { Context } from 'hono'
 import { citiesAllowed, countriesInScope, assertCityPermitted, requireProduct } from '../../auth/middleware.js'
 import type { ApiKeyRecord, Country } from '../../auth/types.js'
+import type { AppEnv } from '../../http/env.js'
 import { ApiError } from '../../http/errors.js'
-import { plural } from '../../http/text.js'
+import { JsonBytes } from '../../http/json-bytes.js'
 import type { ApiRouter } from '../../http/openapi.js'
-import type { CityScope, PlotQueries } from './queries.js'
+import { json, reply } from '../../http/reply.js'
+import { plural } from '../../http/text.js'
+import type { CityScope, FoundPlots, PlotQueries } from './queries.js'
 import {
   ByNumberQuerySchema,
   CitiesEnvelopeSchema,
@@ -14,7 +18,6 @@ import {
   ReverseQuerySchema,
   SearchQuerySchema,
 } from './schemas.js'
-import { json } from '../../http/reply.js'
 
 const TAG = ['Plots and coordinates']
 
@@ -24,6 +27,17 @@ function scopeOf(key: ApiKeyRecord, countries: Country[]): CityScope {
   return scope
 }
 
+
+/** Every coordinate answer is written by this one writer (synchronously, so requests never share it). */
+const writer = new JsonBytes()
+
+/** `{ plots, message }` of a coordinate search, written as bytes (see FoundPlots). */
+function plotsAnswer(c: Context<AppEnv>, plots: FoundPlots, message: string): Response {
+  writer.start().ascii('{"plots":')
+  plots.write(writer)
+  writer.ascii(',"message":').string(message).ascii('}')
+  return reply(c, writer.take(), 200, 'application/json')
+}
 
 /** The plot and coordinate lookup service (spec 000): four GET endpoints, `plots` product. */
 export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries | null): void {
@@ -52,7 +66,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       const message = plots.length
         ? `${plural(plots.length, 'plot')} within ${query.radius} m, nearest first${plots.length === query.limit ? ` (limited to ${query.limit})` : ''}`
         : `No plots found within ${query.radius} m of the point`
-      return json(c, { plots, message })
+      return plotsAnswer(c, plots, message)
     },
   )
 
@@ -72,9 +86,9 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       const countries = countriesInScope(key, query.country)
       const plots = q().reverse(query.longitude, query.latitude, REVERSE_REACH_M, countries, scopeOf(key, countries))
       const message = plots.length
-        ? `Nearest plot is ${plots[0].distance_meters} m away`
+        ? `Nearest plot is ${plots.distanceM(0)} m away`
         : `No plot found within ${REVERSE_REACH_M / 1000} km of the point`
-      return json(c, { plots, message })
+      return plotsAnswer(c, plots, message)
     },
   )
 
