@@ -2,9 +2,11 @@
  * One service endpoint over HTTP next to the Hono hello-world floor of the same run: in each
  * round, with 1 then 2 workers, the hello-world server and then the API server are started,
  * warmed up and loaded over the same seeded path list (wrk or autocannon, 50 connections,
- * loopback). Before the first API load, the first answers are compared with the in-process ones.
+ * loopback), and the 1-worker server once more on a single connection (latency without
+ * queueing). Before the first API load, the first answers are compared with the in-process ones.
  * Every error (socket, timeout, non-2xx) fails the run, so the path list holds only requests
- * that answer 200.
+ * that answer 200. After the rounds, the floor and the endpoint are loaded once more on profiled
+ * processes: where the CPU goes.
  *
  * @module
  */
@@ -12,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Product } from '../../src/auth/types.js'
+import { profileEndpoint, profileTable, targetLines, type EndpointProfile, type TargetRow } from './http-targets.js'
 import { BenchKeys } from './keys.js'
 import { findWrk, runLoad, type LoadResult } from './load.js'
 import { startApiServer, startHello } from './servers.js'
@@ -36,7 +39,10 @@ export interface HttpRoundsData {
   durationS: number
   paths: number
   check: { probes: number; agreed: number }
+  /** 50-connection runs, and (from 2026-11-25) 1-connection runs of the 1-worker server */
   runs: HttpRoundRow[]
+  /** CPU per request by component: the floor, then the endpoint (absent in older records) */
+  profiles?: EndpointProfile[]
 }
 
 /** What differs between the suites that load one endpoint. `B`: the JSON body of its answer. */
@@ -103,12 +109,26 @@ export async function runHttpRounds<B>(ctx: SuiteContext, spec: HttpRoundsSpec<B
           runs.push({ target: 'server', workers, round, result })
           ctx.log(`${label}: round ${round} w${workers}: ${fmt(result.reqPerS)} req/s (hello ${fmt(runs.at(-2)!.result.reqPerS)}), p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors}`)
           if (result.errors > 0) ctx.fail(`${label}: ${spec.endpoint} w${workers} had ${result.errors} errors (${result.non2xx} non-2xx)`)
+          if (workers === 1 && !quick) {
+            const one = { ...o, connections: 1 }
+            await runLoad(tool, { ...one, durationS: warmupS })
+            const single = await runLoad(tool, { ...one, durationS })
+            runs.push({ target: 'server', workers, round, result: single })
+            ctx.log(`${label}: round ${round} w1 1 connection: p50 ${fmt(single.p50Ms * 1000)} µs, p99 ${fmt(single.p99Ms, 2)} ms, errors ${single.errors}`)
+            if (single.errors > 0) ctx.fail(`${label}: ${spec.endpoint} on 1 connection had ${single.errors} errors (${single.non2xx} non-2xx)`)
+          }
         } finally {
           await server.stop()
         }
       }
     }
-    return { tool, durationS, paths: paths.length, check: { probes: checked, agreed }, runs }
+    const profiles: EndpointProfile[] = []
+    for (const endpoint of ['hello', spec.endpoint]) {
+      const p = await profileEndpoint(ctx, { endpoint, paths, key: keys.issue([spec.product]), keysDb: join(work, 'keys.db'), tool, workDir: work, warmupS, durationS })
+      profiles.push(p)
+      ctx.log(`${label}: profiled ${endpoint}: ${fmt(p.reqPerS)} req/s, ${fmt((p.breakdown.busyMs * 1000) / p.breakdown.requests, 1)} µs CPU per request`)
+    }
+    return { tool, durationS, paths: paths.length, check: { probes: checked, agreed }, runs, profiles }
   } finally {
     keys.close()
     rmSync(work, { recursive: true, force: true })
@@ -123,6 +143,10 @@ export interface HttpRoundsWording {
   points: string
   /** what the answer check compared, e.g. ``identical to in-process `createParcelQueries` `` */
   agreement: string
+  /** whether issue 7's HTTP targets apply (point in polygon, radius, reverse) */
+  targets: boolean
+  /** the dataset's scale: the targets are set for `national` */
+  scale: string
 }
 
 /**
@@ -132,22 +156,31 @@ export interface HttpRoundsWording {
  */
 export function httpRoundsSection(h: HttpRoundsData, w: HttpRoundsWording): string[] {
   const lines = [
-    `Over HTTP: \`GET ${w.endpoint}\` on ${h.paths.toLocaleString('en-US')} ${w.points} (every answer a 200), ${h.tool}, ${CONNECTIONS} connections, loopback, ${h.durationS} s per run after a warm-up; ` +
+    `Over HTTP: \`GET ${w.endpoint}\` on ${h.paths.toLocaleString('en-US')} ${w.points} (every answer a 200), ${h.tool}, ${CONNECTIONS} connections (and 1, on one worker), loopback, ${h.durationS} s per run after a warm-up; ` +
       `hello-world floor with the same number of processes in the same round; median of rounds. Answer check: ${h.check.agreed}/${h.check.probes} ${w.agreement}.`,
     '',
-    `| workers | hello req/s | ${w.endpoint} req/s | per round | vs hello | p50 ms | p99 ms | errors |`,
-    '|--:|--:|--:|---|--:|--:|--:|--:|',
+    `| workers | conns | hello req/s | ${w.endpoint} req/s | per round | vs hello | p50 ms | p99 ms | errors |`,
+    '|--:|--:|--:|--:|---|--:|--:|--:|--:|',
   ]
+  const targetRows: TargetRow[] = []
   for (const workers of WORKERS) {
-    const hello = h.runs.filter((x) => x.target === 'hello' && x.workers === workers)
-    const server = h.runs.filter((x) => x.target === 'server' && x.workers === workers)
-    if (!server.length) continue
-    const hm = median(hello.map((x) => x.result.reqPerS))
-    const sm = median(server.map((x) => x.result.reqPerS))
-    const mid = server.reduce((a, b) => (Math.abs(b.result.reqPerS - sm) < Math.abs(a.result.reqPerS - sm) ? b : a))
-    lines.push(
-      `| ${workers} | ${fmt(hm)} | ${fmt(sm)} | ${server.map((x) => fmt(x.result.reqPerS)).join(', ')} | ${fmt(sm / hm, 2)}x | ${fmt(mid.result.p50Ms, 2)} | ${fmt(mid.result.p99Ms, 2)} | ${server.reduce((s, x) => s + x.result.errors, 0)} |`,
-    )
+    for (const connections of [CONNECTIONS, 1]) {
+      const hello = h.runs.filter((x) => x.target === 'hello' && x.workers === workers)
+      const server = h.runs.filter((x) => x.target === 'server' && x.workers === workers && (x.result.connections ?? CONNECTIONS) === connections)
+      if (!server.length) continue
+      const sm = median(server.map((x) => x.result.reqPerS))
+      const hm = connections === CONNECTIONS ? median(hello.map((x) => x.result.reqPerS)) : null
+      const mid = server.reduce((a, b) => (Math.abs(b.result.reqPerS - sm) < Math.abs(a.result.reqPerS - sm) ? b : a))
+      const ratio = hm ? sm / hm : null
+      targetRows.push({ endpoint: w.endpoint, workers, connections, ratio, p50Ms: mid.result.p50Ms, p99Ms: mid.result.p99Ms })
+      lines.push(
+        `| ${workers} | ${connections} | ${hm === null ? '' : fmt(hm)} | ${fmt(sm)} | ${server.map((x) => fmt(x.result.reqPerS)).join(', ')} | ${ratio === null ? '' : `${fmt(ratio, 2)}x`} | ${fmt(mid.result.p50Ms, 3)} | ${fmt(mid.result.p99Ms, 3)} | ${server.reduce((s, x) => s + x.result.errors, 0)} |`,
+      )
+    }
   }
+  if (w.targets) {
+    lines.push('', `Issue 7 targets${w.scale === 'national' ? '' : ' (they apply at national scale; shown for reference)'}:`, '', ...targetLines(targetRows).map((x) => `- ${x}`))
+  }
+  if (h.profiles?.length) lines.push('', ...profileTable(h.profiles))
   return lines
 }

@@ -895,7 +895,7 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
       )
     }
     if (d.http) {
-      const wording = { endpoint: '/encumbrances/parcel/{lpi}', points: 'seeded LPIs of current parcels (80 % with encumbrance overlaps)', agreement: 'uid lists identical to in-process `overlapsOfParcel()`' }
+      const wording = { endpoint: '/encumbrances/parcel/{lpi}', points: 'seeded LPIs of current parcels (80 % with encumbrance overlaps)', agreement: 'uid lists identical to in-process `overlapsOfParcel()`', targets: false, scale: r.dataset.scale }
       lines.push('', ...httpRoundsSection(d.http, wording))
     }
     const v = (label: string, row: OpRow | undefined, target: number) =>

@@ -8,16 +8,17 @@
  *
  * @module
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDataset } from '../../src/data/open-dataset.js'
 import { createPlotQueries } from '../../src/features/plots/queries.js'
 import { REVERSE_REACH_M } from '../../src/features/plots/schemas.js'
+import { profileEndpoint, profileTable, targetLines } from '../lib/http-targets.js'
 import { BenchKeys } from '../lib/keys.js'
 import { loadLayers, makeProbes } from '../lib/layers.js'
 import { findWrk, runLoad, type LoadResult } from '../lib/load.js'
-import { summariseCpuProfile, type CpuBreakdown } from '../lib/profile.js'
+import type { CpuBreakdown } from '../lib/profile.js'
 import { startApiServer, startHello, type RunningProcess } from '../lib/servers.js'
 import { fmt, median } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
@@ -59,11 +60,6 @@ const ENDPOINT_PATH: Record<Exclude<Endpoint, 'hello'>, string> = {
   reverse: '/api/v1/plots/reverse',
   radius: '/api/v1/plots/search-given-coordinates',
 }
-
-/** Issue 7 targets (national scale). */
-const TARGET_RATIO_2W = 0.6
-const TARGET_P99_MS = 6
-const TARGET_1CONN_P50_MS = 0.1
 
 function buildPaths(ctx: SuiteContext, count: number) {
   const ds = openDataset(ctx.dataset.dir)
@@ -178,24 +174,9 @@ export const httpSuite: Suite<HttpData> = {
       }
       // where the CPU goes: one more run per endpoint on a profiled process (1 worker), floor included
       for (const endpoint of ['hello', 'reverse', 'radius'] as Endpoint[]) {
-        const dir = join(work, `profile-${endpoint}`)
-        mkdirSync(dir)
-        const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`]
-        const p = endpoint === 'hello' ? await startHello(1, work, nodeArgs) : await startApiServer({ datasetDir: ctx.dataset.dir, keysDb: join(work, 'keys.db'), workers: 1, workDir: work, nodeArgs })
-        const o = { port: p.port, paths: pathsOf[endpoint], headers: (endpoint === 'hello' ? {} : { 'X-API-KEY': keys.issue() }) as Record<string, string>, connections: 50, workDir: work }
-        let requests = 0
-        let reqPerS = 0
-        try {
-          requests += (await runLoad(tool, { ...o, durationS: warmupS })).requests
-          const main = await runLoad(tool, { ...o, durationS })
-          requests += main.requests
-          reqPerS = main.reqPerS
-        } finally {
-          await p.stop()
-        }
-        const breakdown = summariseCpuProfile(dir, requests)
-        profiles.push({ endpoint, reqPerS, breakdown })
-        ctx.log(`http: profiled ${endpoint}: ${fmt(reqPerS)} req/s, ${fmt((breakdown.busyMs * 1000) / requests, 1)} µs CPU per request`)
+        const p = await profileEndpoint(ctx, { endpoint, paths: pathsOf[endpoint], key: keys.issue(), keysDb: join(work, 'keys.db'), tool, workDir: work, warmupS, durationS })
+        profiles.push({ ...p, endpoint })
+        ctx.log(`http: profiled ${endpoint}: ${fmt(p.reqPerS)} req/s, ${fmt((p.breakdown.busyMs * 1000) / p.breakdown.requests, 1)} µs CPU per request`)
       }
     } finally {
       keys.close()
@@ -225,18 +206,9 @@ export const httpSuite: Suite<HttpData> = {
         `| ${row.endpoint} | ${row.workers} | ${row.logLevel} | ${row.connections} | ${fmt(row.reqPerS)} | ${row.perRound.map((v) => fmt(v)).join(', ')} | ${fmt(row.p50Ms, 3)} | ${fmt(row.p99Ms, 3)} | ${row.errors} | ${row.ratio === null ? '' : `${fmt(row.ratio, 2)}x`} |`,
       )
     }
-    // targets
-    const t: string[] = []
-    for (const row of rows.filter((x) => x.endpoint !== 'hello' && x.logLevel === 'info')) {
-      if (row.workers === 2 && row.connections === 50 && row.ratio !== null) {
-        t.push(`${row.endpoint}, 2 workers: ${fmt(row.ratio, 2)}x hello (target ≥ ${TARGET_RATIO_2W}x) → ${row.ratio >= TARGET_RATIO_2W ? 'met' : `missed by ${fmt(TARGET_RATIO_2W - row.ratio, 2)}x`}`)
-      }
-      if (row.connections === 50) t.push(`${row.endpoint}, ${row.workers} worker(s): p99 ${fmt(row.p99Ms, 2)} ms (target ≤ ${TARGET_P99_MS} ms) → ${row.p99Ms <= TARGET_P99_MS ? 'met' : `missed by ${fmt(row.p99Ms - TARGET_P99_MS, 2)} ms`}`)
-      if (row.connections === 1)
-        t.push(`${row.endpoint}, 1 connection: p50 ${fmt(row.p50Ms * 1000)} µs (target ≤ ${TARGET_1CONN_P50_MS * 1000} µs) → ${row.p50Ms <= TARGET_1CONN_P50_MS ? 'met' : `missed by ${fmt((row.p50Ms - TARGET_1CONN_P50_MS) * 1000)} µs`}`)
-    }
+    const t = targetLines(rows.filter((x) => x.endpoint !== 'hello' && x.logLevel === 'info'))
     lines.push('', `Issue 7 targets${national ? '' : ' (they apply at national scale; shown for reference)'}:`, '', ...t.map((x) => `- ${x}`))
-    if (d.profiles?.length) lines.push('', ...renderProfiles(d.profiles))
+    if (d.profiles?.length) lines.push('', ...profileTable(d.profiles))
     if (d.rss.length) {
       lines.push('', 'Resident memory after the load runs (per process; the cluster primary holds the rate-limit counters, not the dataset):', '')
       const byCfg = new Map<string, RssSample[]>()
@@ -314,26 +286,4 @@ function aggregate(d: HttpData): AggRow[] {
   }
   const order = (x: AggRow) => x.workers * 1000 + (x.endpoint === 'hello' ? 0 : x.endpoint === 'reverse' ? 100 : 200) + (x.logLevel === 'info' ? 0 : 10) + (x.connections === 1 ? 50 : 0)
   return rows.sort((a, b) => order(a) - order(b))
-}
-
-/** The "what limits it" table: CPU per request by component, the floor next to the endpoints. */
-function renderProfiles(profiles: NonNullable<HttpData['profiles']>): string[] {
-  const names = [...new Set(profiles.flatMap((p) => p.breakdown.rows.map((r) => r.component)))]
-  const usOf = (p: (typeof profiles)[number], name: string) => p.breakdown.rows.find((r) => r.component === name)?.usPerRequest ?? 0
-  const total = (p: (typeof profiles)[number]) => p.breakdown.rows.reduce((s, r) => s + r.usPerRequest, 0)
-  // largest first, by the endpoints' cost
-  const api = profiles.filter((p) => p.endpoint !== 'hello')
-  names.sort((a, b) => api.reduce((s, p) => s + usOf(p, b), 0) - api.reduce((s, p) => s + usOf(p, a), 0))
-  const label = (e: Endpoint) => (e === 'hello' ? 'hello-world' : e)
-  const lines = [
-    'What limits it: CPU per request by component, from `node --cpu-prof` on one more run per endpoint (1 worker, 50 connections; start-up and idle time left out; each sample goes to the innermost frame a component claims). ' +
-      'The floor spends nearly all of its time in the same socket writes and HTTP plumbing, so the ratio to it is set by the rows below that the floor does not have.',
-    '',
-    `| component | ${profiles.map((p) => `${label(p.endpoint)} µs`).join(' | ')} |`,
-    `|---|${profiles.map(() => '--:').join('|')}|`,
-    ...names.map((n) => `| ${n} | ${profiles.map((p) => fmt(usOf(p, n), 1)).join(' | ')} |`),
-    `| **total CPU per request** | ${profiles.map((p) => `**${fmt(total(p), 1)}**`).join(' | ')} |`,
-    `| req/s in the profiled run | ${profiles.map((p) => fmt(p.reqPerS)).join(' | ')} |`,
-  ]
-  return lines
 }

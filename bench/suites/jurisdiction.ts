@@ -355,7 +355,7 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
       )
     }
     if (d.http) {
-      const wording = { endpoint: '/jurisdiction/at', points: 'seeded points near townships and wards that each resolve', agreement: 'chains and notes identical to in-process `resolve()`' }
+      const wording = { endpoint: '/jurisdiction/at', points: 'seeded points near townships and wards that each resolve', agreement: 'chains and notes identical to in-process `resolve()`', targets: true, scale: r.dataset.scale }
       lines.push('', ...httpRoundsSection(d.http, wording))
     }
     return lines.join('\n')

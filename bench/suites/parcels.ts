@@ -150,7 +150,7 @@ export const parcelsSuite: Suite<ParcelsData> = {
       ...serviceOpTable(d.rows, TARGETS, r.dataset.scale === 'national'),
     ]
     if (d.http) {
-      const wording = { endpoint: '/parcels/at', points: 'seeded points that each lie in a published parcel', agreement: 'identical to in-process `createParcelQueries`' }
+      const wording = { endpoint: '/parcels/at', points: 'seeded points that each lie in a published parcel', agreement: 'identical to in-process `createParcelQueries`', targets: true, scale: r.dataset.scale }
       lines.push('', ...httpRoundsSection(d.http, wording))
     }
     return lines.join('\n')
