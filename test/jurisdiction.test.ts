@@ -2,6 +2,9 @@ import { VectorTile } from '@mapbox/vector-tile'
 import { PbfReader } from 'pbf'
 import { inject } from 'vitest'
 import { describe, expect, it } from 'vitest'
+import { johannesburgDate } from '../src/auth/dates.js'
+import { openDataset } from '../src/data/open-dataset.js'
+import { createJurisdictionQueries } from '../src/features/jurisdiction/queries.js'
 import { tileAt } from '../src/geo/tiles.js'
 import { FARM_LPI } from './fixtures/parcel-fixtures.js'
 import { STRADDLING_FARM_LABEL, STRADDLING_FARM_LPI } from './fixtures/jurisdiction-fixtures.js'
@@ -126,6 +129,44 @@ describe('GET /jurisdiction/at: real boundaries', () => {
     expect(bad.status).toBe(400)
     expect(fields(await json(bad))).toEqual(['as_at', 'lat'])
     expect((await get('/at?lat=abc&lon=28')).status).toBe(400)
+  })
+})
+
+describe('GET /jurisdiction/at: the answer written from cached bytes', () => {
+  it('is byte for byte the JSON text of the resolved chain, on several dates, on first and repeated calls', async () => {
+    const ds = openDataset(inject('datasetDir'))
+    try {
+      const s = createJurisdictionQueries(ds)
+      let seed = 11
+      const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+      const pts = [JOHANNESBURG, CAPE_TOWN, DURBAN, BLOEMFONTEIN, RURAL_NC, WARD_MOVED]
+      for (let i = 0; i < 60; i++) pts.push({ lat: -35 + rnd() * 14, lon: 16 + rnd() * 17 })
+      const today = johannesburgDate(new Date())
+      let compared = 0
+      let before = 0
+      for (const asAt of [undefined, '2019-01-01', '2012-06-01', '2001-01-01']) {
+        const d = asAt ?? today
+        for (const p of pts) {
+          const r = s.resolve(p.lon, p.lat, d)
+          if (!r.found && d >= s.earliest!) continue // 404, covered elsewhere
+          const message = r.found ? `Jurisdiction chain on ${d}` : `No boundary in force on ${d} contains the point`
+          const expected = JSON.stringify({ jurisdiction: r.jurisdiction, notes: r.notes, as_at: d, message, as_of: s.asOf, dataset_version: s.version })
+          for (let k = 0; k < 2; k++) {
+            const res = await at(p.lat, p.lon, asAt ? `&as_at=${asAt}` : '')
+            expect(res.status).toBe(200)
+            expect(res.headers.get('content-type')).toBe('application/json')
+            expect(await res.text(), `${p.lat},${p.lon} on ${d}`).toBe(expected)
+          }
+          compared++
+          if (!r.found) before++
+        }
+      }
+      // answers with a chain on every date, and empty chains with their note before the earliest set
+      expect(compared).toBeGreaterThan(100)
+      expect(before).toBeGreaterThan(0)
+    } finally {
+      ds.close()
+    }
   })
 })
 

@@ -526,12 +526,12 @@ export function createJurisdictionQueries(ds: OpenDataset) {
   }
 
   /**
-   * A batch item `{"jurisdiction":…,"notes":[…]}` as JSON text, or null outside every boundary
-   * (an empty chain with its note before the earliest set).
+   * The batch item `{"jurisdiction":…,"notes":[…]}` at a point (JSON text and UTF-8 bytes, from
+   * the same bounded cache as the batch), or null outside every boundary (an empty chain with
+   * its note before the earliest set). `GET /jurisdiction/at` writes its answer around it.
    */
-  function resolveItemJson(lon: number, lat: number, d: string): { found: boolean; json: string | null } {
-    const item = itemAt(lon, lat, d, itemsOn(d))
-    return item ? { found: item.found, json: item.json } : { found: false, json: null }
+  function resolveItem(lon: number, lat: number, d: string): BatchItem | null {
+    return itemAt(lon, lat, d, itemsOn(d))
   }
 
   /**
@@ -741,7 +741,7 @@ export function createJurisdictionQueries(ds: OpenDataset) {
     ancestorsOf,
     childrenOf,
     resolve,
-    resolveItemJson,
+    resolveItem,
     resolveBatch,
     resolveParcel,
     nearest,

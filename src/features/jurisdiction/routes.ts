@@ -10,7 +10,7 @@ import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mv
 import { simplifyPreserveTopology, toGeoJson, toWkt, type MultiPolygon } from '../../geo/polygon.js'
 import { tileBBox } from '../../geo/tiles.js'
 import { parseTileParams } from '../../http/tile-params.js'
-import { inForce, type BoundaryRow, type JurisdictionQueries } from './queries.js'
+import { inForce, type BatchItem, type BoundaryRow, type JurisdictionQueries } from './queries.js'
 import {
   AtQuerySchema,
   AsAtQuerySchema,
@@ -41,6 +41,8 @@ import { json, reply, setHeader } from '../../http/reply.js'
 const TAG = ['Jurisdiction']
 const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 const today = () => johannesburgDate(new Date())
+/** The tails of `/jurisdiction/at` answers per open dataset (see atAnswer). */
+const AT_TAILS = new WeakMap<JurisdictionQueries, Map<string, Buffer>>()
 
 /** Heat-map scale gates: the widest viewport side (degrees) at which a type is still drawn. */
 export const HEATMAP_MAX_SPAN: Record<BoundaryType, number> = {
@@ -115,6 +117,28 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
   const chainMessage = (found: boolean, d: string) =>
     found ? `Jurisdiction chain on ${d}` : `No boundary in force on ${d} contains the point`
 
+  /**
+   * `GET /jurisdiction/at`'s answer `{"jurisdiction":…,"notes":[…],"as_at":…,"message":…,"as_of":…,"dataset_version":…}`:
+   * the item's bytes with their closing brace dropped, then the tail `,"as_at":…}` cached per
+   * dataset, date and found (the same text JSON.stringify gives for the whole answer).
+   */
+  const atAnswer = (s: JurisdictionQueries, item: BatchItem, d: string): Uint8Array => {
+    let tails = AT_TAILS.get(s)
+    if (!tails) AT_TAILS.set(s, (tails = new Map()))
+    const key = item.found ? `+${d}` : `-${d}`
+    let tail = tails.get(key)
+    if (!tail) {
+      if (tails.size >= 1000) tails.clear()
+      const text = JSON.stringify({ as_at: d, message: chainMessage(item.found, d), ...env(s) })
+      tails.set(key, (tail = Buffer.from(`,${text.slice(1)}`, 'utf8')))
+    }
+    const head = item.bytes.length - 1
+    const out = Buffer.allocUnsafe(head + tail.length)
+    out.set(item.bytes.subarray(0, head), 0)
+    out.set(tail, head)
+    return out
+  }
+
   router.add(
     {
       method: 'get',
@@ -139,6 +163,10 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
     (c, { query }) => {
       const s = q()
       const d = query.as_at ?? today()
+      // the chain and notes as cached UTF-8 bytes (shared with the batch), the rest of the
+      // answer as cached bytes per date: the same text JSON.stringify gives, without building it
+      const item = s.resolveItem(query.lon, query.lat, d)
+      if (item) return reply(c, atAnswer(s, item, d), 200, 'application/json')
       const r = s.resolve(query.lon, query.lat, d)
       if (!r.found && s.earliest !== null && d >= s.earliest) {
         const nearest = s.nearest(query.lon, query.lat, d)
