@@ -2,7 +2,9 @@
  * The plot lookup service in process: `reverse` and `radius` (500 m, limit 100) through
  * `createPlotQueries`, exactly as the routes call them (every country, no town scope), over a
  * seeded probe set. An "index only" row runs the same cross-country logic on the PointIndex
- * alone, so the cost of reading numbers and towns and mapping the response shows as the difference.
+ * alone, so the cost of reading numbers and towns and writing the answer shows as the difference;
+ * a "plots as objects" row builds the answer as objects (the measure of records before the
+ * routes wrote JSON bytes).
  *
  * Issue 3 targets at national scale: reverse p50 <= 20 us, radius p50 <= 100 us.
  *
@@ -24,7 +26,7 @@ export const RADIUS_LIMIT = 100
 /** Issue 3 targets, microseconds (national scale). */
 export const TARGETS_US = { reverse: 20, radius: 100 }
 
-type PlotsRow = OpRow<'service' | 'index only'>
+type PlotsRow = OpRow<'service' | 'service, plots as objects' | 'index only'>
 
 export interface PlotsData {
   probes: number
@@ -80,6 +82,7 @@ export const plotsSuite: Suite<PlotsData> = {
       rows.push(measure('reverse', 'index only', probes, rounds, (k) => (nearestIndexOnly(lon[k], lat[k]) ? 1 : 0)))
       rows.push(measure('radius', 'service', probes, rounds, (k) => answered(q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}))))
       ctx.log(`plots: radius p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
+      rows.push(measure('radius', 'service, plots as objects', probes, rounds, (k) => q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}).plots().length))
       rows.push(measure('radius', 'index only', probes, rounds, (k) => withinIndexOnly(lon[k], lat[k])))
       ctx.log(`plots: ${(textBytes / 2 ** 20).toFixed(1)} MiB of answer JSON written by the service rows`)
       return { probes: count, rounds, rows }
@@ -93,7 +96,8 @@ export const plotsSuite: Suite<PlotsData> = {
     const lines = [
       `${d.probes.toLocaleString('en-US')} seeded probes (80 % within 400 m of a real plot, 20 % uniform in the country's extent; half per country), ` +
         `${d.rounds} timed round(s) after one warm-up round; ops/s from one untimed pass. Radius = ${RADIUS_M} m, limit ${RADIUS_LIMIT}. ` +
-        `"service" is \`createPlotQueries\` (index + plot numbers and towns from the in-memory tables + the plots' JSON bytes, as the route writes them); "index only" is the same cross-country search on the PointIndex alone.`,
+        `"service" is \`createPlotQueries\` (index + plot numbers and towns from the in-memory tables + the plots' JSON bytes, as the route writes them); ` +
+          `"plots as objects" builds the answer's plot objects instead of its bytes (what "service" measured before 2026-11-25, when the route still serialised those objects); "index only" is the same cross-country search on the PointIndex alone.`,
       '',
       '| query | variant | p50 µs | p99 µs | mean µs | p50 near / random µs | ops/s | mean results | target p50 | verdict |',
       '|---|---|--:|--:|--:|--:|--:|--:|--:|---|',

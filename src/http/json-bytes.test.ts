@@ -18,7 +18,7 @@ describe('JsonBytes', () => {
       values.push((rand() - 0.5) * mag, Math.round(rand() * 1e9) / 1e7, -Math.round(rand() * 1e9) / 1e7 + 1e-12)
     }
     const wrong: string[] = []
-    for (const places of [0, 1, 2, 3, 7, 9]) {
+    for (const places of [0, 1, 2, 3, 7, 9, 10, 12]) {
       const scale = 10 ** places
       for (const v of values) {
         const got = written((w) => w.rounded(v, places))

@@ -132,11 +132,28 @@ export class JsonBytes {
     if (a * 1e6 < scale || a >= 1e15) return this.ascii(JSON.stringify(m / scale))
     this.room(40)
     if (m < 0) this.buf[this.pos++] = 0x2d
+    let width = places
+    if (a < 2147483648 && places <= 9) {
+      // int32 arithmetic (every coordinate at 7 places and distance at 2 of an answer): integer
+      // division and remainder instead of floating-point floor and fmod
+      const ai = a | 0
+      const sc = scale | 0
+      const whole = (ai / sc) | 0
+      let frac = (ai - whole * sc) | 0
+      this.digits(whole, 0)
+      if (frac === 0) return this
+      while (frac % 10 === 0) {
+        frac = (frac / 10) | 0
+        width--
+      }
+      this.buf[this.pos++] = 0x2e
+      this.digits(frac, width)
+      return this
+    }
     const whole = Math.floor(a / scale)
     let frac = a - whole * scale
     this.digits(whole, 0)
     if (frac === 0) return this
-    let width = places
     while (frac % 10 === 0) {
       frac /= 10
       width--

@@ -60,10 +60,9 @@ const K_ID = Buffer.from('{"id":')
 const K_NUMBER = Buffer.from(',"plot_number":')
 const K_LAT = Buffer.from(',"latitude":')
 const K_LON = Buffer.from(',"longitude":')
-const K_DISTANCE = Buffer.from(',"distance_meters":')
 const K_END = Buffer.from('}')
 
-/** The JSON toPlot writes for a plot's town, country and region, per city id. */
+/** The JSON toPlot writes for a plot's town, country and region, per city id, and the distance key after it. */
 function townFragments(country: CountryEnum, cities: Map<number, CityRow>): Uint8Array[] {
   let maxId = 0
   for (const id of cities.keys()) maxId = Math.max(maxId, id)
@@ -71,7 +70,8 @@ function townFragments(country: CountryEnum, cities: Map<number, CityRow>): Uint
   for (const [id, city] of cities) {
     let town = `,"city":${JSON.stringify(city.name)},"country":"${country}","parcel_identifier_type":"${country === 'BOTSWANA' ? 'PLOT_NUMBER' : 'ERF_NUMBER'}"`
     if (city.region) town += `,"${country === 'BOTSWANA' ? 'district' : 'province'}":${JSON.stringify(city.region)}`
-    out[id] = Buffer.from(town)
+    // the distance key always follows the town: one fragment copy instead of two
+    out[id] = Buffer.from(`${town},"distance_meters":`)
   }
   return out
 }
@@ -159,7 +159,7 @@ export function createPlotQueries(ds: OpenDataset) {
     if (nb) w.utf8String(nb.bytes, nb.offsets[i], nb.offsets[i + 1])
     else w.string(l.numberAt(i))
     w.bytes(K_LAT).rounded(l.index.lat(i), 7).bytes(K_LON).rounded(l.index.lon(i), 7)
-    w.bytes(l.townJson[l.cityOf[i]]).bytes(K_DISTANCE).rounded(hit.distanceM, 2).bytes(K_END)
+    w.bytes(l.townJson[l.cityOf[i]]).rounded(hit.distanceM, 2).bytes(K_END)
   }
 
   /** What a coordinate search found, answered as plots or written as JSON. */
