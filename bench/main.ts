@@ -112,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
           failures.push(m)
           log(`FAIL ${m}`)
         },
+        earlier: records,
       })
       records.push({
         name: suite.name,

@@ -27,6 +27,8 @@ export interface SuiteContext {
   log: (line: string) => void
   /** a check that must hold (agreement, zero errors); any entry fails the run */
   fail: (message: string) => void
+  /** the records of the suites this run has finished so far */
+  earlier: readonly SuiteRecord[]
 }
 
 /** What a suite stored in results.json: its data plus everything needed to read it. */

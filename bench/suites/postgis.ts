@@ -513,12 +513,22 @@ export function explainDifference(side: 'ours' | 'PostGIS', gapM: number, planar
 
 // ---------------------------------------------------------------- HTTP numbers of earlier runs
 
-function httpFromResults(): PostgisData['http'] {
+/**
+ * Our 2-worker HTTP req/s next to PostGIS: from this run's http / parcels suites when they ran
+ * before this one, else from their last record in results.json, at the same dataset scale only.
+ */
+function httpFromResults(ctx: SuiteContext): PostgisData['http'] {
   const out: NonNullable<PostgisData['http']> = []
   try {
-    const results = loadResults(resolve('bench', 'results.json'))
+    const suites: Record<string, SuiteRecord | undefined> = {}
+    try {
+      for (const r of Object.values(loadResults(resolve('bench', 'results.json')).suites)) if (r.dataset.scale === ctx.dataset.scale) suites[r.name] = r
+    } catch {
+      // no results.json: this run's records only
+    }
+    for (const r of ctx.earlier) if (r.dataset.scale === ctx.dataset.scale) suites[r.name] = r
     type Run = { target: string; workers: number; endpoint?: string; logLevel?: string; result: { reqPerS: number; connections?: number } }
-    const http = results.suites.http
+    const http = suites.http
     if (http) {
       const runs = ((http.data as { runs?: Run[] }).runs ?? []).filter((r) => r.target === 'server' && r.workers === 2 && (r.logLevel ?? 'info') === 'info' && (r.result.connections ?? 50) === 50)
       for (const [op, endpoint] of [['nearest', 'reverse'], ['radius', 'radius']] as const) {
@@ -526,9 +536,9 @@ function httpFromResults(): PostgisData['http'] {
         if (v.length) out.push({ op, endpoint: `/plots/${endpoint === 'radius' ? 'search-given-coordinates' : endpoint}`, reqPerS: median(v), ranAt: http.ranAt })
       }
     }
-    const parcels = results.suites.parcels
+    const parcels = suites.parcels
     const runs = (parcels?.data as { http?: { runs?: Run[] } | null } | undefined)?.http?.runs ?? []
-    const v = runs.filter((r) => r.target === 'server' && r.workers === 2).map((r) => r.result.reqPerS)
+    const v = runs.filter((r) => r.target === 'server' && r.workers === 2 && (r.result.connections ?? 50) === 50).map((r) => r.result.reqPerS)
     if (parcels && v.length) out.push({ op: 'at', endpoint: '/parcels/at', reqPerS: median(v), ranAt: parcels.ranAt })
   } catch {
     // no results.json, or one of another shape: in-process numbers only
@@ -1054,7 +1064,7 @@ export const postgisSuite: Suite<PostgisData> = {
       cluster.stop()
       ctx.log('postgis: cluster stopped, temporary directory removed')
     }
-    data.http = httpFromResults()
+    data.http = httpFromResults(ctx)
     return data
   },
 
@@ -1095,7 +1105,7 @@ export const postgisSuite: Suite<PostgisData> = {
     const http = d.http ?? []
     lines.push('')
     if (http.length) {
-      lines.push(`Over HTTP (2 workers, 50 connections, from the http / parcels suites' last record in results.json) against PostGIS with ${d.connections} connections and no HTTP:`, '')
+      lines.push(`Over HTTP (2 workers, 50 connections, from this run's http / parcels suites, else their last record in results.json at this scale) against PostGIS with ${d.connections} connections and no HTTP:`, '')
       for (const h of http) {
         const row = rows.find((x) => x.op === h.op)
         if (!row) continue
