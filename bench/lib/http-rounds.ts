@@ -124,7 +124,7 @@ export async function runHttpRounds<B>(ctx: SuiteContext, spec: HttpRoundsSpec<B
     }
     const profiles: EndpointProfile[] = []
     for (const endpoint of ['hello', spec.endpoint]) {
-      const p = await profileEndpoint(ctx, { endpoint, paths, key: keys.issue([spec.product]), keysDb: join(work, 'keys.db'), tool, workDir: work, warmupS, durationS })
+      const p = await profileEndpoint(ctx, { endpoint, paths, key: endpoint === 'hello' ? undefined : keys.issue([spec.product]), keysDb: join(work, 'keys.db'), tool, workDir: work, warmupS, durationS })
       profiles.push(p)
       ctx.log(`${label}: profiled ${endpoint}: ${fmt(p.reqPerS)} req/s, ${fmt((p.breakdown.busyMs * 1000) / p.breakdown.requests, 1)} µs CPU per request`)
     }
@@ -164,8 +164,8 @@ export function httpRoundsSection(h: HttpRoundsData, w: HttpRoundsWording): stri
   ]
   const targetRows: TargetRow[] = []
   for (const workers of WORKERS) {
+    const hello = h.runs.filter((x) => x.target === 'hello' && x.workers === workers)
     for (const connections of [CONNECTIONS, 1]) {
-      const hello = h.runs.filter((x) => x.target === 'hello' && x.workers === workers)
       const server = h.runs.filter((x) => x.target === 'server' && x.workers === workers && (x.result.connections ?? CONNECTIONS) === connections)
       if (!server.length) continue
       const sm = median(server.map((x) => x.result.reqPerS))

@@ -54,7 +54,7 @@ export interface EndpointProfile {
 }
 
 export interface ProfileRunOptions {
-  /** `hello` profiles the floor; anything else the API server with `key` */
+  /** `hello` profiles the floor (no key); anything else the API server, with `key` */
   endpoint: string
   paths: string[]
   key?: string
@@ -72,7 +72,7 @@ export async function profileEndpoint(ctx: SuiteContext, o: ProfileRunOptions): 
   const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`]
   const hello = o.endpoint === 'hello'
   const p = hello ? await startHello(1, o.workDir, nodeArgs) : await startApiServer({ datasetDir: ctx.dataset.dir, keysDb: o.keysDb, workers: 1, workDir: o.workDir, nodeArgs })
-  const load = { port: p.port, paths: o.paths, headers: (hello || !o.key ? {} : { 'X-API-KEY': o.key }) as Record<string, string>, connections: 50, workDir: o.workDir }
+  const load = { port: p.port, paths: o.paths, headers: (o.key ? { 'X-API-KEY': o.key } : {}) as Record<string, string>, connections: 50, workDir: o.workDir }
   let requests = 0
   let reqPerS = 0
   try {

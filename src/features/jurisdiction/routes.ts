@@ -134,8 +134,8 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
     }
     const head = item.bytes.length - 1
     const out = Buffer.allocUnsafe(head + tail.length)
-    out.set(item.bytes.subarray(0, head), 0)
-    out.set(tail, head)
+    item.bytes.copy(out, 0, 0, head)
+    tail.copy(out, head)
     return out
   }
 

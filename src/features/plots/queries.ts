@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import { decodeStrings, PLOT_COUNTRIES, PLOT_COUNTRY_ENUM, PLOT_FILES } from '../../data/plots-format.js'
 import { PointIndex, type PointHit } from '../../geo/point-index.js'
-import { JsonBytes } from '../../http/json-bytes.js'
+import type { JsonBytes } from '../../http/json-bytes.js'
 import type { City, Plot } from './schemas.js'
 
 type CountryEnum = 'BOTSWANA' | 'SOUTH_AFRICA'
@@ -43,8 +43,6 @@ export interface FoundPlots {
   plots(): Plot[]
   /** the JSON array, byte-equal to Buffer.from(JSON.stringify(plots())) */
   write(w: JsonBytes): void
-  /** what write() writes, as text */
-  json(): string
 }
 
 /** Which towns a request may see, per country: null = all of them. */
@@ -177,11 +175,6 @@ export function createPlotQueries(ds: OpenDataset) {
       distanceM: (k) => round(hits[k].hit.distanceM, 2),
       plots: () => hits.map(({ l, hit }) => fromHit(l, hit)),
       write,
-      json: () => {
-        const w = new JsonBytes(1024)
-        write(w)
-        return w.text()
-      },
     }
   }
 
