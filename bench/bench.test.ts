@@ -31,8 +31,9 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
   expect(parcels.parcels).toBeGreaterThan(0)
   expect(parcels.rows.map((r) => `${r.op} | ${r.variant}`)).toEqual([
     '/at | service',
+    '/at | service + answer bytes (as the route)',
     '/at | most specific only (batch item)',
-    'batch of 1000 points | service + JSON answer',
+    'batch of 1000 points | service + answer bytes (as the route)',
     'batch of 1000 points | whole handler (app.request, no socket)',
   ])
   for (const r of parcels.rows) expect(r.all.n).toBeGreaterThan(0)

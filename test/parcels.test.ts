@@ -19,6 +19,9 @@ describe('GET /parcels/at', () => {
     const body = await json(res)
     expect(lpis(body)).toEqual([erfLpi(1), PORTION1_LPI, FARM_LPI])
     expect(body.dataset_version).toMatch(/^csg-/)
+    expect(body.message).toBe('3 parcels contain the point; the first is the most specific')
+    expect(Object.keys(body)).toEqual(['parcels', 'message', 'dataset_version'])
+    expect(res.headers.get('Content-Type')).toBe('application/json')
     const [erf, , farm] = body.parcels
     expect(erf).toMatchObject({
       parcel_type: 'ERF',
@@ -309,6 +312,10 @@ describe('POST /parcels/batch', () => {
     expect(body.results.map((r: { lpi: string } | null) => r?.lpi ?? null)).toEqual([erfLpi(1), PORTION1_LPI, null])
     expect(body.found).toBe(2)
     expect(body.not_found).toBe(1)
+    expect(body.message).toBe('2 of 3 points resolved')
+    expect(Object.keys(body)).toEqual(['results', 'found', 'not_found', 'dataset_version', 'message'])
+    expect(body.dataset_version).toMatch(/^csg-/)
+    expect(res.headers.get('Content-Type')).toBe('application/json')
   })
 
   it('answers each point with exactly the first parcel /at gives, over fixture and generated parcels, both status filters', async () => {
@@ -333,6 +340,8 @@ describe('POST /parcels/batch', () => {
     const body = await json(await post({ lpis: [erfLpi(1), 'C01307770000099900000', erfLpi(5)] }))
     expect(body.results.map((r: { lpi: string } | null) => r?.lpi ?? null)).toEqual([erfLpi(1), null, null])
     expect(body.results[0].work_status.code).toBe('C')
+    expect(body.message).toBe('1 of 3 LPIs resolved')
+    expect(body.results[0]).toEqual((await json(await get(`/${erfLpi(1)}`))).parcels[0])
     const all = await json(await post({ lpis: [erfLpi(5)], include_status: 'all' }))
     expect(all.results[0].lpi).toBe(erfLpi(5))
   })

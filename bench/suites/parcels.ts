@@ -14,6 +14,7 @@
 import { openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
 import { PARCEL_FILES } from '../../src/data/parcels-format.js'
 import { createParcelQueries } from '../../src/features/parcels/queries.js'
+import { JsonBytes } from '../../src/http/json-bytes.js'
 import { BATCH_MAX } from '../../src/features/parcels/schemas.js'
 import { batchBodies, measureBatchHandler, measureBatches } from '../lib/batches.js'
 import { httpRoundsSection, runHttpRounds, type HttpRoundsData } from '../lib/http-rounds.js'
@@ -108,16 +109,31 @@ export const parcelsSuite: Suite<ParcelsData> = {
       const f = { all: false }
       rows.push(measure('/at', 'service', probes, rounds, (k) => q.at(probes.lon[k], probes.lat[k], f).length))
       ctx.log(`parcels: /at p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
+      // the route's whole answer: the same records written as JSON bytes with the envelope
+      const w = new JsonBytes()
+      rows.push(
+        measure('/at', 'service + answer bytes (as the route)', probes, rounds, (k) => {
+          const found = q.found(probes.lon[k], probes.lat[k], f)
+          w.start().ascii('{"parcels":')
+          found.write(w)
+          w.ascii(',"message":').string('m').ascii(',"dataset_version":').string(q.version).ascii('}')
+          return w.take().length > 0 ? found.count : 0
+        }),
+      )
       rows.push(measure('/at', 'most specific only (batch item)', probes, rounds, (k) => (q.firstAt(probes.lon[k], probes.lat[k], f) ? 1 : 0)))
 
       // batches of 1000 points drawn from the same probes
       const batches = quick ? 10 : 100
       const bodies = batchBodies(probes, batches, BATCH_MAX)
       rows.push(
-        await measureBatches('batch of 1000 points', 'service + JSON answer', batches, BATCH_WARMUPS, (b) => {
-          const results = bodies[b].map((p) => q.firstAt(p.longitude, p.latitude, f))
-          const found = results.filter(Boolean).length
-          JSON.stringify({ results, found, not_found: results.length - found })
+        await measureBatches('batch of 1000 points', 'service + answer bytes (as the route)', batches, BATCH_WARMUPS, (b) => {
+          let found = 0
+          w.start().ascii('{"results":[')
+          for (const [k, p] of bodies[b].entries()) {
+            if (k) w.ascii(',')
+            if (q.writeFirstAt(w, p.longitude, p.latitude, f)) found++
+          }
+          w.ascii(']}').take()
           return found
         }),
       )

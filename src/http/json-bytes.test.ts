@@ -11,6 +11,18 @@ let seed = 424242
 const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)
 
 describe('JsonBytes', () => {
+  it('keeps a fragment written since a mark, a copy that survives the writer growing and restarting', () => {
+    const m = new JsonBytes(4)
+    m.start().ascii('[')
+    const mark = m.mark()
+    m.ascii('{"a":').string('é"x').ascii('}')
+    const fragment = m.since(mark)
+    m.start().ascii('zzzzzzzzzzzzzzzzzzzzzzzz') // overwrite and grow the buffer
+    expect(Buffer.from(fragment).toString('utf8')).toBe('{"a":"é\\"x"}')
+    m.start().ascii('[').bytes(fragment).ascii(',').bytes(fragment).ascii(']')
+    expect(JSON.parse(m.text())).toEqual([{ a: 'é"x' }, { a: 'é"x' }])
+  })
+
   it('writes rounded numbers exactly as JSON.stringify writes Math.round(v * 10^p) / 10^p', () => {
     const values = [0, -0, 1, -1, 0.5, -0.5, 1e-7, 4e-7, 9.9e-7, 1e-6, -1e-6, 0.0000015, 1e-9, 123.456, 99.99999995, -24.65432109, 28.0504, 1e14, 123456789.0123456, 1e15, 2e20, 1e21, 1e300, -1e300]
     for (let k = 0; k < 20000; k++) {

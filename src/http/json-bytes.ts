@@ -45,6 +45,16 @@ export class JsonBytes {
     return out
   }
 
+  /** Where the next byte goes: with `since`, a fragment of the answer can be kept for reuse. */
+  mark(): number {
+    return this.pos
+  }
+
+  /** A copy of the bytes written since `mark` (a fragment to cache and write again with `bytes`). */
+  since(mark: number): Uint8Array {
+    return Uint8Array.prototype.slice.call(this.buf, mark, this.pos)
+  }
+
   /** What was written, as text (tests and callers that want a string). */
   text(): string {
     return this.buf.toString('utf8', 0, this.pos)

@@ -21,6 +21,7 @@ import {
 import { PREFILTER_STRIDE, createPrefilter } from '../../data/parcels-prefilter.js'
 import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'
 import { metresPerDegree } from '../../geo/geodesic.js'
+import type { JsonBytes } from '../../http/json-bytes.js'
 import { bboxOf, coversPolygon, distanceToPointM, intersectsBox, polygonDistanceM, type BBox } from '../../geo/polygon.js'
 
 export interface ParcelRecord {
@@ -64,6 +65,15 @@ interface Row {
   label_lon: number
   date_stamp: string | null
   hidden: number
+  /** the record's JSON, kept on rows of the row cache once written (see writeRecord) */
+  json?: Uint8Array
+}
+
+/** The parcels at a point, most specific first, as an answer writes them (no record objects). */
+export interface FoundParcels {
+  readonly count: number
+  /** Writes the records as a JSON array, the bytes `JSON.stringify` gives for `at()`. */
+  write(w: JsonBytes): void
 }
 
 export interface Filter {
@@ -236,8 +246,42 @@ export function createParcelQueries(ds: OpenDataset) {
     return p as unknown as ParcelRecord
   }
 
+  const versionJson = JSON.stringify(version)
+  /**
+   * `JSON.stringify(toRecord(r))` written as bytes, field for field (a test holds the two equal).
+   * Rows of the row cache (farms, portions and the other shared parcels, repeated in answer
+   * after answer) keep their bytes, so they are written once per cache generation.
+   */
+  function writeRecord(w: JsonBytes, r: Row): void {
+    if (r.json) {
+      w.bytes(r.json)
+      return
+    }
+    const mark = w.mark()
+    w.ascii('{"id":').int(r.id).ascii(',"parcel_type":"').ascii(r.parcel_type).ascii('","province":').string(PROVINCES[r.province])
+    if (r.source_key) w.ascii(',"source_key":').string(r.source_key)
+    w.ascii(',"dataset_version":').ascii(versionJson).ascii(',"lpi":').string(r.lpi)
+    if (r.parcel_number !== null) w.ascii(',"parcel_number":').int(r.parcel_number)
+    if (r.portion !== null) w.ascii(',"portion":').int(r.portion)
+    if (r.tag_value) w.ascii(',"tag_value":').string(r.tag_value)
+    if (r.major_region) w.ascii(',"major_region":').string(r.major_region)
+    if (r.major_code) w.ascii(',"major_code":').string(r.major_code)
+    if (r.minor_region) w.ascii(',"minor_region":').string(r.minor_region)
+    if (r.minor_code) w.ascii(',"minor_code":').string(r.minor_code)
+    w.ascii(',"legal_status":{"code":').string(r.lstatus).ascii(',"label":').string(LEGAL_STATUS[r.lstatus] ?? r.lstatus).ascii('}')
+    if (r.wstatus) w.ascii(',"work_status":{"code":').string(r.wstatus).ascii(',"label":').string(WORK_STATUS[r.wstatus] ?? r.wstatus).ascii('}')
+    w.ascii(',"extent_sqm":').rounded(r.extent_sqm, 2)
+    w.ascii(',"label_point":{"latitude":').rounded(r.label_lat, 7).ascii(',"longitude":').rounded(r.label_lon, 7).ascii('}')
+    if (r.date_stamp) w.ascii(',"date_stamp":').string(r.date_stamp)
+    w.ascii('}')
+    if ((flags[r.id - 1] & FLAG_LAYER_MASK) !== ERF) r.json = w.since(mark)
+  }
+
   /** DECISIONS.md: most specific layer first; within a layer the smaller parcel; versions of one LPI current first. */
   function mostSpecificFirst(rows: Row[]): Row[] {
+    // the usual answer: one row, or rows of distinct LPIs (no versions to order among them)
+    if (rows.length < 2) return rows
+    if (distinctLpis(rows)) return rows.sort(byLayerSizeId)
     const groups = new Map<string, Row[]>()
     for (const r of rows) {
       const g = groups.get(r.lpi)
@@ -247,6 +291,45 @@ export function createParcelQueries(ds: OpenDataset) {
     const list = [...groups.values()].map((g) => g.sort((a, b) => versionRank(a) - versionRank(b) || (b.date_stamp ?? '').localeCompare(a.date_stamp ?? '') || a.id - b.id))
     list.sort((a, b) => SPECIFICITY[a[0].parcel_type] - SPECIFICITY[b[0].parcel_type] || a[0].extent_sqm - b[0].extent_sqm || a[0].id - b[0].id)
     return list.flat()
+  }
+
+  function distinctLpis(rows: Row[]): boolean {
+    for (let a = 1; a < rows.length; a++) for (let b = 0; b < a; b++) if (rows[a].lpi === rows[b].lpi) return false
+    return true
+  }
+  function byLayerSizeId(a: Row, b: Row): number {
+    return SPECIFICITY[a.parcel_type] - SPECIFICITY[b.parcel_type] || a.extent_sqm - b.extent_sqm || a.id - b.id
+  }
+
+  /** The row `firstAt` answers with (see there). */
+  function firstRowAt(lon: number, lat: number, f: Filter): Row | null {
+    // candidates by layer specificity; the first level holding the point decides, so the
+    // farm and portion beneath an erf are never read
+    const sure: number[] = []
+    const hits = candidates(lon, lat, f, sure).sort(bySpecificity)
+    for (let k = 0; k < hits.length; ) {
+      const level = specificityOf(hits[k])
+      const inside: number[] = []
+      for (; k < hits.length && specificityOf(hits[k]) === level; k++) {
+        if (holds(hits[k], lon, lat, sure)) inside.push(hits[k])
+      }
+      if (inside.length === 1) return rowOf(inside[0] + 1)
+      if (inside.length) return mostSpecificFirst(inside.map((i) => rowOf(i + 1)))[0]
+    }
+    return null
+  }
+
+  function writeOrNull(w: JsonBytes, r: Row | null): boolean {
+    if (!r) {
+      w.ascii('null')
+      return false
+    }
+    writeRecord(w, r)
+    return true
+  }
+
+  function rowsAt(lon: number, lat: number, f: Filter): Row[] {
+    return mostSpecificFirst(containing(lon, lat, f).map((i) => rowOf(i + 1)))
   }
 
   function visibleVersions(rows: Row[], f: Filter): Row[] {
@@ -266,7 +349,23 @@ export function createParcelQueries(ds: OpenDataset) {
 
     /** Every parcel containing the point (boundary included), most specific first. */
     at(lon: number, lat: number, f: Filter): ParcelRecord[] {
-      return mostSpecificFirst(containing(lon, lat, f).map((i) => rowOf(i + 1))).map(toRecord)
+      return rowsAt(lon, lat, f).map(toRecord)
+    },
+
+    /** `at()` for an answer written as bytes: the same records in the same order, no objects. */
+    found(lon: number, lat: number, f: Filter): FoundParcels {
+      const rows = rowsAt(lon, lat, f)
+      return {
+        count: rows.length,
+        write(w: JsonBytes) {
+          w.ascii('[')
+          for (let k = 0; k < rows.length; k++) {
+            if (k) w.ascii(',')
+            writeRecord(w, rows[k])
+          }
+          w.ascii(']')
+        },
+      }
     },
 
     /** The closest parcel within `maxM` metres (boundary distance), obeying the filter; ties: most specific, then id. */
@@ -417,20 +516,18 @@ export function createParcelQueries(ds: OpenDataset) {
      * order among them is the same as in `at`).
      */
     firstAt(lon: number, lat: number, f: Filter): ParcelRecord | null {
-      // candidates by layer specificity; the first level holding the point decides, so the
-      // farm and portion beneath an erf are never read
-      const sure: number[] = []
-      const hits = candidates(lon, lat, f, sure).sort(bySpecificity)
-      for (let k = 0; k < hits.length; ) {
-        const level = specificityOf(hits[k])
-        const inside: number[] = []
-        for (; k < hits.length && specificityOf(hits[k]) === level; k++) {
-          if (holds(hits[k], lon, lat, sure)) inside.push(hits[k])
-        }
-        if (inside.length === 1) return toRecord(rowOf(inside[0] + 1))
-        if (inside.length) return toRecord(mostSpecificFirst(inside.map((i) => rowOf(i + 1)))[0])
-      }
-      return null
+      const r = firstRowAt(lon, lat, f)
+      return r ? toRecord(r) : null
+    },
+
+    /** Batch answers as bytes: `firstAt`'s record (or `null`) as JSON.stringify writes it; true when found. */
+    writeFirstAt(w: JsonBytes, lon: number, lat: number, f: Filter): boolean {
+      return writeOrNull(w, firstRowAt(lon, lat, f))
+    },
+
+    /** `currentRecord`'s record (or `null`) as JSON.stringify writes it; true when found. */
+    writeCurrent(w: JsonBytes, lpi: string, f: Filter): boolean {
+      return writeOrNull(w, current(lpi, f))
     },
 
     currentRecord(lpi: string, f: Filter): ParcelRecord | null {

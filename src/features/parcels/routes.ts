@@ -25,7 +25,11 @@ import {
   StatusQuerySchema,
   WithinQuerySchema,
 } from './schemas.js'
-import { json } from '../../http/reply.js'
+import { JsonBytes } from '../../http/json-bytes.js'
+import { json, reply } from '../../http/reply.js'
+
+/** The /parcels/at and batch answers are written by this one writer (synchronously, so requests never share it). */
+const writer = new JsonBytes()
 
 const TAG = ['Parcel cadastre']
 const filterOf = (q: { include_status?: string; parcel_type?: string }): Filter => ({
@@ -87,8 +91,8 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
     (c, { query }) => {
       const s = q()
       const f = filterOf(query)
-      const parcels = s.at(query.longitude, query.latitude, f)
-      if (!parcels.length) {
+      const parcels = s.found(query.longitude, query.latitude, f)
+      if (!parcels.count) {
         const nearest = s.nearest(query.longitude, query.latitude, NEAREST_MAX_M, f)
         throw new ApiError(
           'NoParcelAtPoint',
@@ -96,7 +100,13 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
           nearest ? { nearest } : undefined,
         )
       }
-      return json(c, { parcels, message: `${plural(parcels.length, 'parcel')} contain the point; the first is the most specific`, dataset_version: s.version })
+      // { parcels, message, dataset_version } written as bytes: JSON.stringify and the record
+      // objects were a tenth of this route's CPU under load
+      writer.start().ascii('{"parcels":')
+      parcels.write(writer)
+      writer.ascii(',"message":').string(`${plural(parcels.count, 'parcel')} contain the point; the first is the most specific`)
+      writer.ascii(',"dataset_version":').string(s.version).ascii('}')
+      return reply(c, writer.take(), 200, 'application/json')
     },
   )
 
@@ -164,15 +174,19 @@ export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQue
     (c, { body }) => {
       const s = q()
       const f: Filter = { all: body.include_status === 'all' }
-      const results = body.points ? body.points.map((p) => s.firstAt(p.longitude, p.latitude, f)) : body.lpis!.map((l) => s.currentRecord(l, f))
-      const found = results.filter((r) => r !== null).length
-      return json(c, {
-        results,
-        found,
-        not_found: results.length - found,
-        dataset_version: s.version,
-        message: `${found} of ${results.length} ${body.points ? 'points' : 'LPIs'} resolved`,
-      })
+      // { results, found, not_found, dataset_version, message } written as bytes, record by record
+      writer.start().ascii('{"results":[')
+      let found = 0
+      const n = body.points ? body.points.length : body.lpis!.length
+      for (let k = 0; k < n; k++) {
+        if (k) writer.ascii(',')
+        const hit = body.points ? s.writeFirstAt(writer, body.points[k].longitude, body.points[k].latitude, f) : s.writeCurrent(writer, body.lpis![k], f)
+        if (hit) found++
+      }
+      writer.ascii('],"found":').int(found).ascii(',"not_found":').int(n - found)
+      writer.ascii(',"dataset_version":').string(s.version)
+      writer.ascii(',"message":').string(`${found} of ${n} ${body.points ? 'points' : 'LPIs'} resolved`).ascii('}')
+      return reply(c, writer.take(), 200, 'application/json')
     },
   )
 
