@@ -119,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
         ranAt: new Date().toISOString(),
         durationS: (performance.now() - started) / 1000,
         machine,
-        dataset: { scale: dataset.scale, counts: dataset.counts, sizeBytes: dataset.sizeBytes },
+        dataset: { scale: dataset.scale, counts: dataset.counts, sizeBytes: dataset.sizeBytes, ...(dataset.staleCode ? { staleCode: dataset.staleCode } : {}) },
         seed: opts.seed,
         quick: opts.quick,
         failures,

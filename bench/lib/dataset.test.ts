@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { PhaseTimes } from './dataset.js'
+import { PhaseTimes, codeFingerprints, fingerprintTree, staleCodeOf } from './dataset.js'
 
 describe('PhaseTimes', () => {
   it('sums finished steps by phase from build-index progress lines, layers per domain together', () => {
@@ -27,5 +30,45 @@ describe('PhaseTimes', () => {
       'boundaries layers': 0.4,
       'boundaries/write': 0.8,
     })
+  })
+})
+
+describe('code fingerprints of a cached bench dataset', () => {
+  const tree = () => {
+    const base = mkdtempSync(join(tmpdir(), 'fp-'))
+    for (const [f, text] of Object.entries({ 'build-index/synth/a.ts': 'a', 'build-index/b.ts': 'b', 'build-index/b.test.ts': 't', 'src/data/c.ts': 'c', 'src/geo/d.ts': 'd', 'data/real/e.json': 'e' })) {
+      mkdirSync(dirname(join(base, f)), { recursive: true })
+      writeFileSync(join(base, f), text)
+    }
+    return base
+  }
+
+  it('tells the generator from the builder, ignores test files, and is null without a checkout', () => {
+    const base = tree()
+    const before = codeFingerprints(base)
+    expect(before.generator).toMatch(/^[0-9a-f]{16}$/)
+    expect(before.builder).toMatch(/^[0-9a-f]{16}$/)
+    writeFileSync(join(base, 'build-index/b.test.ts'), 'changed test')
+    expect(codeFingerprints(base)).toEqual(before)
+    writeFileSync(join(base, 'build-index/synth/a.ts'), 'a2')
+    const gen = codeFingerprints(base)
+    expect(gen.generator).not.toBe(before.generator)
+    expect(gen.builder).toBe(before.builder) // synth is the generator's, not the builder's
+    writeFileSync(join(base, 'src/geo/d.ts'), 'd2')
+    expect(codeFingerprints(base).builder).not.toBe(before.builder)
+    // a renamed file changes it too, not only its contents
+    renameSync(join(base, 'data/real/e.json'), join(base, 'data/real/f.json'))
+    expect(codeFingerprints(base).generator).not.toBe(gen.generator)
+    expect(fingerprintTree(['no/such/dir'], [], base)).toBeNull()
+  })
+
+  it('names what changed, and nothing when a side is unknown', () => {
+    const now = { generator: 'g1', builder: 'b1' }
+    expect(staleCodeOf({ generator: 'g1', builder: 'b1' }, now)).toBeNull()
+    expect(staleCodeOf(null, now)).toBeNull()
+    expect(staleCodeOf({ generator: 'g1' }, now)).toBeNull()
+    expect(staleCodeOf({ generator: 'g0', builder: 'b1' }, now)).toMatch(/^the generator .* changed since the source export was made$/)
+    expect(staleCodeOf({ generator: 'g1', builder: 'b0' }, now)).toMatch(/^build-index, src\/data or src\/geo changed since the dataset was built$/)
+    expect(staleCodeOf({ generator: 'g0', builder: 'b0' }, { generator: null, builder: 'b1' })).toMatch(/^build-index/)
   })
 })

@@ -7,6 +7,7 @@
  * @module
  */
 import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -41,6 +42,62 @@ export interface DatasetInfo {
   build: BuildRecord | null
   /** true when an existing dataset was reused */
   reused: boolean
+  /**
+   * Set when the reused dataset was made by other code than this checkout's (see
+   * codeFingerprints): what changed. Reported next to every figure measured on it.
+   */
+  staleCode?: string
+}
+
+/**
+ * Content fingerprints of the code that makes a bench dataset, kept in `code.json` beside it, so
+ * a dataset made by older code is not reused silently (the preset stamp only sees the generator's
+ * presets and layer names). `generator`: the generator and the real geography it reads; `builder`:
+ * build-index (which the generator also borrows its CSV writer and row transforms from), the
+ * dataset formats in src/data and the geometry in src/geo. Test files are left out.
+ */
+export interface CodeFingerprints {
+  generator: string | null
+  builder: string | null
+}
+
+const GENERATOR_CODE = ['build-index/synth', 'data/real']
+const BUILDER_CODE = ['build-index', 'src/data', 'src/geo']
+
+/** SHA-256 over the paths and contents of the files under `roots` (null when a root is missing: no checkout to compare). */
+export function fingerprintTree(roots: string[], skip: string[] = [], base = process.cwd()): string | null {
+  const files: string[] = []
+  for (const root of roots) {
+    const dir = resolve(base, root)
+    if (!existsSync(dir)) return null
+    for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (!e.isFile() || e.name.endsWith('.test.ts')) continue
+      const rel = join(e.parentPath, e.name).slice(base.length + 1).split('\\').join('/')
+      if (skip.some((s) => rel.startsWith(s + '/'))) continue
+      files.push(rel)
+    }
+  }
+  files.sort()
+  const h = createHash('sha256')
+  for (const f of files) h.update(f).update('\0').update(readFileSync(resolve(base, f))).update('\0')
+  return h.digest('hex').slice(0, 16)
+}
+
+/** This checkout's fingerprints. */
+export function codeFingerprints(base = process.cwd()): CodeFingerprints {
+  return { generator: fingerprintTree(GENERATOR_CODE, [], base), builder: fingerprintTree(BUILDER_CODE, GENERATOR_CODE, base) }
+}
+
+/**
+ * What differs between the code that made a cached dataset and this checkout's, or null when
+ * nothing does (or a side is unknown: a cache made before fingerprints were kept, or no checkout).
+ */
+export function staleCodeOf(made: Partial<CodeFingerprints> | null, now: CodeFingerprints): string | null {
+  if (!made) return null
+  const changed: string[] = []
+  if (made.generator && now.generator && made.generator !== now.generator) changed.push('the generator (build-index/synth, data/real) changed since the source export was made')
+  if (made.builder && now.builder && made.builder !== now.builder) changed.push('build-index, src/data or src/geo changed since the dataset was built')
+  return changed.length ? changed.join('; ') : null
 }
 
 /** Total size of the files under a directory. */
@@ -88,7 +145,10 @@ export async function ensureDataset(scale: string, log: (line: string) => void, 
   const dataset = join(work, 'dataset')
   const recordFile = join(work, 'build.json')
   const stampFile = join(work, 'generator.json')
+  const codeFile = join(work, 'code.json')
   const stamp = generatorStamp(scale)
+  const code = codeFingerprints()
+  const made = (): Partial<CodeFingerprints> | null => (existsSync(codeFile) ? (JSON.parse(readFileSync(codeFile, 'utf8')) as Partial<CodeFingerprints>) : null)
   if (existsSync(work) && (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp)) {
     log(`dataset: ${work} was made by another generator (layers or preset differ); regenerating`)
     rmSync(work, { recursive: true, force: true })
@@ -97,7 +157,11 @@ export async function ensureDataset(scale: string, log: (line: string) => void, 
   if (existsSync(join(dataset, 'manifest.json'))) {
     const build = existsSync(recordFile) ? (JSON.parse(readFileSync(recordFile, 'utf8')) as BuildRecord) : null
     log(`dataset: reusing ${dataset}`)
-    return describeDataset(dataset, scale, build, true)
+    const recorded = made()
+    const stale = staleCodeOf(recorded, code)
+    if (!recorded) log(`dataset: ${codeFile} is absent (made before code fingerprints were kept): cannot tell whether newer code would build it differently; --rebuild or delete ${work} to be sure`)
+    if (stale) log(`dataset: WARNING: reusing a dataset made by other code: ${stale}. Its figures are marked in RESULTS.md; --rebuild (or delete ${work} to regenerate the source too) to measure this code's output`)
+    return { ...describeDataset(dataset, scale, build, true), ...(stale ? { staleCode: stale } : {}) }
   }
   const previous = existsSync(recordFile) ? (JSON.parse(readFileSync(recordFile, 'utf8')) as BuildRecord) : null
   let synthMs = previous?.synthMs ?? 0
@@ -107,6 +171,7 @@ export async function ensureDataset(scale: string, log: (line: string) => void, 
     await runSynth({ scale, seed: DATASET_SEED, out: source, log })
     synthMs = performance.now() - t0
     writeFileSync(stampFile, stamp)
+    writeFileSync(codeFile, JSON.stringify({ generator: code.generator }) + '\n')
   }
   log(`dataset: building ${dataset} in a child process …`)
   const r = await buildInChild(source, dataset)
@@ -119,6 +184,8 @@ export async function ensureDataset(scale: string, log: (line: string) => void, 
     phases: r.phases,
   }
   writeFileSync(recordFile, JSON.stringify(build, null, 2) + '\n')
+  // the source export's generator stays as recorded when the dataset is only rebuilt from it
+  writeFileSync(codeFile, JSON.stringify({ generator: made()?.generator ?? null, builder: code.builder }) + '\n')
   log(`dataset: built in ${(r.wallMs / 1000).toFixed(1)} s, peak RSS ${(r.maxRssBytes / 2 ** 20).toFixed(0)} MiB`)
   return describeDataset(dataset, scale, build, false)
 }

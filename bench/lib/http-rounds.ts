@@ -39,7 +39,7 @@ export interface HttpRoundsData {
   durationS: number
   paths: number
   check: { probes: number; agreed: number }
-  /** 50-connection runs, and (from 2026-11-25) 1-connection runs of the 1-worker server */
+  /** 50-connection runs, and (from 2026-11-25) 1-connection runs of the 1-worker server (and, from 2026-11-25's second session, of the 1-worker hello-world) */
   runs: HttpRoundRow[]
   /** CPU per request by component: the floor, then the endpoint (absent in older records) */
   profiles?: EndpointProfile[]
@@ -89,6 +89,12 @@ export async function runHttpRounds<B>(ctx: SuiteContext, spec: HttpRoundsSpec<B
           const o = { port: hello.port, paths, headers: {}, connections: CONNECTIONS, workDir: work }
           await runLoad(tool, { ...o, durationS: warmupS })
           runs.push({ target: 'hello', workers, round, result: await runLoad(tool, { ...o, durationS }) })
+          if (workers === 1 && !quick) {
+            // the floor's own latency on one connection, next to the endpoint's 1-connection p50
+            const one = { ...o, connections: 1 }
+            await runLoad(tool, { ...one, durationS: warmupS })
+            runs.push({ target: 'hello', workers, round, result: await runLoad(tool, { ...one, durationS }) })
+          }
         } finally {
           await hello.stop()
         }
@@ -107,7 +113,8 @@ export async function runHttpRounds<B>(ctx: SuiteContext, spec: HttpRoundsSpec<B
           await runLoad(tool, { ...o, durationS: warmupS })
           const result = await runLoad(tool, { ...o, durationS })
           runs.push({ target: 'server', workers, round, result })
-          ctx.log(`${label}: round ${round} w${workers}: ${fmt(result.reqPerS)} req/s (hello ${fmt(runs.at(-2)!.result.reqPerS)}), p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors}`)
+          const floor = runs.find((x) => x.target === 'hello' && x.workers === workers && x.round === round && (x.result.connections ?? CONNECTIONS) === CONNECTIONS)!
+          ctx.log(`${label}: round ${round} w${workers}: ${fmt(result.reqPerS)} req/s (hello ${fmt(floor.result.reqPerS)}), p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors}`)
           if (result.errors > 0) ctx.fail(`${label}: ${spec.endpoint} w${workers} had ${result.errors} errors (${result.non2xx} non-2xx)`)
           if (workers === 1 && !quick) {
             const one = { ...o, connections: 1 }
@@ -159,22 +166,28 @@ export function httpRoundsSection(h: HttpRoundsData, w: HttpRoundsWording): stri
     `Over HTTP: \`GET ${w.endpoint}\` on ${h.paths.toLocaleString('en-US')} ${w.points} (every answer a 200), ${h.tool}, ${CONNECTIONS} connections (and 1, on one worker), loopback, ${h.durationS} s per run after a warm-up; ` +
       `hello-world floor with the same number of processes in the same round; median of rounds. Answer check: ${h.check.agreed}/${h.check.probes} ${w.agreement}.`,
     '',
-    `| workers | conns | hello req/s | ${w.endpoint} req/s | per round | vs hello | p50 ms | p99 ms | errors |`,
-    '|--:|--:|--:|--:|---|--:|--:|--:|--:|',
+    `| workers | conns | hello req/s | hello p50 ms | ${w.endpoint} req/s | per round | vs hello | p50 ms | p99 ms | errors |`,
+    '|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|',
   ]
   const targetRows: TargetRow[] = []
+  const conns = (x: HttpRoundRow) => x.result.connections ?? CONNECTIONS
+  /** the run nearest the median req/s, and that median */
+  const middle = (runs: HttpRoundRow[]) => {
+    const m = median(runs.map((x) => x.result.reqPerS))
+    return { m, mid: runs.reduce((a, b) => (Math.abs(b.result.reqPerS - m) < Math.abs(a.result.reqPerS - m) ? b : a)) }
+  }
   for (const workers of WORKERS) {
-    const hello = h.runs.filter((x) => x.target === 'hello' && x.workers === workers)
     for (const connections of [CONNECTIONS, 1]) {
-      const server = h.runs.filter((x) => x.target === 'server' && x.workers === workers && (x.result.connections ?? CONNECTIONS) === connections)
+      const server = h.runs.filter((x) => x.target === 'server' && x.workers === workers && conns(x) === connections)
       if (!server.length) continue
-      const sm = median(server.map((x) => x.result.reqPerS))
-      const hm = connections === CONNECTIONS ? median(hello.map((x) => x.result.reqPerS)) : null
-      const mid = server.reduce((a, b) => (Math.abs(b.result.reqPerS - sm) < Math.abs(a.result.reqPerS - sm) ? b : a))
-      const ratio = hm ? sm / hm : null
-      targetRows.push({ endpoint: w.endpoint, workers, connections, ratio, p50Ms: mid.result.p50Ms, p99Ms: mid.result.p99Ms })
+      // records before 2026-11-25's second session have no 1-connection floor
+      const hello = h.runs.filter((x) => x.target === 'hello' && x.workers === workers && conns(x) === connections)
+      const floor = hello.length ? middle(hello) : null
+      const { m: sm, mid } = middle(server)
+      const ratio = floor ? sm / floor.m : null
+      targetRows.push({ endpoint: w.endpoint, workers, connections, ratio, p50Ms: mid.result.p50Ms, p99Ms: mid.result.p99Ms, ...(floor ? { helloP50Ms: floor.mid.result.p50Ms } : {}) })
       lines.push(
-        `| ${workers} | ${connections} | ${hm === null ? '' : fmt(hm)} | ${fmt(sm)} | ${server.map((x) => fmt(x.result.reqPerS)).join(', ')} | ${ratio === null ? '' : `${fmt(ratio, 2)}x`} | ${fmt(mid.result.p50Ms, 3)} | ${fmt(mid.result.p99Ms, 3)} | ${server.reduce((s, x) => s + x.result.errors, 0)} |`,
+        `| ${workers} | ${connections} | ${floor ? fmt(floor.m) : ''} | ${floor ? fmt(floor.mid.result.p50Ms, 3) : ''} | ${fmt(sm)} | ${server.map((x) => fmt(x.result.reqPerS)).join(', ')} | ${ratio === null ? '' : `${fmt(ratio, 2)}x`} | ${fmt(mid.result.p50Ms, 3)} | ${fmt(mid.result.p99Ms, 3)} | ${server.reduce((s, x) => s + x.result.errors, 0)} |`,
       )
     }
   }

@@ -28,7 +28,8 @@ function sectionHeader(r: SuiteRecord): string {
   return (
     `_Measured ${r.ranAt.replace('T', ' ').slice(0, 16)} UTC in ${fmt(r.durationS)} s on ${machineLine(r.machine)}. ` +
     `Dataset **${r.dataset.scale}**: ${c.botswana.toLocaleString('en-US')} Botswana plots + ${c.south_africa.toLocaleString('en-US')} South African erven (${mib(r.dataset.sizeBytes)} on disk); ` +
-    `probe seed ${r.seed}${r.quick ? '; **quick mode**' : ''}._`
+    `probe seed ${r.seed}${r.quick ? '; **quick mode**' : ''}._` +
+    (r.dataset.staleCode ? ` **Dataset made by older code than this run's:** ${r.dataset.staleCode} (\`--rebuild\` to refresh).` : '')
   )
 }
 

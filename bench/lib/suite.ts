@@ -37,7 +37,8 @@ export interface SuiteRecord<T = unknown> {
   ranAt: string
   durationS: number
   machine: MachineInfo
-  dataset: { scale: string; counts: DatasetInfo['counts']; sizeBytes: number }
+  /** `staleCode`: set when the dataset was made by older code than the run's (see ensureDataset) */
+  dataset: { scale: string; counts: DatasetInfo['counts']; sizeBytes: number; staleCode?: string }
   seed: number
   quick: boolean
   failures: string[]

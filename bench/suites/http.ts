@@ -146,6 +146,8 @@ export const httpSuite: Suite<HttpData> = {
           const hello = await startHello(workers, work)
           try {
             record({ round, target: 'hello', workers, endpoint: 'hello', logLevel: '-' }, await load(hello, 'hello', 50, {}))
+            // the floor's own latency on one connection, next to the endpoints' 1-connection p50
+            if (serverConfigs.some((c) => c.workers === workers && c.oneConn)) record({ round, target: 'hello', workers, endpoint: 'hello', logLevel: '-' }, await load(hello, 'hello', 1, {}))
           } finally {
             await hello.stop()
           }
@@ -198,7 +200,7 @@ export const httpSuite: Suite<HttpData> = {
       '',
       `Answer check before loading: ${d.checks.map((c) => `${c.endpoint} ${c.agreed}/${c.probes}`).join(', ')} identical to in-process \`createPlotQueries\`.`,
       '',
-      '| endpoint | workers | log | conns | req/s (median) | per round | p50 ms | p99 ms | errors | vs hello (same workers) |',
+      '| endpoint | workers | log | conns | req/s (median) | per round | p50 ms | p99 ms | errors | vs hello (same workers and conns) |',
       '|---|--:|---|--:|--:|---|--:|--:|--:|--:|',
     ]
     for (const row of rows) {
@@ -252,7 +254,10 @@ interface AggRow {
   p50Ms: number
   p99Ms: number
   errors: number
+  /** req/s over the hello-world's with the same processes and connections */
   ratio: number | null
+  /** 1-connection rows: the hello-world's p50 on one connection */
+  helloP50Ms?: number
 }
 
 function aggregate(d: HttpData): AggRow[] {
@@ -281,8 +286,10 @@ function aggregate(d: HttpData): AggRow[] {
     })
   }
   for (const row of rows) {
-    const hello = rows.find((h) => h.endpoint === 'hello' && h.workers === row.workers && h.connections === 50)
-    if (row.endpoint !== 'hello' && hello && row.connections === 50) row.ratio = row.reqPerS / hello.reqPerS
+    const hello = rows.find((h) => h.endpoint === 'hello' && h.workers === row.workers && h.connections === row.connections)
+    if (row.endpoint === 'hello' || !hello) continue
+    row.ratio = row.reqPerS / hello.reqPerS
+    if (row.connections === 1) row.helloP50Ms = hello.p50Ms
   }
   const order = (x: AggRow) => x.workers * 1000 + (x.endpoint === 'hello' ? 0 : x.endpoint === 'reverse' ? 100 : 200) + (x.logLevel === 'info' ? 0 : 10) + (x.connections === 1 ? 50 : 0)
   return rows.sort((a, b) => order(a) - order(b))
