@@ -1,7 +1,7 @@
 import KDBush from 'kdbush'
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
-import { boxKm, nearestCandidate, nearestOnSphere, sphereKm, treeBox } from './kd-nearest.js'
+import { KdBoxes, boxKm, nearestCandidate, nearestOnSphere, sphereKm } from './kd-nearest.js'
 
 function tree(points: [number, number][], nodeSize = 8) {
   const kd = new KDBush(points.length, nodeSize, Float64Array)
@@ -44,6 +44,45 @@ describe('boxKm', () => {
   })
 })
 
+describe('KdBoxes', () => {
+  it("gives every node of KDBush's implicit tree the exact box of the points below it", () => {
+    const rnd = new Random(11, 'kd-boxes')
+    for (const [n, nodeSize] of [[1, 4], [2, 1], [5, 4], [6, 4], [7, 1], [1000, 8], [4097, 16], [2500, 64], [9999, 3]]) {
+      const points: [number, number][] = []
+      for (let i = 0; i < n; i++) points.push(i % 3 ? [rnd.range(16, 33), rnd.range(-35, -17)] : [rnd.range(25.8, 26), rnd.range(-24.8, -24.6)])
+      const kd = tree(points, nodeSize)
+      const b = new KdBoxes(kd).b
+      let nodes = 0
+      // walk the tree the way the searches do and compare each node's box with its items'
+      const visit = (k: number, left: number, right: number) => {
+        nodes++
+        expect(4 * k + 3, `node ${k} of ${n}/${nodeSize} fits`).toBeLessThan(b.length)
+        let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity]
+        for (let j = left; j <= right; j++) {
+          x0 = Math.min(x0, kd.coords[2 * j])
+          y0 = Math.min(y0, kd.coords[2 * j + 1])
+          x1 = Math.max(x1, kd.coords[2 * j])
+          y1 = Math.max(y1, kd.coords[2 * j + 1])
+        }
+        expect([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]], `node ${k} of ${n}/${nodeSize}`).toEqual([x0, y0, x1, y1])
+        if (right - left <= kd.nodeSize) return // KDBush raises a node size below 2 to 2
+        const m = (left + right) >> 1
+        visit(2 * k, left, m - 1)
+        visit(2 * k + 1, m + 1, right)
+      }
+      visit(1, 0, n - 1)
+      expect(nodes).toBeGreaterThan(n > kd.nodeSize + 1 ? 2 : 0)
+    }
+  })
+
+  it('is empty for an empty tree, and the searches answer nothing over it', () => {
+    const kd = tree([])
+    const boxes = new KdBoxes(kd)
+    expect(nearestOnSphere(kd, boxes, 25, -25, 100)).toBe(-1)
+    expect(nearestCandidate(kd, boxes, 25, -25, 100)).toBe(-1)
+  })
+})
+
 describe('nearestOnSphere', () => {
   const rnd = new Random(3, 'nearest')
   // two clusters far apart (a "Botswana" and a "South Africa"), like the plot layers
@@ -51,7 +90,7 @@ describe('nearestOnSphere', () => {
   for (let i = 0; i < 3000; i++) points.push([rnd.range(25.8, 26.0), rnd.range(-24.8, -24.6)])
   for (let i = 0; i < 3000; i++) points.push([rnd.range(18.3, 18.6), rnd.range(-34.1, -33.8)])
   const kd = tree(points)
-  const box = treeBox(kd)
+  const box = new KdBoxes(kd)
 
   it('agrees with brute force near the points, far from them, and at the edge of the reach', () => {
     for (let k = 0; k < 1500; k++) {
@@ -90,7 +129,7 @@ describe('nearestCandidate', () => {
   // a sparse scatter, so reaches of 50–200 km have a point near their edge
   for (let i = 0; i < 300; i++) points.push([rnd.range(16, 32), rnd.range(-35, -18)])
   const kd = tree(points)
-  const box = treeBox(kd)
+  const box = new KdBoxes(kd)
 
   it('never misses a point inside the reach, and finds one within 3 % of the nearest distance', () => {
     let flatUsed = 0

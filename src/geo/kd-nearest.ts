@@ -51,12 +51,77 @@ export function boxKm(lon: number, lat: number, minX: number, minY: number, maxX
 interface Node {
   left: number
   right: number
-  axis: number
-  minX: number
-  minY: number
-  maxX: number
-  maxY: number
+  /** the node's number in KdBoxes (root 1, children 2k and 2k + 1); unused for points on the heap */
+  k: number
   bound: number
+}
+
+/**
+ * The tight bounding box of every node of a KDBush tree (the box of the points below it, not
+ * the region its split lines cut out), numbered as a binary heap: the root 1, the halves of node
+ * k (items left of its median, then right of it) 2k and 2k + 1. KDBush's tree is implicit: a
+ * node's items are a range [left, right] of its arrays, split at the median (left + right) >> 1
+ * until a range holds at most nodeSize + 1 items.
+ *
+ * Why: the split region of a node on the edge of a town reaches out over the empty veld to the
+ * next split line, so a query far from every plot ("the middle of the Kalahari") sees dozens of
+ * nodes whose regions come near it and walks into each; their tight boxes stay around the plots
+ * and are pruned at once. One pass over the points (about as long as the data's bounding box it
+ * replaces) and 32 bytes a node (about 8 MB for 6.8 M erven).
+ */
+export class KdBoxes {
+  /** minX, minY, maxX, maxY of node k at 4k (4 * 0 .. 3 unused) */
+  readonly b: Float64Array
+
+  constructor(kd: KDBush) {
+    const n = kd.ids.length
+    const nodeSize = kd.nodeSize
+    // the deepest node number: halve the largest range until it is a leaf
+    let depth = 0
+    for (let len = n; len > nodeSize + 1; len = len >> 1) depth++
+    this.b = new Float64Array(4 * 2 ** (depth + 1))
+    if (n > 0) this.fill(kd.coords, nodeSize, 1, 0, n - 1)
+  }
+
+  /** The box of the whole tree: [minX, minY, maxX, maxY]. */
+  root(): [number, number, number, number] {
+    return [this.b[4], this.b[5], this.b[6], this.b[7]]
+  }
+
+  private fill(c: ArrayLike<number>, nodeSize: number, k: number, left: number, right: number): void {
+    const b = this.b
+    let minX = Infinity
+    let minY = Infinity
+    let maxX = -Infinity
+    let maxY = -Infinity
+    if (right - left <= nodeSize) {
+      for (let j = left; j <= right; j++) {
+        const x = c[2 * j]
+        const y = c[2 * j + 1]
+        if (x < minX) minX = x
+        if (x > maxX) maxX = x
+        if (y < minY) minY = y
+        if (y > maxY) maxY = y
+      }
+    } else {
+      const m = (left + right) >> 1
+      minX = maxX = c[2 * m]
+      minY = maxY = c[2 * m + 1]
+      // both halves are non-empty: an inner range holds more than nodeSize + 1 >= 2 items
+      this.fill(c, nodeSize, 2 * k, left, m - 1)
+      this.fill(c, nodeSize, 2 * k + 1, m + 1, right)
+      for (let h = 8 * k; h <= 8 * k + 4; h += 4) {
+        if (b[h] < minX) minX = b[h]
+        if (b[h + 1] < minY) minY = b[h + 1]
+        if (b[h + 2] > maxX) maxX = b[h + 2]
+        if (b[h + 3] > maxY) maxY = b[h + 3]
+      }
+    }
+    b[4 * k] = minX
+    b[4 * k + 1] = minY
+    b[4 * k + 2] = maxX
+    b[4 * k + 3] = maxY
+  }
 }
 
 /** A binary min-heap of nodes by `bound`. */
@@ -99,23 +164,20 @@ class NodeHeap {
 
 /**
  * Pushes the two halves of an inner node split at its median item `m` (the median itself is a
- * point the caller handles) whose `bound(box)` is at most `limit`; empty halves are skipped.
+ * point the caller handles) whose `bound(box)` of their tight box is at most `limit`; empty
+ * halves are skipped.
  */
-function pushHalves(heap: NodeHeap, n: Node, c: ArrayLike<number>, m: number, bound: (minX: number, minY: number, maxX: number, maxY: number) => number, limit: number): void {
-  const mx = c[2 * m]
-  const my = c[2 * m + 1]
-  const next = 1 - n.axis
+function pushHalves(heap: NodeHeap, n: Node, boxes: KdBoxes, m: number, bound: (minX: number, minY: number, maxX: number, maxY: number) => number, limit: number): void {
+  const b = boxes.b
   if (m - 1 >= n.left) {
-    const maxX = n.axis === 0 ? mx : n.maxX
-    const maxY = n.axis === 1 ? my : n.maxY
-    const b = bound(n.minX, n.minY, maxX, maxY)
-    if (b <= limit) heap.push({ left: n.left, right: m - 1, axis: next, minX: n.minX, minY: n.minY, maxX, maxY, bound: b })
+    const k = 2 * n.k
+    const d = bound(b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3])
+    if (d <= limit) heap.push({ left: n.left, right: m - 1, k, bound: d })
   }
   if (n.right >= m + 1) {
-    const minX = n.axis === 0 ? mx : n.minX
-    const minY = n.axis === 1 ? my : n.minY
-    const b = bound(minX, minY, n.maxX, n.maxY)
-    if (b <= limit) heap.push({ left: m + 1, right: n.right, axis: next, minX, minY, maxX: n.maxX, maxY: n.maxY, bound: b })
+    const k = 2 * n.k + 1
+    const d = bound(b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3])
+    if (d <= limit) heap.push({ left: m + 1, right: n.right, k, bound: d })
   }
 }
 
@@ -126,16 +188,16 @@ function pushHalves(heap: NodeHeap, n: Node, c: ArrayLike<number>, m: number, bo
  */
 function walkBestFirst(
   kd: KDBush,
-  box: readonly [number, number, number, number],
+  boxes: KdBoxes,
   bound: (minX: number, minY: number, maxX: number, maxY: number) => number,
   consider: (j: number) => void,
   limit: () => number,
   found: () => boolean,
 ): void {
-  const c = kd.coords
   const nodeSize = kd.nodeSize
-  const root: Node = { left: 0, right: kd.ids.length - 1, axis: 0, minX: box[0], minY: box[1], maxX: box[2], maxY: box[3], bound: 0 }
-  root.bound = bound(root.minX, root.minY, root.maxX, root.maxY)
+  if (kd.ids.length === 0) return
+  const b = boxes.b
+  const root: Node = { left: 0, right: kd.ids.length - 1, k: 1, bound: bound(b[4], b[5], b[6], b[7]) }
   if (root.bound > limit()) return
   const heap = new NodeHeap()
   heap.push(root)
@@ -148,26 +210,8 @@ function walkBestFirst(
     }
     const m = (n.left + n.right) >> 1
     consider(m)
-    pushHalves(heap, n, c, m, bound, limit())
+    pushHalves(heap, n, boxes, m, bound, limit())
   }
-}
-
-/** Bounding box of every point of a KDBush tree: [minX, minY, maxX, maxY]. */
-export function treeBox(kd: KDBush): [number, number, number, number] {
-  const c = kd.coords
-  let minX = Infinity
-  let minY = Infinity
-  let maxX = -Infinity
-  let maxY = -Infinity
-  for (let j = 0; j < kd.numItems; j++) {
-    const x = c[2 * j]
-    const y = c[2 * j + 1]
-    if (x < minX) minX = x
-    if (x > maxX) maxX = x
-    if (y < minY) minY = y
-    if (y > maxY) maxY = y
-  }
-  return [minX, minY, maxX, maxY]
 }
 
 /**
@@ -176,7 +220,7 @@ export function treeBox(kd: KDBush): [number, number, number, number] {
  */
 export function nearestOnSphere(
   kd: KDBush,
-  box: readonly [number, number, number, number],
+  boxes: KdBoxes,
   lon: number,
   lat: number,
   maxKm: number,
@@ -196,7 +240,7 @@ export function nearestOnSphere(
       bestKm = d
     }
   }
-  walkBestFirst(kd, box, sphereBound, consider, () => bestKm, () => best !== -1)
+  walkBestFirst(kd, boxes, sphereBound, consider, () => bestKm, () => best !== -1)
   return best
 }
 
@@ -226,13 +270,13 @@ const PLANAR_REACH_MARGIN = 1.03
  */
 export function nearestCandidate(
   kd: KDBush,
-  box: readonly [number, number, number, number],
+  boxes: KdBoxes,
   lon: number,
   lat: number,
   maxKm: number,
   accept?: (i: number) => boolean,
 ): number {
-  if (maxKm > PLANAR_MAX_KM || Math.abs(lat) > PLANAR_MAX_LAT) return nearestOnSphere(kd, box, lon, lat, maxKm, accept)
+  if (maxKm > PLANAR_MAX_KM || Math.abs(lat) > PLANAR_MAX_LAT) return nearestOnSphere(kd, boxes, lon, lat, maxKm, accept)
   const ids = kd.ids
   const c = kd.coords
   const ky = KM_PER_DEG
@@ -257,7 +301,7 @@ export function nearestCandidate(
       bestD2 = d2
     }
   }
-  walkBestFirst(kd, box, boxD2, consider, () => bestD2, () => best !== -1)
+  walkBestFirst(kd, boxes, boxD2, consider, () => bestD2, () => best !== -1)
   return best
 }
 
@@ -276,7 +320,7 @@ export function nearestCandidate(
  */
 export function nearestExact(
   kd: KDBush,
-  box: readonly [number, number, number, number],
+  boxes: KdBoxes,
   lon: number,
   lat: number,
   radiusM: number,
@@ -288,6 +332,7 @@ export function nearestExact(
   const ids = kd.ids
   const c = kd.coords
   const nodeSize = kd.nodeSize
+  if (ids.length === 0) return null
   const ky = KM_PER_DEG * 1000
   const kx = ky * Math.cos(lat * RAD)
   const nodeShrink = 1 / PLANAR_REACH_MARGIN
@@ -303,10 +348,10 @@ export function nearestExact(
   // a point rides the heap as a node with left = -1 - its tree position
   const pushPoint = (j: number) => {
     const bound = approxM(c[2 * j], c[2 * j + 1]) * pointShrink
-    if (bound <= bestM) heap.push({ left: -1 - j, right: 0, axis: 0, minX: 0, minY: 0, maxX: 0, maxY: 0, bound })
+    if (bound <= bestM) heap.push({ left: -1 - j, right: 0, k: 0, bound })
   }
-  const root: Node = { left: 0, right: ids.length - 1, axis: 0, minX: box[0], minY: box[1], maxX: box[2], maxY: box[3], bound: 0 }
-  root.bound = nodeBound(root.minX, root.minY, root.maxX, root.maxY)
+  const b = boxes.b
+  const root: Node = { left: 0, right: ids.length - 1, k: 1, bound: nodeBound(b[4], b[5], b[6], b[7]) }
   if (root.bound > bestM) return null
   heap.push(root)
   while (heap.size) {
@@ -328,7 +373,7 @@ export function nearestExact(
     }
     const m = (n.left + n.right) >> 1
     pushPoint(m)
-    pushHalves(heap, n, c, m, nodeBound, bestM)
+    pushHalves(heap, n, boxes, m, nodeBound, bestM)
   }
   return bestI === -1 ? null : { i: bestI, distanceM: bestM }
 }

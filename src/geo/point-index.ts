@@ -8,7 +8,7 @@
  * Index hits are item numbers in insertion order (the row order of build-index).
  */
 import KDBush from 'kdbush'
-import { flatWalkApplies, nearestCandidate, nearestExact, treeBox } from './kd-nearest.js'
+import { KdBoxes, flatWalkApplies, nearestCandidate, nearestExact } from './kd-nearest.js'
 import { APPROX_MAX_M, APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, metresPerDegree } from './geodesic.js'
 
 export interface PointHit {
@@ -72,8 +72,8 @@ export class PointIndex {
   private scratchD = new Float64Array(1024)
   private scratchI = new Uint32Array(1024)
   private stack: Uint32Array = new Uint32Array(3 * 64)
-  /** bounding box of the points, computed on the first sparse nearest search */
-  private box: [number, number, number, number] | undefined
+  /** tight boxes of the tree's nodes, computed on the first nearest search (one pass over the points) */
+  private boxes: KdBoxes | undefined
 
   private constructor(
     readonly kd: KDBush,
@@ -204,8 +204,8 @@ export class PointIndex {
    */
   candidate(lon: number, lat: number, maxM: number, accept?: (i: number) => boolean): PointHit | null {
     if (this.size === 0) return null
-    this.box ??= treeBox(this.kd)
-    const first = nearestCandidate(this.kd, this.box, lon, lat, (maxM * (1 + SPHERE_REL_ERROR)) / 1000, accept)
+    this.boxes ??= new KdBoxes(this.kd)
+    const first = nearestCandidate(this.kd, this.boxes, lon, lat, (maxM * (1 + SPHERE_REL_ERROR)) / 1000, accept)
     if (first < 0) return null
     // measured as within() measures, so `first` itself is inside the radius
     return { i: first, distanceM: fastGeodesicM(lon, lat, this.lon(first), this.lat(first)) }
@@ -217,10 +217,10 @@ export class PointIndex {
     // a small radius: the box search reads a handful of points and allocates nothing; a large
     // one: the incremental walk (a 90 km box can hold a whole town; the walk reads a ring)
     if (radiusM <= SETTLE_BY_BOX_M || radiusM > APPROX_MAX_M || !flatWalkApplies(lat, radiusM / 1000)) return this.within(lon, lat, radiusM, 1, accept)[0] ?? null
-    this.box ??= treeBox(this.kd)
+    this.boxes ??= new KdBoxes(this.kd)
     return nearestExact(
       this.kd,
-      this.box,
+      this.boxes,
       lon,
       lat,
       radiusM,
