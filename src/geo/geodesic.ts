@@ -48,8 +48,12 @@ export const SHORT_M = 1000
  * geodesic.test.ts), a thousand times finer than the 2-decimal answers; beyond it, Vincenty.
  */
 export function fastGeodesicM(lon1: number, lat1: number, lon2: number, lat2: number): number {
-  const a = approxDistanceM(lon1, lat1, lon2, lat2)
-  return a < SHORT_M && Math.abs(lat1) < 60 ? a : geodesicDistanceM(lon1, lat1, lon2, lat2)
+  return geodesicGivenApproxM(approxDistanceM(lon1, lat1, lon2, lat2), lon1, lat1, lon2, lat2)
+}
+
+/** {@link fastGeodesicM} for a pair whose `approxDistanceM(lon1, lat1, lon2, lat2)` is already known. */
+export function geodesicGivenApproxM(approx: number, lon1: number, lat1: number, lon2: number, lat2: number): number {
+  return approx < SHORT_M && Math.abs(lat1) < 60 ? approx : geodesicDistanceM(lon1, lat1, lon2, lat2)
 }
 
 /** Geodesic distance in metres between two WGS84 positions (0 for the same point). */

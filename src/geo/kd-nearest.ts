@@ -328,7 +328,7 @@ export function nearestExact(
   approxM: (lon2: number, lat2: number) => number,
   approxRelError: number,
   accept?: (i: number) => boolean,
-): { i: number; distanceM: number } | null {
+): { i: number; distanceM: number; lon: number; lat: number } | null {
   const ids = kd.ids
   const c = kd.coords
   const nodeSize = kd.nodeSize
@@ -338,6 +338,7 @@ export function nearestExact(
   const nodeShrink = 1 / PLANAR_REACH_MARGIN
   const pointShrink = 1 / (1 + 2 * approxRelError)
   let bestI = -1
+  let bestJ = -1
   let bestM = radiusM
   const nodeBound = (minX: number, minY: number, maxX: number, maxY: number): number => {
     const dx = lon < minX ? (minX - lon) * kx : lon > maxX ? (lon - maxX) * kx : 0
@@ -364,6 +365,7 @@ export function nearestExact(
       if (d > bestM || (d === bestM && bestI !== -1 && id > bestI)) continue
       if (accept && !accept(id)) continue
       bestI = id
+      bestJ = j
       bestM = d
       continue
     }
@@ -375,7 +377,7 @@ export function nearestExact(
     pushPoint(m)
     pushHalves(heap, n, boxes, m, nodeBound, bestM)
   }
-  return bestI === -1 ? null : { i: bestI, distanceM: bestM }
+  return bestI === -1 ? null : { i: bestI, distanceM: bestM, lon: c[2 * bestJ], lat: c[2 * bestJ + 1] }
 }
 
 /** True when {@link nearestExact} (and the flat candidate walk) may serve this query. */

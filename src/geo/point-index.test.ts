@@ -1,7 +1,7 @@
 import KDBush from 'kdbush'
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
-import { geodesicDistanceM } from './geodesic.js'
+import { fastGeodesicM, geodesicDistanceM } from './geodesic.js'
 import { PointIndex } from './point-index.js'
 
 const rnd = new Random(5, 'point-index')
@@ -38,6 +38,9 @@ describe('PointIndex', () => {
       const want = brute(lon, lat, radius).slice(0, limit)
       expect(got.map((h) => h.i)).toEqual(want.map((w) => w.i))
       got.forEach((h, j) => expect(Math.abs(h.distanceM - want[j].d)).toBeLessThan(1e-5))
+      // each hit carries its point's coordinates, and its distance is fastGeodesicM's to the digit
+      got.forEach((h) => expect([h.lon, h.lat]).toEqual(pts[h.i]))
+      got.forEach((h) => expect(h.distanceM).toBe(fastGeodesicM(lon, lat, pts[h.i][0], pts[h.i][1])))
     }
   })
 
@@ -68,6 +71,8 @@ describe('PointIndex', () => {
       const got = index.nearest(lon, lat, 100_000)
       expect(got?.i).toBe(want.i)
       expect(Math.abs(got!.distanceM - want.d)).toBeLessThan(1e-5)
+      // the hit carries the point's own coordinates
+      expect([got!.lon, got!.lat]).toEqual(pts[want.i])
     }
   })
 
@@ -85,8 +90,8 @@ describe('PointIndex', () => {
     // a duplicate pair: the lower item number wins at distance 0
     const dup = pts.length - 1
     const orig = 4000 + 199 * 7
-    expect(index.settle(pts[dup][0], pts[dup][1], 50)).toEqual({ i: orig, distanceM: 0 })
-    expect(index.nearest(pts[dup][0], pts[dup][1], 50)).toEqual({ i: orig, distanceM: 0 })
+    expect(index.settle(pts[dup][0], pts[dup][1], 50)).toEqual({ i: orig, distanceM: 0, lon: pts[orig][0], lat: pts[orig][1] })
+    expect(index.nearest(pts[dup][0], pts[dup][1], 50)).toEqual({ i: orig, distanceM: 0, lon: pts[orig][0], lat: pts[orig][1] })
   })
 })
 

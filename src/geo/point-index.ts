@@ -9,13 +9,16 @@
  */
 import KDBush from 'kdbush'
 import { KdBoxes, flatWalkApplies, nearestCandidate, nearestExact } from './kd-nearest.js'
-import { APPROX_MAX_M, APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, metresPerDegree } from './geodesic.js'
+import { APPROX_MAX_M, APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, geodesicGivenApproxM, metresPerDegree } from './geodesic.js'
 
 export interface PointHit {
   /** item number (insertion order) */
   i: number
   /** geodesic metres from the query point */
   distanceM: number
+  /** the point's coordinates, read where the search met it (an answer needs no second lookup) */
+  lon: number
+  lat: number
 }
 
 /** Settle radii up to this use the box search (see PointIndex.settle). */
@@ -176,8 +179,11 @@ export class PointIndex {
     for (let k = 0; k < n; k++) {
       if (d[k] > bound) continue
       const j = idx[k]
-      const exact = fastGeodesicM(lon, lat, coords[2 * j], coords[2 * j + 1])
-      if (exact <= radiusM) hits.push({ i: ids[j], distanceM: exact })
+      const x = coords[2 * j]
+      const y = coords[2 * j + 1]
+      // fastGeodesicM from the estimate already made: below 1 km it is that estimate
+      const exact = geodesicGivenApproxM(d[k], lon, lat, x, y)
+      if (exact <= radiusM) hits.push({ i: ids[j], distanceM: exact, lon: x, lat: y })
     }
     hits.sort((p, q) => p.distanceM - q.distanceM || p.i - q.i)
     if (hits.length > limit) hits.length = limit
@@ -208,7 +214,9 @@ export class PointIndex {
     const first = nearestCandidate(this.kd, this.boxes, lon, lat, (maxM * (1 + SPHERE_REL_ERROR)) / 1000, accept)
     if (first < 0) return null
     // measured as within() measures, so `first` itself is inside the radius
-    return { i: first, distanceM: fastGeodesicM(lon, lat, this.lon(first), this.lat(first)) }
+    const x = this.lon(first)
+    const y = this.lat(first)
+    return { i: first, distanceM: fastGeodesicM(lon, lat, x, y), lon: x, lat: y }
   }
 
   /** The second half of {@link nearest}: the exact nearest point within `radiusM`, or null. */

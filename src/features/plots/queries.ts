@@ -141,7 +141,7 @@ export function createPlotQueries(ds: OpenDataset) {
 
   function fromHit(l: CountryLayer, hit: PointHit): Plot {
     const i = hit.i
-    return toPlot(l, i + 1, l.numberAt(i), l.index.lat(i), l.index.lon(i), l.cityOf[i], hit.distanceM)
+    return toPlot(l, i + 1, l.numberAt(i), hit.lat, hit.lon, l.cityOf[i], hit.distanceM)
   }
 
   /**
@@ -156,7 +156,7 @@ export function createPlotQueries(ds: OpenDataset) {
     const nb = l.numberBytes
     if (nb) w.utf8String(nb.bytes, nb.offsets[i], nb.offsets[i + 1])
     else w.string(l.numberAt(i))
-    w.bytes(K_LAT).rounded(l.index.lat(i), 7).bytes(K_LON).rounded(l.index.lon(i), 7)
+    w.bytes(K_LAT).rounded(hit.lat, 7).bytes(K_LON).rounded(hit.lon, 7)
     w.bytes(l.townJson[l.cityOf[i]]).rounded(hit.distanceM, 2).bytes(K_END)
   }
 
