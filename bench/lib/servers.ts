@@ -11,6 +11,14 @@ import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { benchScript } from './dataset.js'
 
+export interface RssSample {
+  pid: number
+  rssBytes: number
+  hwmBytes: number
+  anonBytes: number
+  fileBytes: number
+}
+
 export interface RunningProcess {
   port: number
   /** the spawned process (the cluster primary when workers > 1) */
@@ -18,8 +26,12 @@ export interface RunningProcess {
   /** the processes that answer requests */
   workerPids: number[]
   child: ChildProcess
-  /** resident set size of the spawned process and every worker, bytes */
-  rss(): { pid: number; rssBytes: number; hwmBytes: number }[]
+  /**
+   * Resident set size of the spawned process and every worker, bytes: in all, its peak, and its
+   * two parts: private memory (RssAnon) and mapped file pages (RssFile: the dataset's mmapped
+   * SQLite pages, shared with the page cache and every other worker mapping the same file).
+   */
+  rss(): RssSample[]
   stop(): Promise<void>
 }
 
@@ -105,7 +117,13 @@ async function startProcess(
     workerPids,
     child,
     rss: () =>
-      [...new Set([pid, ...workerPids])].map((p) => ({ pid: p, rssBytes: statusKiB(p, 'VmRSS') * 1024, hwmBytes: statusKiB(p, 'VmHWM') * 1024 })),
+      [...new Set([pid, ...workerPids])].map((p) => ({
+        pid: p,
+        rssBytes: statusKiB(p, 'VmRSS') * 1024,
+        hwmBytes: statusKiB(p, 'VmHWM') * 1024,
+        anonBytes: statusKiB(p, 'RssAnon') * 1024,
+        fileBytes: statusKiB(p, 'RssFile') * 1024,
+      })),
     stop: () =>
       new Promise<void>((done) => {
         if (exited !== null) return done()
