@@ -7,6 +7,8 @@ const ConfigSchema = z.object({
   KEYS_DB: z.string().min(1).default('data/keys.db'),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** MiB of each SQLite file to memory-map (2048: as much as SQLite allows, just under 2 GiB); 0 = none (see README, Configuration) */
+  SQLITE_MMAP_MB: z.coerce.number().int().min(0).max(2048).default(2048),
 })
 export type Config = z.infer<typeof ConfigSchema>
 

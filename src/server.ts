@@ -18,7 +18,7 @@ export interface RunningServer {
 /** Opens the dataset and key store and serves on one process. */
 export async function startServer(config: Config, opts: { inCluster?: boolean } = {}): Promise<RunningServer> {
   const log = createLogger(config.LOG_LEVEL)
-  const dataset = openDataset(config.DATASET_DIR)
+  const dataset = openDataset(config.DATASET_DIR, { mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20 })
   const data = new DatasetHandle(dataset, buildServices)
   const keys = new SqliteKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()

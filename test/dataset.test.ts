@@ -4,7 +4,7 @@ import { join, relative } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { buildDataset } from '../build-index/build.js'
 import { verifyDataset } from '../build-index/verify.js'
-import { openDataset, DatasetError } from '../src/data/open-dataset.js'
+import { MAX_MMAP_BYTES, openDataset, DatasetError } from '../src/data/open-dataset.js'
 import { parcelFixtureLines } from './fixtures/parcel-fixtures.js'
 
 function listFiles(dir: string): string[] {
@@ -124,5 +124,26 @@ describe('South African erven derived from the cadastre', () => {
     } finally {
       ds.close()
     }
+  })
+})
+
+describe('openDataset mmap', () => {
+  it('maps as much of each SQLite file as SQLite allows by default, and as much as asked otherwise', () => {
+    const mapped = (opts?: { mmapBytes?: number }) => {
+      const ds = openDataset(inject('datasetDir'), opts)
+      try {
+        return ds.sqlite('parcels/parcels.sqlite').pragma('mmap_size', { simple: true })
+      } finally {
+        ds.close()
+      }
+    }
+    // SQLite holds the request to its own cap (0x7fff0000, just under 2 GiB)
+    const cap = mapped()
+    expect(cap).toBeGreaterThanOrEqual(2047 * 2 ** 20)
+    expect(cap).toBeLessThanOrEqual(MAX_MMAP_BYTES)
+    expect(mapped({ mmapBytes: 0 })).toBe(0)
+    expect(mapped({ mmapBytes: 64 * 2 ** 20 })).toBe(64 * 2 ** 20)
+    // SQLITE_MMAP_MB=2048 (the default) asks for 2 GiB: the same cap
+    expect(mapped({ mmapBytes: 2048 * 2 ** 20 })).toBe(cap)
   })
 })

@@ -3,11 +3,12 @@
  * sample export, builds the dataset, prints a demo key once and serves; the second reuses all of
  * it; with DATASET_DIR set nothing is generated and no key is issued.
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
+import { SqliteKeyStore } from '../src/auth/key-store.js'
 
 const ROOT = resolve('.')
 const START = join(ROOT, 'dist', 'start.js')
@@ -91,5 +92,25 @@ describe('npm start', () => {
     } finally {
       await s.stop()
     }
+  }, 60_000)
+
+  it('SQLITE_MMAP_MB=0 serves without memory-mapping the SQLite files; a bad value stops the start with its name', async () => {
+    const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
+    const keysDb = join(cwd, 'keys.db')
+    const s = await start(cwd, { DATASET_DIR: inject('datasetDir'), KEYS_DB: keysDb, SQLITE_MMAP_MB: '0' })
+    try {
+      const store = new SqliteKeyStore(keysDb)
+      const { key } = store.issue({ products: ['parcels'], countries: ['SOUTH_AFRICA'], ratePerMinute: 100 })
+      store.close()
+      // the fixture erf 1 of parcel-fixtures (-34.9045, 17.0015)
+      const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/parcels/at?latitude=-34.9045&longitude=17.0015`, { headers: { 'X-API-KEY': key } })
+      expect(res.status).toBe(200)
+      expect(((await res.json()) as { parcels: unknown[] }).parcels.length).toBeGreaterThan(0)
+    } finally {
+      await s.stop()
+    }
+    const bad = spawnSync(process.execPath, [START], { cwd, env: { ...process.env, LANDDATA_ROOT: ROOT, DATASET_DIR: inject('datasetDir'), SQLITE_MMAP_MB: 'lots' }, encoding: 'utf8', timeout: 30_000 })
+    expect(bad.status).toBe(1)
+    expect(bad.stderr).toMatch(/invalid configuration: SQLITE_MMAP_MB: /)
   }, 60_000)
 })

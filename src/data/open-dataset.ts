@@ -28,7 +28,16 @@ export interface OpenDataset {
 }
 
 // better-sqlite3's SQLite caps mmap at about 2 GiB; larger files are only partly mapped
-const MMAP_BYTES = 2 ** 31 - 1
+export const MAX_MMAP_BYTES = 2 ** 31 - 1
+
+export interface OpenOptions {
+  /**
+   * How much of each SQLite file to memory-map (default and most: MAX_MMAP_BYTES). Mapped pages
+   * a request touches count in the process's RSS (as shared file pages); 0 reads every page
+   * through SQLite's own small page cache instead (SQLITE_MMAP_MB in the server's config).
+   */
+  mmapBytes?: number
+}
 
 export function readManifest(dir: string): Manifest {
   const file = join(dir, MANIFEST_FILE)
@@ -65,7 +74,8 @@ function checkFile(dir: string, f: ManifestFile): void {
 }
 
 /** Opens a built dataset read-only after checking the manifest and every file's size and header. */
-export function openDataset(dir: string): OpenDataset {
+export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
+  const mmapBytes = Math.max(0, Math.min(MAX_MMAP_BYTES, Math.floor(opts.mmapBytes ?? MAX_MMAP_BYTES)))
   const manifest = readManifest(dir)
   const listed = new Map(manifest.files.map((f) => [f.path, f]))
   for (const f of manifest.files) checkFile(dir, f)
@@ -86,7 +96,7 @@ export function openDataset(dir: string): OpenDataset {
       let db = dbs.get(path)
       if (!db) {
         db = new Database(need(path, 'sqlite'), { readonly: true, fileMustExist: true })
-        db.pragma(`mmap_size = ${MMAP_BYTES}`)
+        db.pragma(`mmap_size = ${mmapBytes}`)
         // the file never changes while served: an exclusive (shared-read) lock taken once
         // saves a lock round and change-counter check per statement (PERF-FLOORS: ~4x)
         db.pragma('locking_mode = EXCLUSIVE')
