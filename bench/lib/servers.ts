@@ -146,6 +146,8 @@ export interface ApiServerOptions {
   workDir: string
   /** node flags before the script, e.g. `--cpu-prof` */
   nodeArgs?: string[]
+  /** further environment settings, e.g. `{ SQLITE_MMAP_MB: '0' }` */
+  env?: Record<string, string>
 }
 
 /** Starts `node dist/server.js` on loopback. */
@@ -158,6 +160,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningProces
     DATASET_DIR: o.datasetDir,
     KEYS_DB: o.keysDb,
     WORKERS: String(o.workers),
+    ...o.env,
     LOG_LEVEL: o.logLevel ?? 'info',
   }
   const server = resolve('dist', 'server.js')

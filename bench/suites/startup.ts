@@ -28,10 +28,20 @@ export interface StartupData {
   coldStartMs: number[]
   listeningMs: number[]
   /**
-   * `parcelRequests` and the RSS parts (anonBytes, fileBytes) from 2026-11-25's second session:
-   * before, the warm-up loaded reverse and radius only
+   * `parcelRequests`, `parcelReqPerS` and the RSS parts (anonBytes, fileBytes) from 2026-11-25's
+   * second session: before, the warm-up loaded reverse and radius only
    */
-  warmup: { tool: string; requests: number; parcelRequests?: number; rss: (Omit<RssSample, 'anonBytes' | 'fileBytes'> & Partial<RssSample>)[] } | null
+  warmup: Warmup | null
+  /** the same warm-up with SQLITE_MMAP_MB=0 (absent in older records and without a cadastre) */
+  unmapped?: Warmup | null
+}
+
+interface Warmup {
+  tool: string
+  requests: number
+  parcelRequests?: number
+  parcelReqPerS?: number
+  rss: (Omit<RssSample, 'anonBytes' | 'fileBytes'> & Partial<RssSample>)[]
 }
 
 const TARGET_BUILD_MS = 20 * 60_000
@@ -107,27 +117,36 @@ export const startupSuite: Suite<StartupData> = {
       }
 
       const tool = ctx.opts.tool === 'auto' ? (findWrk() ? 'wrk' : 'autocannon') : ctx.opts.tool
-      const server = await startApiServer({ datasetDir: ctx.dataset.dir, keysDb, workers: 1, workDir: work })
-      let warmup: StartupData['warmup'] = null
-      try {
-        const durationS = ctx.opts.quick ? 0.5 : 5
-        let requests = 0
-        let parcelRequests = 0
-        // then /parcels/at over many distinct parcels: its row and geometry reads map pages of
-        // the cadastre's SQLite file, which count in RSS as file pages
-        for (const paths of [reverse, radius, parcels]) {
-          if (!paths.length) continue
-          const r = await runLoad(tool, { port: server.port, paths, headers: { 'X-API-KEY': keys.issue(['plots', 'parcels']) }, connections: 50, durationS: paths === parcels ? durationS * 3 : durationS, workDir: work })
-          if (r.errors > 0) ctx.fail(`startup: warm-up load had ${r.errors} errors`)
-          if (paths === parcels) parcelRequests += r.requests
-          else requests += r.requests
+      /** One server (1 worker) under the warm-up loads, then its RSS. */
+      const warm = async (env: Record<string, string>): Promise<Warmup> => {
+        const server = await startApiServer({ datasetDir: ctx.dataset.dir, keysDb, workers: 1, workDir: work, env })
+        try {
+          const durationS = ctx.opts.quick ? 0.5 : 5
+          let requests = 0
+          let parcelRequests = 0
+          let parcelReqPerS = 0
+          // then /parcels/at over many distinct parcels: its row and geometry reads map pages of
+          // the cadastre's SQLite file, which count in RSS as file pages
+          for (const paths of [reverse, radius, parcels]) {
+            if (!paths.length) continue
+            const r = await runLoad(tool, { port: server.port, paths, headers: { 'X-API-KEY': keys.issue(['plots', 'parcels']) }, connections: 50, durationS: paths === parcels ? durationS * 3 : durationS, workDir: work })
+            if (r.errors > 0) ctx.fail(`startup: warm-up load${env.SQLITE_MMAP_MB ? ` (SQLITE_MMAP_MB=${env.SQLITE_MMAP_MB})` : ''} had ${r.errors} errors`)
+            if (paths === parcels) {
+              parcelRequests += r.requests
+              parcelReqPerS = r.reqPerS
+            } else requests += r.requests
+          }
+          const w = { tool, requests, parcelRequests, parcelReqPerS, rss: server.rss() }
+          ctx.log(`startup: RSS${env.SQLITE_MMAP_MB ? ` with SQLITE_MMAP_MB=${env.SQLITE_MMAP_MB}` : ''} after ${requests} + ${parcelRequests} requests: ${w.rss.map((p) => `${mib(p.rssBytes)} (private ${mib(p.anonBytes)}, file ${mib(p.fileBytes)})`).join(', ')}; /parcels/at ${fmt(parcelReqPerS)} req/s`)
+          return w
+        } finally {
+          await server.stop()
         }
-        warmup = { tool, requests, parcelRequests, rss: server.rss() }
-        ctx.log(`startup: RSS after ${requests} + ${parcelRequests} requests: ${warmup.rss.map((p) => `${mib(p.rssBytes)} (private ${mib(p.anonBytes ?? NaN)}, file ${mib(p.fileBytes ?? NaN)})`).join(', ')}`)
-      } finally {
-        await server.stop()
       }
-      return { build: ctx.dataset.build, datasetBytes: ctx.dataset.sizeBytes, coldStartMs, listeningMs, warmup }
+      const warmup = await warm({})
+      // the same loads with the SQLite files not memory-mapped (README: SQLITE_MMAP_MB)
+      const unmapped = parcels.length ? await warm({ SQLITE_MMAP_MB: '0' }) : null
+      return { build: ctx.dataset.build, datasetBytes: ctx.dataset.sizeBytes, coldStartMs, listeningMs, warmup, unmapped }
     } finally {
       keys.close()
       rmSync(work, { recursive: true, force: true })
@@ -180,6 +199,14 @@ export const startupSuite: Suite<StartupData> = {
         )
       }
       lines.push(`| … peak RSS of that process | ${mib(Math.max(...w.rss.map((p) => p.hwmBytes)))} | | |`)
+      const u = d.unmapped
+      if (u && w.parcelReqPerS) {
+        const uw = u.rss.reduce((a, b) => (b.rssBytes > a.rssBytes ? b : a))
+        lines.push(
+          `| the same loads with \`SQLITE_MMAP_MB=0\` (no memory-mapping): server RSS | ${mib(uw.rssBytes)} (private ${mib(uw.anonBytes ?? NaN)}, file pages ${mib(uw.fileBytes ?? NaN)}) | ≤ 1.25 GiB per worker | ${verdict(uw.rssBytes <= TARGET_RSS, mib(uw.rssBytes - TARGET_RSS))} |`,
+          `| … \`/parcels/at\` req/s during its load (50 connections; one run each, so within the VM's noise): mapped / not mapped | ${fmt(w.parcelReqPerS)} / ${fmt(u.parcelReqPerS ?? NaN)} (${fmt(((u.parcelReqPerS ?? NaN) / w.parcelReqPerS - 1) * 100, 1)} %) | | |`,
+        )
+      }
     }
     return lines.join('\n')
   },
