@@ -4,9 +4,9 @@
  * Why not geokdbush's `around`: it starts from a whole-Earth box and never prunes a tree node
  * by `maxDistance` (only popped points are compared with it), so a query far from every point
  * (a South African point against the Botswana layer, 100 km reach) expands the tree until it
- * pops a point about 1000 km away: about 1.3 ms at national scale. Here the walk starts from the
- * data's own bounding box and drops every node whose lower bound exceeds the reach or the best
- * point found so far, which makes the hopeless case a few node visits.
+ * pops a point about 1000 km away: about 1.3 ms at national scale. Here every node is bounded by
+ * the tight box of its points (KdBoxes), and the walk drops every node whose lower bound exceeds
+ * the reach or the best point found so far, which makes the hopeless case a few node visits.
  *
  * Distances are great-circle on a 6371 km sphere (within 0.7 % of the ellipsoid); callers that
  * need the ellipsoid re-measure the answer (see PointIndex.nearest).
@@ -81,11 +81,6 @@ export class KdBoxes {
     for (let len = n; len > nodeSize + 1; len = len >> 1) depth++
     this.b = new Float64Array(4 * 2 ** (depth + 1))
     if (n > 0) this.fill(kd.coords, nodeSize, 1, 0, n - 1)
-  }
-
-  /** The box of the whole tree: [minX, minY, maxX, maxY]. */
-  root(): [number, number, number, number] {
-    return [this.b[4], this.b[5], this.b[6], this.b[7]]
   }
 
   private fill(c: ArrayLike<number>, nodeSize: number, k: number, left: number, right: number): void {

@@ -50,7 +50,11 @@ export class JsonBytes {
     return this.pos
   }
 
-  /** A copy of the bytes written since `mark` (a fragment to cache and write again with `bytes`). */
+  /**
+   * A copy of the bytes written since `mark` (a fragment to cache and write again with `bytes`),
+   * with a backing store of its own: unlike take()'s short-lived answers, a kept fragment must
+   * not pin a slab of Node's shared pool.
+   */
   since(mark: number): Uint8Array {
     return Uint8Array.prototype.slice.call(this.buf, mark, this.pos)
   }

@@ -65,7 +65,9 @@ interface Row {
   label_lon: number
   date_stamp: string | null
   hidden: number
-  /** the record's JSON, kept on rows of the row cache once written (see writeRecord) */
+  /** true for rows held by the row cache (see rowOf): only those keep their record's JSON */
+  cached?: boolean
+  /** the record's JSON, kept on cached rows once written (see writeRecord) */
   json?: Uint8Array
 }
 
@@ -150,7 +152,10 @@ export function createParcelQueries(ds: OpenDataset) {
   const rowOf = (id: number): Row => {
     if ((flags[id - 1] & FLAG_LAYER_MASK) === ERF) return readRow(id)
     let r = youngRows.get(id) ?? oldRows.get(id)
-    if (!r) r = readRow(id)
+    if (!r) {
+      r = readRow(id)
+      r.cached = true
+    }
     if (youngRows.size >= ROW_CACHE) {
       oldRows = youngRows
       youngRows = new Map()
@@ -183,6 +188,7 @@ export function createParcelQueries(ds: OpenDataset) {
       label_lon: a[14] as number,
       date_stamp: a[15] as string | null,
       hidden: fl & FLAG_HIDDEN ? 1 : 0,
+      cached: false,
     }
   }
   /**
@@ -274,7 +280,8 @@ export function createParcelQueries(ds: OpenDataset) {
     w.ascii(',"label_point":{"latitude":').rounded(r.label_lat, 7).ascii(',"longitude":').rounded(r.label_lon, 7).ascii('}')
     if (r.date_stamp) w.ascii(',"date_stamp":').string(r.date_stamp)
     w.ascii('}')
-    if ((flags[r.id - 1] & FLAG_LAYER_MASK) !== ERF) r.json = w.since(mark)
+    // a row read for one answer only (an erf, a lookup by LPI) is not kept, so neither are its bytes
+    if (r.cached) r.json = w.since(mark)
   }
 
   /** DECISIONS.md: most specific layer first; within a layer the smaller parcel; versions of one LPI current first. */
