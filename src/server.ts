@@ -7,7 +7,7 @@ import { DatasetError, DatasetHandle, openDataset } from './data/open-dataset.js
 import { createLogger } from './http/log.js'
 import { ClusterRateLimiter, serveRateLimitsFromPrimary } from './rate-limit/cluster.js'
 import { MemoryRateLimiter } from './rate-limit/memory.js'
-import { buildServices } from './services.js'
+import { buildServices, loadServices } from './services.js'
 import type { RateLimiter } from './rate-limit/types.js'
 
 export interface RunningServer {
@@ -19,7 +19,7 @@ export interface RunningServer {
 export async function startServer(config: Config, opts: { inCluster?: boolean } = {}): Promise<RunningServer> {
   const log = createLogger(config.LOG_LEVEL)
   const dataset = openDataset(config.DATASET_DIR, { mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20 })
-  const data = new DatasetHandle(dataset, buildServices)
+  const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset))
   const keys = new SqliteKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
   const app = createApp({ log, keys, limiter, data })

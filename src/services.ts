@@ -12,6 +12,33 @@ export interface Services {
   jurisdiction: JurisdictionQueries | null
 }
 
+/**
+ * As buildServices, with the dataset's index files read on libuv's thread pool (OpenDataset
+ * preload) while this thread builds each domain as soon as its own files are in: jurisdiction
+ * first (small indexes, ~0.3 s of building at national scale), then plots, parcels, and the
+ * encumbrances last (they share the parcel index). A national cold start overlaps ~0.5 s of
+ * reading with that building.
+ */
+export async function loadServices(ds: OpenDataset): Promise<Services> {
+  const order = ['jurisdiction', 'plots', 'parcels', 'encumbrances'] as const
+  // one domain after the other (each file in parallel chunks): queued all at once, the small
+  // jurisdiction files would wait behind the national indexes' chunks; a failed read is
+  // rethrown where it is awaited (and fails the reads after it, none unhandled)
+  let previous: Promise<void> = Promise.resolve()
+  const reads = order.map((d) => (previous = previous.then(() => (ds.domain(d) ? ds.preload(d) : undefined))))
+  for (const r of reads) r.catch(() => {})
+  const [jurisdictionRead, plotsRead, parcelsRead, encumbrancesRead] = reads
+  await jurisdictionRead
+  const jurisdiction = ds.domain('jurisdiction') ? createJurisdictionQueries(ds) : null
+  await plotsRead
+  const plots = ds.domain('plots') ? createPlotQueries(ds) : null
+  await parcelsRead
+  const parcels = ds.domain('parcels') ? createParcelQueries(ds) : null
+  await encumbrancesRead
+  const encumbrances = ds.domain('encumbrances') ? createEncumbranceQueries(ds) : null
+  return { plots, parcels, encumbrances, jurisdiction }
+}
+
 export function buildServices(ds: OpenDataset): Services {
   return {
     plots: ds.domain('plots') ? createPlotQueries(ds) : null,

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { buildDataset } from '../build-index/build.js'
 import { verifyDataset } from '../build-index/verify.js'
-import { MAX_MMAP_BYTES, openDataset, DatasetError } from '../src/data/open-dataset.js'
+import { MAX_MMAP_BYTES, openDataset, DatasetError, readWhole } from '../src/data/open-dataset.js'
+import { loadServices } from '../src/services.js'
+import { json, makeTestApp } from './helpers.js'
 import { parcelFixtureLines } from './fixtures/parcel-fixtures.js'
 
 function listFiles(dir: string): string[] {
@@ -145,5 +147,90 @@ describe('openDataset mmap', () => {
     expect(mapped({ mmapBytes: 64 * 2 ** 20 })).toBe(64 * 2 ** 20)
     // SQLITE_MMAP_MB=2048 (the default) asks for 2 GiB: the same cap
     expect(mapped({ mmapBytes: 2048 * 2 ** 20 })).toBe(cap)
+  })
+})
+
+describe('preload and loadServices', () => {
+  const copyOf = () => {
+    const dir = join(tmp(), 'copy')
+    cpSync(inject('datasetDir'), dir, { recursive: true })
+    return dir
+  }
+  const bytes = (ab: ArrayBuffer) => Buffer.from(new Uint8Array(ab))
+
+  it("preload reads one domain's index files (or all) ahead: arrayBuffer hands over those bytes once", async () => {
+    const dir = copyOf()
+    const ds = openDataset(dir)
+    try {
+      const kd = 'plots/botswana.kdbush'
+      const want = readFileSync(join(dir, kd))
+      await ds.preload('plots')
+      // gone from disk after the preload: the plots files come from memory, the others do not
+      rmSync(join(dir, kd))
+      rmSync(join(dir, 'parcels/parcels.flatbush'))
+      expect(bytes(ds.arrayBuffer(kd)).equals(want)).toBe(true)
+      // each preloaded copy is handed over once; a second call reads the file again
+      expect(() => ds.arrayBuffer(kd)).toThrow(/ENOENT/)
+      expect(() => ds.arrayBuffer('parcels/parcels.flatbush')).toThrow(/ENOENT/)
+      // every domain: each non-SQLite file, gone from disk, equals the original file's bytes
+      const dir2 = copyOf()
+      const all = openDataset(dir2)
+      await all.preload()
+      const files = all.manifest.files.filter((f) => f.kind !== 'sqlite')
+      for (const f of files) rmSync(join(dir2, f.path))
+      for (const f of files) expect(bytes(all.arrayBuffer(f.path)).equals(readFileSync(join(inject('datasetDir'), f.path))), f.path).toBe(true)
+      all.close()
+    } finally {
+      ds.close()
+    }
+  })
+
+  it('reads a file larger than its chunk size in parallel chunks, byte for byte', async () => {
+    const file = join(inject('datasetDir'), 'plots/south_africa.kdbush')
+    const want = readFileSync(file)
+    // an odd chunk size: the last chunk is a short one
+    expect(want.length % 4099).not.toBe(0)
+    expect(bytes(await readWhole(file, 'x', 4099)).equals(want)).toBe(true)
+    await expect(readWhole(join(inject('datasetDir'), 'nope.u32'), 'nope.u32')).rejects.toThrow(/nope\.u32: cannot open/)
+  })
+
+  it('a file gone before its preload fails with a DatasetError naming it', async () => {
+    const dir = copyOf()
+    const ds = openDataset(dir)
+    rmSync(join(dir, 'parcels/parcels.prefilter.u8'))
+    await expect(ds.preload()).rejects.toThrow(DatasetError)
+    await expect(loadServices(ds)).rejects.toThrow(/parcels\/parcels\.prefilter\.u8: cannot open/)
+    ds.close()
+  })
+
+  it('loadServices answers every service as buildServices does', async () => {
+    const dataset = openDataset(inject('datasetDir'))
+    const loaded = makeTestApp({ loaded: { dataset, services: await loadServices(dataset) } })
+    const built = makeTestApp()
+    const a = loaded.issue().key
+    const b = built.issue().key
+    // probes at real plots and parcels of the test dataset
+    const plots = dataset.sqlite('plots/south_africa.sqlite').prepare('SELECT latitude, longitude FROM plot ORDER BY id LIMIT 6').all() as { latitude: number; longitude: number }[]
+    const parcels = dataset.sqlite('parcels/parcels.sqlite').prepare('SELECT lpi, label_lat, label_lon FROM parcel ORDER BY id LIMIT 6').all() as { lpi: string; label_lat: number; label_lon: number }[]
+    const urls = [
+      ...plots.flatMap((p) => [
+        `/api/v1/plots/reverse?latitude=${p.latitude}&longitude=${p.longitude}`,
+        `/api/v1/plots/search-given-coordinates?latitude=${p.latitude}&longitude=${p.longitude}&radius=500&limit=100`,
+      ]),
+      ...parcels.flatMap((p) => [
+        `/api/v1/parcels/at?latitude=${p.label_lat}&longitude=${p.label_lon}`,
+        `/api/v1/jurisdiction/at?lat=${p.label_lat}&lon=${p.label_lon}`,
+        `/api/v1/encumbrances/parcel/${p.lpi}`,
+      ]),
+    ]
+    let ok = 0
+    for (const url of urls) {
+      const [x, y] = [await loaded.get(url, a), await built.get(url, b)]
+      expect(x.status, url).toBe(y.status)
+      expect(await json(x), url).toEqual(await json(y))
+      if (x.status === 200) ok++
+    }
+    // the comparison means something: nearly every probe found its answer
+    expect(ok).toBeGreaterThanOrEqual(urls.length - 2)
   })
 })

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { summariseCpuProfile } from './profile.js'
 
@@ -8,7 +9,7 @@ const SERVER = 'file:///app/dist/server.js'
 const HONO = 'file:///app/node_modules/hono/dist/hono-base.js'
 const HONO_CONTEXT = 'file:///app/node_modules/hono/dist/context.js'
 const PINO = 'file:///app/node_modules/pino/lib/proto.js'
-const frame = (functionName: string, url = '') => ({ functionName, url, scriptId: '0', lineNumber: 0, columnNumber: 0 })
+const frame = (functionName: string, url = '', lineNumber = 0) => ({ functionName, url, scriptId: '0', lineNumber, columnNumber: 0 })
 
 // root ─┬ (idle)
 //       ├ evaluate ─ buildServices          (start-up: left out)
@@ -67,6 +68,25 @@ describe('summariseCpuProfile', () => {
     })
     expect(b.rows[0].component).toBe('service code (index, queries, answer building)')
     expect(b.rows.reduce((s, r) => s + r.share, 0)).toBeCloseTo(1, 9)
+  })
+
+  it('tells bundled dependencies from our code by the source map of the bundle', () => {
+    // a bundle whose line 0 came from Hono and line 1 from our plot queries
+    const app = mkdtempSync(join(tmpdir(), 'profile-bundle-'))
+    mkdirSync(join(app, 'dist'))
+    writeFileSync(join(app, 'dist/server.js.map'), JSON.stringify({ version: 3, sources: ['../node_modules/hono/dist/compose.js', '../src/features/plots/queries.ts'], names: [], mappings: 'AAAA;ACAA' }))
+    const bundle = pathToFileURL(join(app, 'dist/server.js')).href
+    const profDir = join(app, 'prof')
+    mkdirSync(profDir)
+    const bundled = [
+      { id: 1, callFrame: frame('(root)'), children: [2] },
+      { id: 2, callFrame: frame('dispatch', bundle, 0), children: [3] },
+      { id: 3, callFrame: frame('nearest', bundle, 1) },
+    ]
+    writeFileSync(join(profDir, 'x.cpuprofile'), JSON.stringify({ nodes: bundled, samples: [2, 3, 3], timeDeltas: [100, 300, 100], startTime: 0, endTime: 1 }))
+    const us = Object.fromEntries(summariseCpuProfile(profDir, 1).rows.map((r) => [r.component, r.usPerRequest]))
+    expect(us).toEqual({ 'Hono (routing, context, middleware chain)': 100, 'service code (index, queries, answer building)': 400 })
+    rmSync(app, { recursive: true, force: true })
   })
 
   it('refuses a directory without exactly one profile', () => {

@@ -7,12 +7,17 @@
  *
  * @module
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { SourceMap } from 'node:module'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 interface CallFrame {
   functionName: string
   url: string
+  /** 0-based, of the function's start */
+  lineNumber: number
+  columnNumber: number
 }
 interface ProfileNode {
   id: number
@@ -25,8 +30,11 @@ interface CpuProfile {
   timeDeltas: number[]
 }
 
-/** A frame of the server bundle (our code, as opposed to a dependency's). */
-const ours = (f: CallFrame) => /[/\\]dist[/\\]server\.js$/.test(f.url)
+/**
+ * A frame of our code, as opposed to a dependency's: a TypeScript source outside node_modules
+ * (see unbundle), or the server bundle itself where it has no source map.
+ */
+const ours = (f: CallFrame) => /[/\\]dist[/\\]server\.js$/.test(f.url) || (/\.ts$/.test(f.url) && !/node_modules/.test(f.url))
 
 /** Our functions that write answers: reply.ts, json-bytes.ts and the plot answer writers. */
 const SERIALISE = /^(json|reply|plotsAnswer|writeHit|write|ascii|bytes|int|rounded|string|utf8String|digits|take|room)$/
@@ -48,7 +56,7 @@ export const COMPONENTS: { name: string; test: (f: CallFrame) => boolean }[] = [
   },
   { name: 'Hono (routing, context, middleware chain)', test: (f) => /[/\\]hono[/\\]dist[/\\]/.test(f.url) || (/^(frontDoorMiddleware|gate|admit)$/.test(f.functionName) && ours(f)) },
   { name: '@hono/node-server (request and response bridging)', test: (f) => /[/\\]@hono[/\\]node-server[/\\]/.test(f.url) },
-  { name: 'service code (index, queries, answer building)', test: (f) => /[/\\]dist[/\\]server\.js$/.test(f.url) },
+  { name: 'service code (index, queries, answer building)', test: ours },
 ]
 const OTHER = 'Node HTTP parser, streams, event loop, other'
 const STARTUP = /^(evaluate|runServer|startServer|buildServices|openDataset|loadConfig|compileSourceTextModule)$/
@@ -66,6 +74,7 @@ export function summariseCpuProfile(dir: string, requests: number): CpuBreakdown
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))
   if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${dir}, found ${files.length}`)
   const p = JSON.parse(readFileSync(join(dir, files[0]), 'utf8')) as CpuProfile
+  unbundle(p.nodes)
   const byId = new Map(p.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
@@ -114,4 +123,24 @@ export function summariseCpuProfile(dir: string, requests: number): CpuBreakdown
     .map(([component, us]) => ({ component, share: busy ? us / busy : 0, usPerRequest: requests ? us / requests : 0 }))
     .sort((a, b) => b.share - a.share)
   return { busyMs: busy / 1000, requests, rows }
+}
+
+/**
+ * Points every frame of a bundle with a source map beside it (`dist/server.js.map`) at the file
+ * its function came from: the server bundle holds Hono, @hono/node-server and zod too (see
+ * scripts/build.mjs), and the rules above tell them apart by their package paths.
+ */
+function unbundle(nodes: ProfileNode[]): void {
+  const maps = new Map<string, SourceMap | null>()
+  for (const { callFrame: f } of nodes) {
+    if (!f.url.startsWith('file:') || !f.url.endsWith('.js')) continue
+    let map = maps.get(f.url)
+    if (map === undefined) {
+      const file = `${fileURLToPath(f.url)}.map`
+      map = existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, 'utf8'))) : null
+      maps.set(f.url, map)
+    }
+    const at = map?.findEntry(f.lineNumber, f.columnNumber)
+    if (at && 'originalSource' in at && at.originalSource) f.url = at.originalSource
+  }
 }

@@ -1,4 +1,5 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { checkFileHeader } from './file-headers.js'
@@ -17,8 +18,19 @@ export interface OpenDataset {
   has(path: string): boolean
   /** Opens (once) a listed SQLite file read-only with mmap. */
   sqlite(path: string): Database.Database
-  /** Reads a listed binary file into an 8-byte-aligned ArrayBuffer (Flatbush/KDBush `from`). */
+  /**
+   * Reads a listed binary file into an 8-byte-aligned ArrayBuffer (Flatbush/KDBush `from`); a
+   * file `preload` has read is handed over at once (each preloaded copy once).
+   */
   arrayBuffer(path: string): ArrayBuffer
+  /**
+   * Reads the listed files but the SQLite ones (the indexes and arrays the services build on)
+   * of one domain (its directory), or of all, concurrently in chunks on libuv's thread pool, for
+   * the `arrayBuffer` calls that follow: on two cores about twice as fast as reading them one
+   * after the other on the main thread (the national dataset's ~640 MB: ~1.0 s → ~0.5 s), and
+   * the main thread is free meanwhile to build what is already read (see loadServices).
+   */
+  preload(domain?: Domain): Promise<void>
   /**
    * One value per key for the life of this dataset: features that read the same file (the
    * parcel index serves the parcel and encumbrance services) share one copy in memory.
@@ -81,6 +93,7 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
   for (const f of manifest.files) checkFile(dir, f)
   const dbs = new Map<string, Database.Database>()
   const memos = new Map<string, unknown>()
+  const preloaded = new Map<string, ArrayBuffer>()
   const need = (path: string, kind: string) => {
     const f = listed.get(path)
     if (!f) throw new DatasetError(`${path} is not listed in the manifest of ${dir}`)
@@ -106,6 +119,11 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
       return db
     },
     arrayBuffer(path) {
+      const ready = preloaded.get(path)
+      if (ready) {
+        preloaded.delete(path)
+        return ready
+      }
       // read straight into a fresh ArrayBuffer at offset 0 (Flatbush.from/KDBush.from need an
       // aligned ArrayBuffer, not a Buffer), without a second copy of national-size indexes
       const fd = openSync(need(path, listed.get(path)?.kind ?? 'u32'), 'r')
@@ -123,6 +141,11 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
         closeSync(fd)
       }
     },
+    async preload(domain) {
+      const files = manifest.files.filter((f) => f.kind !== 'sqlite' && !preloaded.has(f.path) && (!domain || f.path.startsWith(`${domain}/`)))
+      const read = await Promise.all(files.map(async (f) => [f.path, await readWhole(join(dir, f.path), f.path)] as const))
+      for (const [path, ab] of read) preloaded.set(path, ab)
+    },
     memo<T>(key: string, make: () => T): T {
       if (!memos.has(key)) memos.set(key, make())
       return memos.get(key) as T
@@ -131,7 +154,37 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
       for (const db of dbs.values()) db.close()
       dbs.clear()
       memos.clear()
+      preloaded.clear()
     },
+  }
+}
+
+// 16 MiB reads: a national index (the cadastre's Flatbush is ~300 MB) is read by every thread of
+// the pool at once rather than by one
+const PRELOAD_CHUNK = 16 * 2 ** 20
+
+/** Reads a file into a fresh ArrayBuffer at offset 0 with concurrent reads of `chunk` bytes. */
+export async function readWhole(file: string, path: string, chunk = PRELOAD_CHUNK): Promise<ArrayBuffer> {
+  const fh = await open(file, 'r').catch((err: Error) => {
+    throw new DatasetError(`${path}: cannot open: ${err.message}`)
+  })
+  try {
+    const size = (await fh.stat()).size
+    const ab = new ArrayBuffer(size)
+    const bytes = new Uint8Array(ab)
+    const readRange = async (from: number, to: number) => {
+      for (let done = from; done < to; ) {
+        const { bytesRead } = await fh.read(bytes, done, to - done, done)
+        if (bytesRead === 0) throw new DatasetError(`${path}: unexpected end of file after ${done} of ${size} bytes`)
+        done += bytesRead
+      }
+    }
+    const chunks: Promise<void>[] = []
+    for (let from = 0; from < size; from += chunk) chunks.push(readRange(from, Math.min(size, from + chunk)))
+    await Promise.all(chunks)
+    return ab
+  } finally {
+    await fh.close()
   }
 }
 
@@ -143,8 +196,13 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
 export class DatasetHandle<S> {
   private snapshot: { dataset: OpenDataset; services: S }
 
-  constructor(dataset: OpenDataset, private readonly build: (ds: OpenDataset) => S) {
-    this.snapshot = { dataset, services: build(dataset) }
+  /** `services`: already built from `dataset` (the server loads them asynchronously), else built here. */
+  constructor(
+    dataset: OpenDataset,
+    private readonly build: (ds: OpenDataset) => S,
+    services: S = build(dataset),
+  ) {
+    this.snapshot = { dataset, services }
   }
 
   get dataset(): OpenDataset {
