@@ -2,7 +2,8 @@
 # `dataset` stage (default: the sample) or mounted at /data/dataset (see README "Docker").
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 compiles from source when no prebuilt binary is reachable
+# better-sqlite3 compiles from source when no prebuilt binary is reachable, and `npm run build`
+# compiles native/mmap.c (the index files' memory-mapping; optional, see README)
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -24,6 +25,7 @@ ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATASET_DIR=/data/dataset KEYS_DB
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/native/build/Release/mmap.node ./native/build/Release/mmap.node
 COPY package.json ./
 COPY --from=dataset /data/dataset /data/dataset
 RUN mkdir -p /data/keys && chown -R node:node /data/keys

@@ -2,8 +2,9 @@
 // the server never type-checks or transpiles the tree at run time. `--if-stale` skips the
 // bundle when every source file is older than the newest output.
 import { build } from 'esbuild'
+import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync, existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 const ENTRIES = {
   start: 'scripts/start.ts',
@@ -29,6 +30,31 @@ function newestMtime(dir) {
   }
   return newest
 }
+
+// The native addon that memory-maps the dataset's index files (native/mmap.c; about a second
+// with node-gyp, when missing or older than its source). It is optional: where it cannot be
+// built (no C compiler, no Node headers) the server reads those files into memory instead, so
+// a failure here is a warning.
+const ADDON = 'native/build/Release/mmap.node'
+function buildAddon() {
+  const sources = ['native/mmap.c', 'native/binding.gyp']
+  if (existsSync(ADDON) && Math.max(...sources.map((s) => statSync(s).mtimeMs)) < statSync(ADDON).mtimeMs) return
+  // node-gyp: npm's own (npm names it to the scripts it runs), else the one installed beside node
+  const prefix = dirname(dirname(process.execPath))
+  const gyp = [process.env.npm_config_node_gyp, join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js')].find((p) => p && existsSync(p))
+  if (!gyp) {
+    console.error(`build: node-gyp not found, ${ADDON} not built: the server will read its index files into memory`)
+    return
+  }
+  // the headers of this node, where its install has them (no download)
+  const nodedir = existsSync(join(prefix, 'include/node/node_api.h')) ? [`--nodedir=${prefix}`] : []
+  const r = spawnSync(process.execPath, [gyp, 'rebuild', ...nodedir], { cwd: 'native', encoding: 'utf8' })
+  if (r.status !== 0) {
+    console.error(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n'))
+    console.error(`build: ${ADDON} not built (above): the server will read its index files into memory`)
+  }
+}
+buildAddon()
 
 const entries = Object.fromEntries(Object.entries(ENTRIES).filter(([, p]) => existsSync(p)))
 if (process.argv.includes('--if-stale')) {

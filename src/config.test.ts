@@ -8,6 +8,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ SQLITE_MMAP_MB: '' }).SQLITE_MMAP_MB).toBe(2048)
   })
 
+  it('maps the index files unless INDEX_MMAP is 0', () => {
+    expect(loadConfig({}).INDEX_MMAP).toBe(true)
+    expect(loadConfig({ INDEX_MMAP: '1' }).INDEX_MMAP).toBe(true)
+    expect(loadConfig({ INDEX_MMAP: '0' }).INDEX_MMAP).toBe(false)
+    expect(() => loadConfig({ INDEX_MMAP: 'yes' })).toThrow(/invalid configuration: INDEX_MMAP: /)
+  })
+
   it('stops the start on a bad value, naming every bad setting', () => {
     expect(() => loadConfig({ SQLITE_MMAP_MB: '4096' })).toThrow(/invalid configuration: SQLITE_MMAP_MB: /)
     expect(() => loadConfig({ SQLITE_MMAP_MB: 'lots', WORKERS: '0' })).toThrow(/WORKERS: .*; SQLITE_MMAP_MB: |SQLITE_MMAP_MB: .*; WORKERS: /)

@@ -9,6 +9,8 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** MiB of each SQLite file to memory-map (2048: as much as SQLite allows, just under 2 GiB); 0 = none (see README, Configuration) */
   SQLITE_MMAP_MB: z.coerce.number().int().min(0).max(2048).default(2048),
+  /** 1: memory-map the index files where the native addon is built; 0: read them into each worker's memory (see README, Configuration) */
+  INDEX_MMAP: z.enum(['0', '1']).default('1').transform((v) => v === '1'),
 })
 export type Config = z.infer<typeof ConfigSchema>
 

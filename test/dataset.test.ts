@@ -160,7 +160,8 @@ describe('preload and loadServices', () => {
 
   it("preload reads one domain's index files (or all) ahead: arrayBuffer hands over those bytes once", async () => {
     const dir = copyOf()
-    const ds = openDataset(dir)
+    const ds = openDataset(dir, { mapIndexes: false })
+    expect(ds.indexes).toBe('read')
     try {
       const kd = 'plots/botswana.kdbush'
       const want = readFileSync(join(dir, kd))
@@ -174,7 +175,7 @@ describe('preload and loadServices', () => {
       expect(() => ds.arrayBuffer('parcels/parcels.flatbush')).toThrow(/ENOENT/)
       // every domain: each non-SQLite file, gone from disk, equals the original file's bytes
       const dir2 = copyOf()
-      const all = openDataset(dir2)
+      const all = openDataset(dir2, { mapIndexes: false })
       await all.preload()
       const files = all.manifest.files.filter((f) => f.kind !== 'sqlite')
       for (const f of files) rmSync(join(dir2, f.path))
@@ -196,15 +197,30 @@ describe('preload and loadServices', () => {
 
   it('a file gone before its preload fails with a DatasetError naming it', async () => {
     const dir = copyOf()
-    const ds = openDataset(dir)
+    const ds = openDataset(dir, { mapIndexes: false })
     rmSync(join(dir, 'parcels/parcels.prefilter.u8'))
     await expect(ds.preload()).rejects.toThrow(DatasetError)
     await expect(loadServices(ds)).rejects.toThrow(/parcels\/parcels\.prefilter\.u8: cannot open/)
     ds.close()
   })
 
-  it('loadServices answers every service as buildServices does', async () => {
-    const dataset = openDataset(inject('datasetDir'))
+  it('maps the index files by default (the native addon is built): the same bytes, a preload with nothing to read, a missing file named', async () => {
+    const dir = copyOf()
+    const ds = openDataset(dir)
+    try {
+      expect(ds.indexes).toBe('mapped')
+      for (const f of ds.manifest.files.filter((f) => f.kind !== 'sqlite')) expect(bytes(ds.arrayBuffer(f.path)).equals(readFileSync(join(dir, f.path))), f.path).toBe(true)
+      await ds.preload()
+      rmSync(join(dir, 'plots/botswana.kdbush'))
+      expect(() => ds.arrayBuffer('plots/botswana.kdbush')).toThrow(DatasetError)
+      expect(() => ds.arrayBuffer('plots/botswana.kdbush')).toThrow(/plots\/botswana\.kdbush: cannot open .*No such file/)
+    } finally {
+      ds.close()
+    }
+  })
+
+  it('loadServices answers every service as buildServices does, the index files read or mapped', async () => {
+    const dataset = openDataset(inject('datasetDir'), { mapIndexes: false })
     const loaded = makeTestApp({ loaded: { dataset, services: await loadServices(dataset) } })
     const built = makeTestApp()
     const a = loaded.issue().key

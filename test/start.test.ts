@@ -86,6 +86,8 @@ describe('npm start', () => {
     const s = await start(cwd, { DATASET_DIR: inject('datasetDir'), KEYS_DB: join(cwd, 'keys.db') })
     try {
       expect(s.output()).not.toMatch(/generating|building|ldk_/)
+      // the native addon is built by scripts/build.mjs (the tests' global setup runs it)
+      expect(s.output()).toMatch(/"indexes":"mapped","msg":"listening"/)
       expect(existsSync(join(cwd, 'data'))).toBe(false)
       const ready = (await (await fetch(`http://127.0.0.1:${s.port}/readyz`)).json()) as { domains: { plots: { dataset_version: string } } }
       expect(ready.domains.plots.dataset_version).toBe('plots-synth-tiny-s42')
@@ -94,11 +96,12 @@ describe('npm start', () => {
     }
   }, 60_000)
 
-  it('SQLITE_MMAP_MB=0 serves without memory-mapping the SQLite files; a bad value stops the start with its name', async () => {
+  it('SQLITE_MMAP_MB=0 and INDEX_MMAP=0 serve without memory-mapping any file; a bad value stops the start with its name', async () => {
     const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
     const keysDb = join(cwd, 'keys.db')
-    const s = await start(cwd, { DATASET_DIR: inject('datasetDir'), KEYS_DB: keysDb, SQLITE_MMAP_MB: '0' })
+    const s = await start(cwd, { DATASET_DIR: inject('datasetDir'), KEYS_DB: keysDb, SQLITE_MMAP_MB: '0', INDEX_MMAP: '0' })
     try {
+      expect(s.output()).toMatch(/"indexes":"read","msg":"listening"/)
       const store = new SqliteKeyStore(keysDb)
       const { key } = store.issue({ products: ['parcels'], countries: ['SOUTH_AFRICA'], ratePerMinute: 100 })
       store.close()
@@ -112,5 +115,8 @@ describe('npm start', () => {
     const bad = spawnSync(process.execPath, [START], { cwd, env: { ...process.env, LANDDATA_ROOT: ROOT, DATASET_DIR: inject('datasetDir'), SQLITE_MMAP_MB: 'lots' }, encoding: 'utf8', timeout: 30_000 })
     expect(bad.status).toBe(1)
     expect(bad.stderr).toMatch(/invalid configuration: SQLITE_MMAP_MB: /)
+    const bad2 = spawnSync(process.execPath, [START], { cwd, env: { ...process.env, LANDDATA_ROOT: ROOT, DATASET_DIR: inject('datasetDir'), INDEX_MMAP: 'yes' }, encoding: 'utf8', timeout: 30_000 })
+    expect(bad2.status).toBe(1)
+    expect(bad2.stderr).toMatch(/invalid configuration: INDEX_MMAP: /)
   }, 60_000)
 })

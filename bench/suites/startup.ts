@@ -27,12 +27,14 @@ export interface StartupData {
   datasetBytes: number
   coldStartMs: number[]
   listeningMs: number[]
+  /** cold starts with INDEX_MMAP=0: the index files read into memory (from 2026-11-25 evening, when mapping became the default) */
+  readColdStartMs?: number[]
   /**
    * `parcelRequests`, `parcelReqPerS` and the RSS parts (anonBytes, fileBytes) from 2026-11-25's
    * second session: before, the warm-up loaded reverse and radius only
    */
   warmup: Warmup | null
-  /** the same warm-up with SQLITE_MMAP_MB=0 (absent in older records and without a cadastre) */
+  /** the same warm-up with SQLITE_MMAP_MB=0, the index files still mapped (absent in older records and without a cadastre) */
   unmapped?: Warmup | null
 }
 
@@ -51,12 +53,12 @@ const TARGET_RSS = 1.25 * 2 ** 30
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Spawns a 1-worker server and times the first 200 answer to a reverse lookup. */
-async function coldStart(datasetDir: string, keysDb: string, key: string, path: string): Promise<{ firstAnswerMs: number; listeningMs: number }> {
+/** Spawns a 1-worker server (with `env` on top of the defaults) and times the first 200 answer to a reverse lookup. */
+async function coldStart(datasetDir: string, keysDb: string, key: string, path: string, env: Record<string, string> = {}): Promise<{ firstAnswerMs: number; listeningMs: number }> {
   const port = await freePort()
   const t0 = performance.now()
   const child = spawn(process.execPath, [resolve('dist', 'server.js')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATASET_DIR: datasetDir, KEYS_DB: keysDb, WORKERS: '1', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATASET_DIR: datasetDir, KEYS_DB: keysDb, WORKERS: '1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let listeningMs = NaN
@@ -115,6 +117,13 @@ export const startupSuite: Suite<StartupData> = {
         listeningMs.push(r.listeningMs)
         ctx.log(`startup: cold start to first answer ${fmt(r.firstAnswerMs)} ms (listening at ${fmt(r.listeningMs)} ms)`)
       }
+      // the same with the index files read into memory rather than mapped (README: INDEX_MMAP)
+      const readColdStartMs: number[] = []
+      for (let i = 0; i < (ctx.opts.quick ? 1 : 3); i++) {
+        const r = await coldStart(ctx.dataset.dir, keysDb, key, reverse[i + 10], { INDEX_MMAP: '0' })
+        readColdStartMs.push(r.firstAnswerMs)
+        ctx.log(`startup: cold start with INDEX_MMAP=0 to first answer ${fmt(r.firstAnswerMs)} ms`)
+      }
 
       const tool = ctx.opts.tool === 'auto' ? (findWrk() ? 'wrk' : 'autocannon') : ctx.opts.tool
       /** One server (1 worker) under the warm-up loads, then its RSS. */
@@ -146,7 +155,7 @@ export const startupSuite: Suite<StartupData> = {
       const warmup = await warm({})
       // the same loads with the SQLite files not memory-mapped (README: SQLITE_MMAP_MB)
       const unmapped = parcels.length ? await warm({ SQLITE_MMAP_MB: '0' }) : null
-      return { build: ctx.dataset.build, datasetBytes: ctx.dataset.sizeBytes, coldStartMs, listeningMs, warmup, unmapped }
+      return { build: ctx.dataset.build, datasetBytes: ctx.dataset.sizeBytes, coldStartMs, listeningMs, readColdStartMs, warmup, unmapped }
     } finally {
       keys.close()
       rmSync(work, { recursive: true, force: true })
@@ -183,6 +192,11 @@ export const startupSuite: Suite<StartupData> = {
       `| server cold start to first answer, warm page cache (median of ${d.coldStartMs.length}: ${d.coldStartMs.map((v) => fmt(v)).join(', ')} ms) | ${fmt(cold)} ms | ≤ 1.5 s | ${verdict(cold <= TARGET_COLD_MS, `${fmt(cold - TARGET_COLD_MS)} ms`)} |`,
       `| … of which until the \`listening\` log line (median) | ${fmt(median(d.listeningMs))} ms | | |`,
     )
+    if (d.readColdStartMs?.length) {
+      lines.push(
+        `| … the same with \`INDEX_MMAP=0\` (the index files read into memory on the thread pool, not mapped; median of ${d.readColdStartMs.length}: ${d.readColdStartMs.map((v) => fmt(v)).join(', ')} ms) | ${fmt(median(d.readColdStartMs))} ms | | |`,
+      )
+    }
     if (d.warmup) {
       const w = d.warmup
       const worst = w.rss.reduce((a, b) => (b.rssBytes > a.rssBytes ? b : a))
@@ -194,8 +208,8 @@ export const startupSuite: Suite<StartupData> = {
       )
       if (worst.anonBytes !== undefined && worst.fileBytes !== undefined) {
         lines.push(
-          `| … of which private memory (RssAnon: heap, indexes read into memory, caches) | ${mib(worst.anonBytes)} | | |`,
-          `| … of which mapped file pages (RssFile: the dataset's mmapped SQLite pages the requests touched; shared with the page cache and every other worker, and dropped by the kernel under memory pressure) | ${mib(worst.fileBytes)} | | |`,
+          `| … of which private memory (RssAnon: heap, caches${d.readColdStartMs ? '' : ', indexes read into memory'}) | ${mib(worst.anonBytes)} | | |`,
+          `| … of which mapped file pages (RssFile: the pages of the dataset's ${d.readColdStartMs ? 'mapped index files and ' : ''}mmapped SQLite files the requests touched; shared with the page cache and every other worker, and dropped by the kernel under memory pressure) | ${mib(worst.fileBytes)} | | |`,
         )
       }
       lines.push(`| … peak RSS of that process | ${mib(Math.max(...w.rss.map((p) => p.hwmBytes)))} | | |`)
@@ -203,7 +217,7 @@ export const startupSuite: Suite<StartupData> = {
       if (u && w.parcelReqPerS) {
         const uw = u.rss.reduce((a, b) => (b.rssBytes > a.rssBytes ? b : a))
         lines.push(
-          `| the same loads with \`SQLITE_MMAP_MB=0\` (no memory-mapping): server RSS | ${mib(uw.rssBytes)} (private ${mib(uw.anonBytes ?? NaN)}, file pages ${mib(uw.fileBytes ?? NaN)}) | ≤ 1.25 GiB per worker | ${verdict(uw.rssBytes <= TARGET_RSS, mib(uw.rssBytes - TARGET_RSS))} |`,
+          `| the same loads with \`SQLITE_MMAP_MB=0\` (${d.readColdStartMs ? 'the SQLite files not memory-mapped, the index files still mapped' : 'no memory-mapping'}): server RSS | ${mib(uw.rssBytes)} (private ${mib(uw.anonBytes ?? NaN)}, file pages ${mib(uw.fileBytes ?? NaN)}) | ≤ 1.25 GiB per worker | ${verdict(uw.rssBytes <= TARGET_RSS, mib(uw.rssBytes - TARGET_RSS))} |`,
           `| … \`/parcels/at\` req/s during its load (50 connections; one run each, so within the VM's noise): mapped / not mapped | ${fmt(w.parcelReqPerS)} / ${fmt(u.parcelReqPerS ?? NaN)} (${fmt(((u.parcelReqPerS ?? NaN) / w.parcelReqPerS - 1) * 100, 1)} %) | | |`,
         )
       }
