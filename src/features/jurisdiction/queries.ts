@@ -662,8 +662,10 @@ export function createJurisdictionQueries(ds: OpenDataset) {
 
   // ---- fuzzy search, built on first use
   let trigram: TrigramIndex | null = null
-  // built in the background shortly after start, so the first search does not pay for it
-  setTimeout(() => (trigram ??= new TrigramIndex(all.map((r) => r.name))), 200).unref()
+  // built in the background a while after start (~80 ms at national scale), so the first search
+  // does not pay for it; not sooner, where it would fall on the first requests after listening
+  // (the whole start takes about a second and a half)
+  setTimeout(() => (trigram ??= new TrigramIndex(all.map((r) => r.name))), 3000).unref()
   function search(q: string, types: readonly BoundaryType[], d: string, limit: number): { row: BoundaryRow; similarity: number }[] {
     trigram ??= new TrigramIndex(all.map((r) => r.name))
     const wanted = new Set(types)
