@@ -8,8 +8,8 @@
  * the route makes before its 404 for a point outside every boundary. "Batch, whole handler" sends
  * a 5000-point body through the app (`app.request`: JSON parse, validation of every point, key
  * check, rate limit, lookups, JSON answer read back as text, not parsed) without a socket.
- * Search is `search(q, every type, today, 20)` as the route calls it without `types`/`limit`; its
- * first call builds the trigram index, timed on its own.
+ * Search is `search(q, every type, today, 20)` as the route calls it without `types`/`limit`; the
+ * trigram index it searches (built with the service at start-up) is timed on its own.
  *
  * Issue 6 targets at national scale: `/at` p50 <= 50 us, a batch of 5000 points <= 50 ms, search
  * p50 <= 2 ms.
@@ -21,6 +21,7 @@ import { openDataset } from '../../src/data/open-dataset.js'
 import { BOUNDARY_TYPES, type BoundaryType } from '../../src/data/jurisdiction-format.js'
 import { createJurisdictionQueries, inForce, type BoundaryRow, type JurisdictionQueries } from '../../src/features/jurisdiction/queries.js'
 import { batchAnswer } from '../../src/features/jurisdiction/routes.js'
+import { TrigramIndex } from '../../src/features/jurisdiction/trigram.js'
 import { BATCH_MAX, SEARCH_LIMIT_DEFAULT } from '../../src/features/jurisdiction/schemas.js'
 import { batchBodies, measureBatchHandler, measureBatches } from '../lib/batches.js'
 import { httpRoundsSection, runHttpRounds, type HttpRoundsData } from '../lib/http-rounds.js'
@@ -48,7 +49,7 @@ const GENERIC_WORDS = new Set(['ward', 'city', 'local', 'municipality', 'metropo
 export interface SearchData {
   queries: number
   rounds: number
-  /** the first call: builds the trigram index, then answers one query */
+  /** building the trigram index (before 2026-11-25 evening: the first call, which built it and answered one query) */
   buildMs: number
   /** index size: boundary names indexed */
   names: number
@@ -140,9 +141,9 @@ function measureSearch(ctx: SuiteContext, q: JurisdictionQueries, d: string): Se
   const rounds = quick ? 1 : 5
   const types = BOUNDARY_TYPES
   const limit = SEARCH_LIMIT_DEFAULT
-  // the first call builds the trigram index
+  // the trigram index, timed on its own as the service builds it at start-up
   const b0 = performance.now()
-  q.search(queries[0], types, d, limit)
+  new TrigramIndex(q.all().map((r) => r.name))
   const buildMs = performance.now() - b0
   for (const s of queries) q.search(s, types, d, limit) // warm-up pass
   const times = new Float64Array(queries.length * rounds)
@@ -343,7 +344,7 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
         '',
         `Search: \`search(q, every type, ${d.asAt}, ${SEARCH_LIMIT_DEFAULT})\` as \`GET /jurisdiction/search?q=…\` calls it, over ${s.queries} seeded queries (random names in force, lower-cased, ` +
           `one character dropped, two neighbours swapped, or cut to a prefix (at least 60 %) of one of its place words, plus ${FIXED_QUERIES.map((x) => `'${x}'`).join(', ')}), ${s.rounds} timed round(s) after a warm-up. ` +
-          `The first call builds the trigram index over ${s.names.toLocaleString('en-US')} names: **${fmt(s.buildMs, 2)} ms** (including that one query). ${pct(s.hitShare)} of queries match something.`,
+          `The trigram index over ${s.names.toLocaleString('en-US')} names is built with the service at start-up: **${fmt(s.buildMs, 2)} ms**. ${pct(s.hitShare)} of queries match something.`,
         '',
         '| query | p50 | p95 | p99 | mean | ops/s | mean results | target | verdict |',
         '|---|--:|--:|--:|--:|--:|--:|--:|---|',

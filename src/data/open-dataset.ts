@@ -132,8 +132,8 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
       return db
     },
     arrayBuffer(path) {
+      const file = need(path, listed.get(path)?.kind ?? 'u32')
       if (mapper) {
-        const file = need(path, listed.get(path)?.kind ?? 'u32')
         try {
           return mapper.map(file)
         } catch (err) {
@@ -147,7 +147,7 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
       }
       // read straight into a fresh ArrayBuffer at offset 0 (Flatbush.from/KDBush.from need an
       // aligned ArrayBuffer, not a Buffer), without a second copy of national-size indexes
-      const fd = openSync(need(path, listed.get(path)?.kind ?? 'u32'), 'r')
+      const fd = openSync(file, 'r')
       try {
         const size = fstatSync(fd).size
         const ab = new ArrayBuffer(size)

@@ -660,14 +660,10 @@ export function createJurisdictionQueries(ds: OpenDataset) {
     return list.sort((a, b) => a.type.localeCompare(b.type) || a.code.localeCompare(b.code, 'en', { numeric: true }) || a.id - b.id)
   }
 
-  // ---- fuzzy search, built on first use
-  let trigram: TrigramIndex | null = null
-  // built in the background a while after start (~80 ms at national scale), so the first search
-  // does not pay for it; not sooner, where it would fall on the first requests after listening
-  // (the whole start takes about a second and a half)
-  setTimeout(() => (trigram ??= new TrigramIndex(all.map((r) => r.name))), 3000).unref()
+  // ---- fuzzy search over a trigram index built with the service (~60-80 ms at national scale):
+  // built later (on a timer, or by the first search) it stalled whatever requests were in flight
+  const trigram = new TrigramIndex(all.map((r) => r.name))
   function search(q: string, types: readonly BoundaryType[], d: string, limit: number): { row: BoundaryRow; similarity: number }[] {
-    trigram ??= new TrigramIndex(all.map((r) => r.name))
     const wanted = new Set(types)
     const accept = (i: number) => {
       const r = all[i]
