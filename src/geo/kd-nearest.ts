@@ -210,8 +210,9 @@ function walkBestFirst(
 }
 
 /**
- * The item (insertion number) nearest to (lon, lat) on the sphere within `maxKm`, among those
- * `accept` allows, or -1. Ties go to the first found.
+ * The position (in KDBush's sorted arrays: the item is `kd.ids[j]`, its point at `kd.coords[2j]`)
+ * of the item nearest to (lon, lat) on the sphere within `maxKm`, among those `accept` allows,
+ * or -1. Ties go to the first found.
  */
 export function nearestOnSphere(
   kd: KDBush,
@@ -231,7 +232,7 @@ export function nearestOnSphere(
     if (accept && !accept(id)) return
     const d = sphereKm(lon, lat, c[2 * j], c[2 * j + 1])
     if (d <= bestKm && (best === -1 || d < bestKm)) {
-      best = id
+      best = j
       bestKm = d
     }
   }
@@ -260,8 +261,9 @@ const PLANAR_REACH_MARGIN = 1.03
  * Below 200 km and 60° latitude the walk compares flat squared distances (equirectangular at the
  * query's latitude: two multiplications per point instead of five trigonometric calls), which
  * makes a dense-township reverse lookup about twice as fast; it still never misses a point inside
- * the reach (see PLANAR_REACH_MARGIN). The result may lie up to 3 % beyond `maxKm`; -1 means no
- * point lies within the reach. Elsewhere it is {@link nearestOnSphere}.
+ * the reach (see PLANAR_REACH_MARGIN). The result, a position in KDBush's sorted arrays as
+ * {@link nearestOnSphere}'s, may lie up to 3 % beyond `maxKm`; -1 means no point lies within the
+ * reach. Elsewhere it is {@link nearestOnSphere}.
  */
 export function nearestCandidate(
   kd: KDBush,
@@ -290,9 +292,8 @@ export function nearestCandidate(
     const dy = (c[2 * j + 1] - lat) * ky
     const d2 = dx * dx + dy * dy
     if (d2 < bestD2 || (best === -1 && d2 <= bestD2)) {
-      const id = ids[j]
-      if (accept && !accept(id)) return
-      best = id
+      if (accept && !accept(ids[j])) return
+      best = j
       bestD2 = d2
     }
   }

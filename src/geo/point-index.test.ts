@@ -28,6 +28,22 @@ function brute(lon: number, lat: number, radiusM: number, accept?: (i: number) =
 }
 
 describe('PointIndex', () => {
+  it('candidate and nearest give the item with its own coordinates, without the item -> position table lon(i) makes', () => {
+    const fresh = PointIndex.from(kd.data as ArrayBuffer, pts.length)
+    const before = fresh.memoryBytes
+    for (let k = 0; k < 300; k++) {
+      const lon = rnd.range(27, 29.5)
+      const lat = rnd.range(-27, -25)
+      for (const h of [fresh.candidate(lon, lat, 50_000), fresh.nearest(lon, lat, 50_000)]) {
+        expect(h).not.toBeNull()
+        expect([h!.lon, h!.lat]).toEqual(pts[h!.i])
+      }
+    }
+    expect(fresh.memoryBytes).toBe(before)
+    for (let i = 0; i < pts.length; i += 97) expect([fresh.lon(i), fresh.lat(i)]).toEqual(pts[i])
+    expect(fresh.memoryBytes).toBe(before + pts.length * 4)
+  })
+
   it('within: every point inside the radius, nearest first, cut at the limit, distances to 0.01 mm', () => {
     for (let k = 0; k < 300; k++) {
       const lon = rnd.range(27.9, 28.1)
