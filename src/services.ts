@@ -1,3 +1,4 @@
+import type { Domain } from './data/manifest.js'
 import type { OpenDataset } from './data/open-dataset.js'
 import { createEncumbranceQueries, type EncumbranceQueries } from './features/encumbrances/queries.js'
 import { createJurisdictionQueries, type JurisdictionQueries } from './features/jurisdiction/queries.js'
@@ -12,12 +13,17 @@ export interface Services {
   jurisdiction: JurisdictionQueries | null
 }
 
+/** The domain's service, or null when the dataset does not hold the domain. */
+function serviceOf<T>(ds: OpenDataset, domain: Domain, make: (ds: OpenDataset) => T): T | null {
+  return ds.domain(domain) ? make(ds) : null
+}
+
 /**
- * As buildServices, with the dataset's index files read on libuv's thread pool (OpenDataset
- * preload) while this thread builds each domain as soon as its own files are in: jurisdiction
- * first (small indexes, ~0.3 s of building at national scale), then plots, parcels, and the
- * encumbrances last (they share the parcel index). A national cold start overlaps ~0.5 s of
- * reading with that building.
+ * As buildServices, for index files read into memory (INDEX_MMAP=0, or no native addon): they are
+ * read on libuv's thread pool (OpenDataset.preload) while this thread builds each domain as soon
+ * as its own files are in: jurisdiction first (small indexes, ~0.3 s of building at national
+ * scale), then plots, parcels, and the encumbrances last (they share the parcel index), which
+ * overlaps ~0.5 s of reading with that building. Mapped files need no reading: the same build.
  */
 export async function loadServices(ds: OpenDataset): Promise<Services> {
   const order = ['jurisdiction', 'plots', 'parcels', 'encumbrances'] as const
@@ -29,21 +35,21 @@ export async function loadServices(ds: OpenDataset): Promise<Services> {
   for (const r of reads) r.catch(() => {})
   const [jurisdictionRead, plotsRead, parcelsRead, encumbrancesRead] = reads
   await jurisdictionRead
-  const jurisdiction = ds.domain('jurisdiction') ? createJurisdictionQueries(ds) : null
+  const jurisdiction = serviceOf(ds, 'jurisdiction', createJurisdictionQueries)
   await plotsRead
-  const plots = ds.domain('plots') ? createPlotQueries(ds) : null
+  const plots = serviceOf(ds, 'plots', createPlotQueries)
   await parcelsRead
-  const parcels = ds.domain('parcels') ? createParcelQueries(ds) : null
+  const parcels = serviceOf(ds, 'parcels', createParcelQueries)
   await encumbrancesRead
-  const encumbrances = ds.domain('encumbrances') ? createEncumbranceQueries(ds) : null
+  const encumbrances = serviceOf(ds, 'encumbrances', createEncumbranceQueries)
   return { plots, parcels, encumbrances, jurisdiction }
 }
 
 export function buildServices(ds: OpenDataset): Services {
   return {
-    plots: ds.domain('plots') ? createPlotQueries(ds) : null,
-    parcels: ds.domain('parcels') ? createParcelQueries(ds) : null,
-    encumbrances: ds.domain('encumbrances') ? createEncumbranceQueries(ds) : null,
-    jurisdiction: ds.domain('jurisdiction') ? createJurisdictionQueries(ds) : null,
+    plots: serviceOf(ds, 'plots', createPlotQueries),
+    parcels: serviceOf(ds, 'parcels', createParcelQueries),
+    encumbrances: serviceOf(ds, 'encumbrances', createEncumbranceQueries),
+    jurisdiction: serviceOf(ds, 'jurisdiction', createJurisdictionQueries),
   }
 }
