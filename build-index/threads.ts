@@ -36,9 +36,105 @@ export interface ChunkMessage {
 }
 
 /**
- * Runs `chunks` chunks on `threads` workers of `script` (each started with `workerData`, two
- * chunks in flight each) and hands every answer to `done` in chunk order, whatever order they
- * finish in. A worker answers chunk k with a message carrying `chunk: k`.
+ * Worker threads of `script` (each started with `workerData`) that take chunks as they are
+ * submitted, two in flight per worker, and hand every answer to `done` in submission order,
+ * whatever order they finish in. A chunk's message is given its number as `chunk`, and the
+ * worker answers with a message carrying that `chunk`.
+ *
+ * `submit` waits while every worker has two chunks in flight, or while four chunks per worker
+ * are submitted and not yet handed over (answers held back behind a slow chunk), so a reader
+ * producing chunks never runs further ahead than that. A worker's error (or a failing `done`)
+ * rejects the pending and later calls.
+ */
+export class OrderedWorkerPool<A extends { chunk: number }> {
+  private readonly workers: Worker[]
+  private readonly inFlight: number[]
+  private readonly pending = new Map<number, A>()
+  private submitted = 0
+  private finished = 0
+  private failure: Error | null = null
+  private closing = false
+  /** waiters, woken when an answer arrives (a slot frees) or a worker fails */
+  private waiters: (() => void)[] = []
+
+  constructor(
+    script: string,
+    threads: number,
+    workerData: unknown,
+    private readonly done: (answer: A) => void,
+  ) {
+    this.workers = Array.from({ length: threads }, () => new Worker(script, { workerData }))
+    this.inFlight = this.workers.map(() => 0)
+    this.workers.forEach((w, k) => {
+      w.on('message', (a: A) => {
+        this.inFlight[k]--
+        this.pending.set(a.chunk, a)
+        try {
+          while (this.pending.has(this.finished)) {
+            const p = this.pending.get(this.finished)!
+            this.pending.delete(this.finished)
+            this.finished++
+            this.done(p)
+          }
+        } catch (err) {
+          this.fail(err as Error)
+        }
+        this.notify()
+      })
+      w.on('error', (err) => this.fail(err))
+      w.on('exit', (code) => {
+        if (code !== 0 && !this.closing) this.fail(new Error(`a worker thread of ${script} exited with code ${code}`))
+      })
+    })
+  }
+
+  /** Sends one chunk (`message` gets `chunk` set) once a worker has room for it. */
+  async submit(m: ChunkMessage): Promise<void> {
+    for (;;) {
+      if (this.failure) throw this.failure
+      const k = this.submitted - this.finished < 4 * this.workers.length ? this.inFlight.findIndex((n) => n < 2) : -1
+      if (k >= 0) {
+        this.inFlight[k]++
+        this.workers[k].postMessage({ ...(m.message as object), chunk: this.submitted++ }, m.transfer)
+        return
+      }
+      await this.sleep()
+    }
+  }
+
+  /** Waits until every submitted chunk has been handed to `done`. */
+  async drain(): Promise<void> {
+    while (this.finished < this.submitted) {
+      if (this.failure) throw this.failure
+      await this.sleep()
+    }
+    if (this.failure) throw this.failure
+  }
+
+  /** Stops the workers (after `drain`, or to give up). */
+  async close(): Promise<void> {
+    this.closing = true
+    await Promise.all(this.workers.map((w) => w.terminate()))
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  private notify(): void {
+    for (const w of this.waiters.splice(0)) w()
+  }
+
+  private fail(err: Error): void {
+    if (this.failure) return
+    this.failure = err
+    this.notify()
+  }
+}
+
+/**
+ * Runs `chunks` chunks on `threads` workers of `script` and hands every answer to `done` in chunk
+ * order (see {@link OrderedWorkerPool}); chunk k's message is `messageOf(k)`.
  */
 export async function runChunksOnWorkers<A extends { chunk: number }>(
   script: string,
@@ -48,39 +144,11 @@ export async function runChunksOnWorkers<A extends { chunk: number }>(
   messageOf: (k: number) => ChunkMessage,
   done: (answer: A) => void,
 ): Promise<void> {
-  const workers = Array.from({ length: threads }, () => new Worker(script, { workerData }))
-  const pending = new Map<number, A>()
-  let nextToSend = 0
-  let nextDone = 0
+  const pool = new OrderedWorkerPool<A>(script, threads, workerData, done)
   try {
-    await new Promise<void>((resolve, reject) => {
-      const send = (w: Worker) => {
-        if (nextToSend >= chunks) return
-        const m = messageOf(nextToSend++)
-        w.postMessage(m.message, m.transfer)
-      }
-      for (const w of workers) {
-        w.on('message', (a: A) => {
-          pending.set(a.chunk, a)
-          while (pending.has(nextDone)) {
-            const p = pending.get(nextDone)!
-            pending.delete(nextDone)
-            done(p)
-            nextDone++
-          }
-          if (nextDone === chunks) resolve()
-          else send(w)
-        })
-        w.on('error', reject)
-        w.on('exit', (code) => {
-          if (code !== 0 && nextDone < chunks) reject(new Error(`a worker thread of ${script} exited with code ${code}`))
-        })
-        send(w)
-        send(w)
-      }
-      if (chunks === 0) resolve()
-    })
+    for (let k = 0; k < chunks; k++) await pool.submit(messageOf(k))
+    await pool.drain()
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()))
+    await pool.close()
   }
 }

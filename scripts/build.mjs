@@ -11,6 +11,8 @@ const ENTRIES = {
   server: 'src/main.ts',
   keys: 'src/auth/cli.ts',
   'build-index': 'build-index/main.ts',
+  // the parcel layer pass's worker thread
+  'parcel-worker': 'build-index/parcel-worker.ts',
   // the encumbrance overlap pass's worker thread, loaded next to whichever bundle builds
   'overlap-worker': 'build-index/overlap-worker.ts',
   // the parcel relation pass's worker thread

@@ -3,12 +3,17 @@
 // case it runs until its json value closes.
 import { featureToRow, jsonFeatureToRow } from './geojson-feature.js'
 import { readLineBatches } from './lines.js'
-import type { SourceRow } from './source-row.js'
+import type { DeferredRow, SourceRow } from './source-row.js'
 
 const RECORD_SEPARATOR = 0x1e
 
-/** Streams the features of a GeoJSONSeq file; refs are `<file>:<line>` (where the record starts). */
-export async function* readGeoJsonSeq(file: string): AsyncGenerator<SourceRow> {
+/**
+ * Streams the features of a GeoJSONSeq file; refs are `<file>:<line>` (where the record starts).
+ * With `deferJson`, a feature alone on its line (the usual layout) comes as its text, unparsed.
+ */
+export function readGeoJsonSeq(file: string): AsyncGenerator<SourceRow>
+export function readGeoJsonSeq(file: string, deferJson: true): AsyncGenerator<SourceRow | DeferredRow>
+export async function* readGeoJsonSeq(file: string, deferJson = false): AsyncGenerator<SourceRow | DeferredRow> {
   let lineNo = 0
   let open: OpenRecord | null = null
   for await (const lines of readLineBatches(file)) {
@@ -25,7 +30,7 @@ export async function* readGeoJsonSeq(file: string): AsyncGenerator<SourceRow> {
       } else if (open !== null) {
         open.append(line, lineNo)
       } else if (!isBlank(line)) {
-        yield jsonFeatureToRow(line, `${file}:${lineNo}`)
+        yield deferJson ? { ok: 'json', ref: `${file}:${lineNo}`, text: line } : jsonFeatureToRow(line, `${file}:${lineNo}`)
       }
       // a broken one-line record is complete at once; a pretty-printed one when its value closes
       if (open !== null && open.complete) {

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findLayerFile, LAYER_EXTENSIONS, readLayer, type SourceRow } from './read-layer.js'
+import { jsonFeatureToRow } from './geojson-feature.js'
+import { findLayerFile, LAYER_EXTENSIONS, readLayer, type DeferredRow, type SourceRow } from './read-layer.js'
 import { gpkgBlob, writeGpkg, type TestGeometry } from './testing/write-gpkg.js'
 import { writeShapefile, type TestField } from './testing/write-shapefile.js'
 
@@ -155,6 +156,28 @@ describe('readLayer: GeoJSONSeq', () => {
     expect(ok(rows[3]).properties).toEqual({ code: 'NC' })
     expect(ok(rows[4]).properties).toEqual({ code: 'EC' })
     expect(rows[5]).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid JSON: /) })
+  })
+
+  it('with deferJson, hands one-line features over as text that parses to the row it would have read', async () => {
+    const text =
+      '{"type":"Feature","properties":{"Code":" WC "},"geometry":{"type":"Point","coordinates":[18.4,-33.9]}}\n' + // 1
+      '\n' + // 2
+      '{"type":"Feature", bad\n' + // 3
+      '\x1e{"type":"Feature","properties":{"code":"GP"},"geometry":null}\n' + // 4: a separator-started record is parsed
+      '{"type":"Feature","properties":{"code":"EC"},"geometry":{"type":"Point","coordinates":[181,0]}}\n' // 5
+    const path = file('deferred.geojsonl', text)
+    const plain = await collect(path)
+    const deferred: (SourceRow | DeferredRow)[] = []
+    for await (const row of readLayer(path, { deferJson: true })) deferred.push(row)
+    expect(deferred.map((r) => r.ref)).toEqual(plain.map((r) => r.ref))
+    expect(deferred.map((r) => r.ok)).toEqual(['json', 'json', true, 'json'])
+    const parsed = deferred.map((r) => (r.ok === 'json' ? jsonFeatureToRow(r.text, r.ref) : r))
+    expect(parsed).toEqual(plain)
+    expect(parsed[1]).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid JSON: /) })
+    expect(parsed[3]).toMatchObject({ ok: false, reason: 'coordinate out of range: [181, 0]' })
+    // other formats read as usual
+    const csv = file('deferred.csv', 'lat,lon,name\n-24.6,25.9,a\n')
+    for await (const row of readLayer(csv, { deferJson: true })) expect(row.ok).toBe(true)
   })
 
   it('numbers lines correctly across read chunks and stops cleanly when the consumer breaks', async () => {

@@ -6,9 +6,10 @@ import { readGeoJsonSeq } from './read-geojson-seq.js'
 import { readGpkg } from './read-gpkg.js'
 import { readShapefile } from './read-shapefile.js'
 import { findFileIgnoringCase, isFile } from './sibling-file.js'
-import type { SourceRow } from './source-row.js'
+import type { DeferredRow, SourceRow } from './source-row.js'
 
 export type {
+  DeferredRow,
   SourceGeometry,
   SourceGeometryType,
   SourcePosition,
@@ -30,6 +31,11 @@ export interface ReadLayerOptions {
    * `.csv` file an error; left out, CSV is accepted.
    */
   pointLayer?: boolean
+  /**
+   * GeoJSONSeq only: a feature alone on its line comes as a {@link DeferredRow}, its JSON text
+   * unparsed, for a caller that parses on another thread. Other formats ignore it.
+   */
+  deferJson?: boolean
 }
 
 /**
@@ -51,14 +57,16 @@ export function findLayerFile(dir: string, base: string): string | null {
  * Rows come in source order; stopping early releases the file.
  * @throws when the file itself cannot be opened or recognised; the message names the file
  */
-export function readLayer(file: string, opts: ReadLayerOptions = {}): AsyncIterable<SourceRow> {
+export function readLayer(file: string, opts?: ReadLayerOptions & { deferJson?: false }): AsyncIterable<SourceRow>
+export function readLayer(file: string, opts: ReadLayerOptions): AsyncIterable<SourceRow | DeferredRow>
+export function readLayer(file: string, opts: ReadLayerOptions = {}): AsyncIterable<SourceRow | DeferredRow> {
   // the format readers are returned as they are, without a delegating generator per row
   if (!isFile(file)) return failing(`${file}: layer file not found`)
   const ext = extname(file).slice(1).toLowerCase()
   switch (ext) {
     case 'geojsonl':
     case 'geojsons':
-      return readGeoJsonSeq(file)
+      return opts.deferJson ? readGeoJsonSeq(file, true) : readGeoJsonSeq(file)
     case 'geojson':
       return readGeoJsonCollection(file)
     case 'gpkg':

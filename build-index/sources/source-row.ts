@@ -28,3 +28,9 @@ export type SourceProperties = Record<string, SourceValue>
 export type SourceRow =
   | { ok: true; ref: string; properties: SourceProperties; geometry: SourceGeometry | null }
   | { ok: false; ref: string; reason: string }
+
+/**
+ * A GeoJSONSeq row whose feature text is left for the caller to parse (`jsonFeatureToRow(text,
+ * ref)` gives the row the reader would have given): see `ReadLayerOptions.deferJson`.
+ */
+export type DeferredRow = { ok: 'json'; ref: string; text: string }
