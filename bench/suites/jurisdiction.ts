@@ -7,7 +7,7 @@
  * the `/at` route calls it (today in Africa/Johannesburg); "route path" adds the `nearest()` call
  * the route makes before its 404 for a point outside every boundary. "Batch, whole handler" sends
  * a 5000-point body through the app (`app.request`: JSON parse, validation of every point, key
- * check, rate limit, lookups, JSON answer read back as text, not parsed) without a socket.
+ * check, rate limit, lookups, the JSON answer's bytes read from the Response, neither decoded nor parsed) without a socket.
  * Search is `search(q, every type, today, 20)` as the route calls it without `types`/`limit`; the
  * trigram index it searches (built with the service at start-up) is timed on its own.
  *
@@ -333,7 +333,7 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
       `Scale **${r.dataset.scale}**: ${d.boundaries.toLocaleString('en-US')} boundary records; in force on ${d.asAt} (today in Africa/Johannesburg, the date every call uses): ${counts}. ` +
         `${d.probes.toLocaleString('en-US')} seeded probes (80 % within ${fmt(NEAR_MAX_M / 1000)} km of a random township's or ward's label point, 20 % uniform over the box of the provinces, some outside the country), ` +
         `${d.rounds} timed round(s) after a warm-up; ops/s from one untimed pass. Resolved: ${pct(d.foundNear)} of near probes, ${pct(d.foundRandom)} of random ones (the rest lie outside every boundary: not found). ` +
-        `"route path" adds the \`nearest()\` the route runs before its 404 for those. Batches: ${d.batches} bodies of ${BATCH_MAX} of those points; "mean results" = points resolved.`,
+        `"route path" adds the \`nearest()\` the route runs before its 404 for those. Batches: ${d.batches} bodies of ${BATCH_MAX} of those points; "mean results" = points resolved. "whole handler" POSTs each body through the app and reads the answer as bytes (since 2026-11-26; until then it also decoded them to a string, which is the client's cost).`,
       '',
       ...serviceOpTable(d.rows, TARGETS, national, 2),
     ]

@@ -4,8 +4,8 @@
  *
  * In process, "service" is `createParcelQueries` exactly as the routes call it (default status
  * filter); "batch, whole handler" sends a 1000-point body through the app (`app.request`: JSON
- * parse, validation of every point, key check, rate limit, lookups, JSON answer read back as text,
- * not parsed) without a socket.
+ * parse, validation of every point, key check, rate limit, lookups, the JSON answer's bytes read
+ * from the Response, neither decoded nor parsed) without a socket.
  *
  * Issue 4 targets at national scale: `/at` p50 <= 30 us, a batch of 1000 points <= 20 ms.
  *
@@ -161,7 +161,7 @@ export const parcelsSuite: Suite<ParcelsData> = {
     if (d.skipped) return `_Not measured: ${d.skipped}._`
     const lines = [
       `${d.parcels.toLocaleString('en-US')} parcels. ${d.probes.toLocaleString('en-US')} seeded probes (80 % within ${NEAR_MAX_M} m of a random published parcel's label point, 20 % uniform over the cadastre's extent), ` +
-        `${d.rounds} timed round(s) after a warm-up; ops/s from one untimed pass. Batches: ${d.batches} bodies of 1000 of those points.`,
+        `${d.rounds} timed round(s) after a warm-up; ops/s from one untimed pass. Batches: ${d.batches} bodies of 1000 of those points. "whole handler" POSTs each body through the app and reads the answer as bytes (since 2026-11-26; until then it also decoded them to a string, which is the client's cost).`,
       '',
       ...serviceOpTable(d.rows, TARGETS, r.dataset.scale === 'national'),
     ]
