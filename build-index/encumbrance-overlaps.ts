@@ -244,7 +244,7 @@ async function runOnWorkers(
     Math.ceil(ids.length / CHUNK),
     (k) => {
       const recs = ids.slice(k * CHUNK, (k + 1) * CHUNK).map(inputOf)
-      return { message: { chunk: k, recs }, transfer: recs.flatMap((r) => (r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer])) as ArrayBuffer[] }
+      return { message: { recs }, transfer: recs.flatMap((r) => (r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer])) as ArrayBuffer[] }
     },
     (m) => {
       exactClips.set(m.thread, Math.max(exactClips.get(m.thread) ?? 0, m.fallbacks))

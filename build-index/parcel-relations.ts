@@ -272,7 +272,7 @@ async function runOnWorkers(
     (k) => {
       const first = k * CHUNK + 1
       const last = Math.min(n, first + CHUNK - 1)
-      return { message: { chunk: k, first, boxes: boxes.slice((first - 1) * 4, last * 4) } }
+      return { message: { first, boxes: boxes.slice((first - 1) * 4, last * 4) } }
     },
     (m) => {
       out.push(m.rows)

@@ -48,16 +48,13 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
   const boxes: number[] = []
   let repaired = 0
   for (const item of items) {
-    if ('reason' in item) {
-      reasons.push(item.reason)
+    // rejected by the reader, or by the parse
+    const read = 'text' in item ? jsonFeatureToRow(item.text, '') : item
+    if ('reason' in read) {
+      reasons.push(read.reason)
       continue
     }
-    const row = 'text' in item ? jsonFeatureToRow(item.text, '') : { ok: true as const, ...item }
-    if (!row.ok) {
-      reasons.push(row.reason)
-      continue
-    }
-    const r = normaliseParcel(row.properties, row.geometry, type, province)
+    const r = normaliseParcel(read.properties, read.geometry, type, province)
     if (!r.ok) {
       reasons.push(r.reason)
       continue

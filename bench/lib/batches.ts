@@ -74,6 +74,8 @@ export interface BatchHandlerSpec {
   found(tail: string): number
 }
 
+const decoder = new TextDecoder()
+
 /**
  * Times a batch route's whole handler without a socket: each body is POSTed through the app
  * (`app.request`: JSON parse, validation of every point, key check, rate limit, lookups, the
@@ -82,8 +84,6 @@ export interface BatchHandlerSpec {
  * string (and parsing it) is the client's cost, and until 2026-11-26 the decoding was timed too
  * (about 12 ms of a 5000-point jurisdiction answer).
  */
-const decoder = new TextDecoder()
-
 export async function measureBatchHandler(ctx: SuiteContext, ds: OpenDataset, spec: BatchHandlerSpec): Promise<OpRow> {
   const work = mkdtempSync(join(tmpdir(), `landdata-bench-${spec.name}-batch-`))
   const keys = new BenchKeys(join(work, 'keys.db'))
