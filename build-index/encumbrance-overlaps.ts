@@ -25,6 +25,12 @@ import { buildThreads, runChunksOnWorkers, workerScript } from './threads.js'
 
 /** Polygons with more vertices than this are prepared (edge index) before meeting many parcels. */
 const PREPARE_VERTICES = 48
+/**
+ * Parcels whose box an encumbrance comes within this many metres of are compared with it: well
+ * beyond the 2 cm within which boundaries count as meeting (overlay.ts EDGE_TOL_M) and the 1e-7°
+ * rounding of stored coordinates.
+ */
+const NEAR_BOX_M = 0.1
 /** Records per message to a worker. */
 const CHUNK = 256
 /** Below this many current records the pass stays in the thread (workers cost a parcel index each). */
@@ -154,14 +160,20 @@ export function createOverlapComputer(paths: ParcelPaths): { rowsOf: (e: Encumbr
     const lines = isLine ? polygonsAsLines(decoded) : null
     const mp = isLine ? null : decoded
     const boxes = strip ? cellsOverPolygon(strip) : mp ? cellsOverPolygon(mp) : cellsAlongLines(lines!)
+    // a parcel whose box the encumbrance (its strip, when it has one) does not come near cannot
+    // meet it: most parcels in the search cells are passed over without being read
+    const probe = strip ? new PreparedPolygon(strip) : mp ? new PreparedPolygon(mp) : new PreparedLines(lines!)
     const cands = new Set<number>()
-    for (const b of boxes) for (const i of index.search(b.minX, b.minY, b.maxX, b.maxY, visible)) cands.add(i + 1)
+    const near = (i: number, minX: number, minY: number, maxX: number, maxY: number) =>
+      visible(i) && !cands.has(i + 1) && probe.nearBox(minX, minY, maxX, maxY, NEAR_BOX_M)
+    for (const b of boxes) for (const i of index.search(b.minX, b.minY, b.maxX, b.maxY, near)) cands.add(i + 1)
     if (!cands.size) return []
     const many = cands.size > 8
+    const prepared = (g: MultiPolygon) => (g === probe.geometry ? (probe as PreparedPolygon) : new PreparedPolygon(g))
     const enc = {
-      mp: mp && many && vertexCount(mp) > PREPARE_VERTICES ? new PreparedPolygon(mp) : mp,
-      lines: lines && many ? new PreparedLines(lines) : lines,
-      strip: strip && many && vertexCount(strip) > PREPARE_VERTICES ? new PreparedPolygon(strip) : strip,
+      mp: mp && many && vertexCount(mp) > PREPARE_VERTICES ? prepared(mp) : mp,
+      lines: lines && many ? (probe instanceof PreparedLines ? probe : new PreparedLines(lines)) : lines,
+      strip: strip && many && vertexCount(strip) > PREPARE_VERTICES ? prepared(strip) : strip,
     }
     const out: OverlapInsert[] = []
     for (const pid of [...cands].sort((a, b) => a - b)) {

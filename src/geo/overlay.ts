@@ -38,6 +38,7 @@ import Flatbush from 'flatbush'
 import geographiclib from 'geographiclib-geodesic'
 import { intersect, unite } from './clip.js'
 import { fastGeodesicM, metresPerDegree } from './geodesic.js'
+import { segmentMeetsBox } from './lines.js'
 import { locatePoint, ON_EDGE_DEG, ringSignedArea2, type BBox, type MultiPolygon, type Polygon, type Ring } from './polygon.js'
 
 const { Geodesic } = geographiclib
@@ -467,6 +468,25 @@ function classifySegment(px: number, py: number, qx: number, qy: number, flags: 
 // ---------------------------------------------------------------------------------------------
 // prepared geometries
 
+const NEAR_HITS: number[] = []
+
+/**
+ * Whether edges `e` (of lines, or of polygons when `area`) come within `marginM` metres of the
+ * box: an edge meets the box grown by the margin, or, for polygons, the box lies inside them. A
+ * cheap, conservative test before reading and comparing a whole geometry that has that box.
+ */
+function edgesNearBox(e: EdgeSet, area: boolean, minX: number, minY: number, maxX: number, maxY: number, marginM: number): boolean {
+  if (e.n === 0) return false
+  const k = metresPerDegree((minY + maxY) / 2)
+  const box = { minX: minX - marginM / k.lon, minY: minY - marginM / k.lat, maxX: maxX + marginM / k.lon, maxY: maxY + marginM / k.lat }
+  if (e.bbox.minX > box.maxX || e.bbox.maxX < box.minX || e.bbox.minY > box.maxY || e.bbox.maxY < box.minY) return false
+  const c = e.c
+  for (const i of searchEdges(e, box.minX, box.minY, box.maxX, box.maxY, NEAR_HITS)) if (segmentMeetsBox(c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3], box)) return true
+  if (!area) return false
+  // no edge near: the box is wholly inside or wholly outside, as its centre is
+  return locate(e, (minX + maxX) / 2, (minY + maxY) / 2, frameAt(box)) > 0
+}
+
 /**
  * A multiline prepared for many tests: its segments flattened and indexed (Flatbush), so a
  * parcel costs a box search plus the few route segments near it. Zero-length segments are dropped.
@@ -481,6 +501,11 @@ export class PreparedLines {
     this.bbox = this.edges.bbox
     this.lengthM = lineLengthM(geometry)
   }
+
+  /** Whether the lines come within `marginM` metres of the box (see edgesNearBox). */
+  nearBox(minX: number, minY: number, maxX: number, maxY: number, marginM: number): boolean {
+    return edgesNearBox(this.edges, false, minX, minY, maxX, maxY, marginM)
+  }
 }
 
 /** A (large) polygon prepared for many tests: its edges indexed (Flatbush), so point location and edge search cost O(√n). */
@@ -493,6 +518,11 @@ export class PreparedPolygon {
     this.edges = buildEdges(geometry.flat(), true, true)
     this.bbox = this.edges.bbox
     this.areaSqm = areaSqm(geometry)
+  }
+
+  /** Whether the polygon comes within `marginM` metres of the box or holds it (see edgesNearBox). */
+  nearBox(minX: number, minY: number, maxX: number, maxY: number, marginM: number): boolean {
+    return edgesNearBox(this.edges, true, minX, minY, maxX, maxY, marginM)
   }
 }
 
