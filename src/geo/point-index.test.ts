@@ -60,6 +60,35 @@ describe('PointIndex', () => {
     }
   })
 
+  it('within: the same answers as a full scan by fastGeodesicM where the scale varies most across the box (around the equator, at 59°S, boxes of up to 2°)', () => {
+    for (const [lat0, spread] of [
+      [0, 1],
+      [-59, 1],
+    ]) {
+      const r = new Random(11, `point-index/${lat0}`)
+      const p: [number, number][] = []
+      for (let i = 0; i < 3000; i++) p.push([r.range(20 - spread, 20 + spread), r.range(lat0 - spread, lat0 + spread)])
+      const tree = new KDBush(p.length, 16, Float64Array)
+      for (const [x, y] of p) tree.add(x, y)
+      tree.finish()
+      const ix = PointIndex.from(tree.data as ArrayBuffer, p.length)
+      for (let k = 0; k < 60; k++) {
+        const lon = r.range(20 - spread / 2, 20 + spread / 2)
+        const lat = r.range(lat0 - spread / 2, lat0 + spread / 2)
+        const radius = [800, 20_000, 110_000][k % 3]
+        const limit = [1, 30, 5000][(k >> 2) % 3]
+        const want = p
+          .map(([x, y], i) => ({ i, d: fastGeodesicM(lon, lat, x, y) }))
+          .filter((w) => w.d <= radius)
+          .sort((a, b) => a.d - b.d || a.i - b.i)
+          .slice(0, limit)
+        const got = ix.within(lon, lat, radius, limit)
+        expect(got.map((h) => h.i)).toEqual(want.map((w) => w.i))
+        expect(got.map((h) => h.distanceM)).toEqual(want.map((w) => w.d))
+      }
+    }
+  })
+
   it('within honours the accept predicate', () => {
     const odd = (i: number) => i % 2 === 1
     const got = index.within(28.01, -26.01, 800, 50, odd)

@@ -36,6 +36,24 @@ function boxAround(lon: number, lat: number, radiusM: number): [number, number, 
   return [lon - dLon, lat - dLat, lon + dLon, lat + dLat]
 }
 
+/**
+ * Squared metres per degree (longitude, latitude) below and above those {@link approxDistanceM}
+ * uses between (lon, lat) and any point of latitude y0..y1: it scales by the mid-latitude, which
+ * lies between (lat + y0) / 2 and (lat + y1) / 2. A degree of longitude shrinks and a degree of
+ * latitude grows with |latitude|. The lower pair is nudged down so that rounding cannot lift an
+ * estimate above the distance it bounds.
+ */
+function scaleBounds(lat: number, y0: number, y1: number): { lonLo: number; latLo: number; lonHi: number; latHi: number } {
+  const a = Math.abs((lat + y0) / 2)
+  const b = Math.abs((lat + y1) / 2)
+  const near = (lat + y0) / 2 <= 0 && (lat + y1) / 2 >= 0 ? 0 : Math.min(a, b)
+  const far = Math.max(a, b)
+  const kNear = metresPerDegree(near)
+  const kFar = metresPerDegree(far)
+  const down = 1 - 1e-12
+  return { lonLo: kFar.lon * kFar.lon * down, latLo: kNear.lat * kNear.lat * down, lonHi: kNear.lon * kNear.lon, latHi: kFar.lat * kFar.lat }
+}
+
 function growStack(s: Uint32Array): Uint32Array {
   const t: Uint32Array = new Uint32Array(s.length * 2)
   t.set(s)
@@ -143,6 +161,11 @@ export class PointIndex {
     const [x0, y0, x1, y1] = boxAround(lon, lat, radiusM)
     const { ids, coords, nodeSize } = this.kd
     const cut = radiusM * (1 + APPROX_REL_ERROR) + 1e-6
+    // each point in the box is first measured with the scale of the box's edge, a lower bound of
+    // approxDistanceM's (which takes a sine and a cosine per point); the estimate proper is made
+    // only for the points that bound leaves in the running
+    const k = scaleBounds(lat, y0, y1)
+    const cut2 = cut * cut
     let d = this.scratchD
     let idx = this.scratchI
     let n = 0
@@ -164,16 +187,17 @@ export class PointIndex {
         const x = coords[2 * j]
         const y = coords[2 * j + 1]
         if (x < x0 || x > x1 || y < y0 || y > y1) continue
-        const i = ids[j]
-        if (accept && !accept(i)) continue
-        const a = approxDistanceM(lon, lat, x, y)
-        if (a > cut) continue
+        const dx = x - lon
+        const dy = y - lat
+        const low2 = dx * dx * k.lonLo + dy * dy * k.latLo
+        if (low2 > cut2) continue
+        if (accept && !accept(ids[j])) continue
         if (n === d.length) {
           this.grow(n + 1)
           d = this.scratchD
           idx = this.scratchI
         }
-        d[n] = a
+        d[n] = low2
         idx[n] = j
         n++
       }
@@ -193,17 +217,25 @@ export class PointIndex {
       }
     }
     if (n === 0) return []
-    // only candidates whose estimate could rank within the first `limit` need the exact distance
-    let bound = Infinity
-    if (n > limit) bound = kthSmallest(d, n, limit - 1) * (1 + APPROX_REL_ERROR) / (1 - APPROX_REL_ERROR) + 1e-6
+    // only candidates that could rank within the first `limit` need the estimate and the exact
+    // distance: `limit` of them lie within the k-th lower bound times the largest scale ratio,
+    // so nothing ranking among the first `limit` is farther than that by the exact distance
+    let bound = cut
+    if (n > limit) {
+      const ratio = Math.sqrt(Math.max(k.lonHi / k.lonLo, k.latHi / k.latLo))
+      bound = Math.min(cut, (Math.sqrt(kthSmallest(d, n, limit - 1)) * ratio * (1 + APPROX_REL_ERROR)) / (1 - APPROX_REL_ERROR) + 1e-6)
+    }
+    const bound2 = bound * bound
     const hits: PointHit[] = []
-    for (let k = 0; k < n; k++) {
-      if (d[k] > bound) continue
-      const j = idx[k]
+    for (let q = 0; q < n; q++) {
+      if (d[q] > bound2) continue
+      const j = idx[q]
       const x = coords[2 * j]
       const y = coords[2 * j + 1]
+      const a = approxDistanceM(lon, lat, x, y)
+      if (a > bound) continue
       // fastGeodesicM from the estimate already made: below 1 km it is that estimate
-      const exact = geodesicGivenApproxM(d[k], lon, lat, x, y)
+      const exact = geodesicGivenApproxM(a, lon, lat, x, y)
       if (exact <= radiusM) hits.push({ i: ids[j], distanceM: exact, lon: x, lat: y })
     }
     hits.sort((p, q) => p.distanceM - q.distanceM || p.i - q.i)
