@@ -19,18 +19,12 @@ import { FLAG_NOT_CURRENT, LINE_CLASSES, RELATIONSHIPS, linesAsPolygons, polygon
 import { FLAG_HIDDEN, decodeGeometry, encodeGeometry, type MultiPolygon } from '../src/data/parcels-format.js'
 import { cellsAlongLines, cellsOverPolygon } from '../src/geo/cells.js'
 import { fallbacks } from '../src/geo/clip.js'
-import { areaSqm, lineOverlap, polygonOverlap, PreparedLines, PreparedPolygon, type MultiLineString } from '../src/geo/overlay.js'
+import { areaSqm, lineOverlap, NEAR_BOX_M, polygonOverlap, PreparedLines, PreparedPolygon, type MultiLineString } from '../src/geo/overlay.js'
 import { createProgress } from './progress.js'
 import { buildThreads, runChunksOnWorkers, workerScript } from './threads.js'
 
 /** Polygons with more vertices than this are prepared (edge index) before meeting many parcels. */
 const PREPARE_VERTICES = 48
-/**
- * Parcels whose box an encumbrance comes within this many metres of are compared with it: well
- * beyond the 2 cm within which boundaries count as meeting (overlay.ts EDGE_TOL_M) and the 1e-7°
- * rounding of stored coordinates.
- */
-const NEAR_BOX_M = 0.1
 /** Records per message to a worker. */
 const CHUNK = 256
 /** Below this many current records the pass stays in the thread (workers cost a parcel index each). */
@@ -160,8 +154,8 @@ export function createOverlapComputer(paths: ParcelPaths): { rowsOf: (e: Encumbr
     const lines = isLine ? polygonsAsLines(decoded) : null
     const mp = isLine ? null : decoded
     const boxes = strip ? cellsOverPolygon(strip) : mp ? cellsOverPolygon(mp) : cellsAlongLines(lines!)
-    // a parcel whose box the encumbrance (its strip, when it has one) does not come near cannot
-    // meet it: most parcels in the search cells are passed over without being read
+    // a parcel whose box the encumbrance (its strip, when it has one) does not come within
+    // NEAR_BOX_M of cannot meet it: most parcels in the search cells are passed over unread
     const probe = strip ? new PreparedPolygon(strip) : mp ? new PreparedPolygon(mp) : new PreparedLines(lines!)
     const cands = new Set<number>()
     const near = (i: number, minX: number, minY: number, maxX: number, maxY: number) =>

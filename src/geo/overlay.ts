@@ -49,6 +49,12 @@ export type Relationship = 'crosses' | 'within' | 'contains' | 'touches'
 
 /** Distance in metres within which a position counts as lying on a boundary (coordinates are rounded to 1e-7°, ~1 cm). */
 export const EDGE_TOL_M = 0.02
+/**
+ * Margin for {@link PreparedPolygon.nearBox} and {@link PreparedLines.nearBox} when passing over
+ * geometries by their box before comparing them: well beyond {@link EDGE_TOL_M} and the 1e-7°
+ * (~1 cm) rounding of stored coordinates, so nothing that could meet is passed over.
+ */
+export const NEAR_BOX_M = 0.1
 /** Overlaps below this many square metres are not overlaps (0.01 m² = 10 cm × 10 cm)… */
 export const MIN_OVERLAP_SQM = 0.01
 /** …nor those below this fraction of the smaller polygon's area. */

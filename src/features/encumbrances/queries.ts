@@ -41,7 +41,7 @@ import {
 import { metresPerDegree } from '../../geo/geodesic.js'
 import { cellsAlongLines, cellsOverPolygon } from '../../geo/cells.js'
 import { distanceToLinesM, linesMeetBox, segmentMeetsBox, type Lines } from '../../geo/lines.js'
-import { areaSqm, lineLineOverlap, lineOverlap, polygonOverlap, PreparedLines, PreparedPolygon } from '../../geo/overlay.js'
+import { areaSqm, lineLineOverlap, lineOverlap, NEAR_BOX_M, polygonOverlap, PreparedLines, PreparedPolygon } from '../../geo/overlay.js'
 import { distanceToPointM, intersectsBox, type BBox } from '../../geo/polygon.js'
 
 /** One row of `encumbrance`, as the queries use it. */
@@ -428,7 +428,16 @@ export function createEncumbranceQueries(ds: OpenDataset) {
           for (const i of index.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit)) encIds.add(ids[i])
         }
       }
-    } else for (const b of boxes) for (const id of idsInBox(b, classes)) encIds.add(id)
+    } else {
+      // and for an area, only records whose box it comes near (the cells along its edges hold
+      // many that it does not reach)
+      for (const { cls, index, ids } of indexes) {
+        if (!classes.includes(cls)) continue
+        const near = (i: number, x0: number, y0: number, x1: number, y1: number) =>
+          !encIds.has(ids[i]) && !(flags[ids[i] - 1] & FLAG_NOT_CURRENT) && prepArea!.nearBox(x0, y0, x1, y1, NEAR_BOX_M)
+        for (const b of boxes) for (const i of index.search(b.minX, b.minY, b.maxX, b.maxY, near)) encIds.add(ids[i])
+      }
+    }
     const encumbrances: { row: EncumbranceRow; overlap: Overlap }[] = []
     let encTruncated = false
     for (const id of [...encIds].sort((a, b) => a - b)) {
@@ -454,7 +463,10 @@ export function createEncumbranceQueries(ds: OpenDataset) {
           const hit = (i: number, x0: number, y0: number, x1: number, y1: number) => ok(i) && segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
           for (const i of parcelIndex.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit)) cands.add(i)
         }
-      } else for (const b of boxes) for (const i of parcelIndex.search(b.minX, b.minY, b.maxX, b.maxY, ok)) cands.add(i)
+      } else {
+        const near = (i: number, x0: number, y0: number, x1: number, y1: number) => !cands.has(i) && ok(i) && prepArea!.nearBox(x0, y0, x1, y1, NEAR_BOX_M)
+        for (const b of boxes) for (const i of parcelIndex.search(b.minX, b.minY, b.maxX, b.maxY, near)) cands.add(i)
+      }
       for (const i of [...cands].sort((a, b) => a - b)) {
         const mp = parcelGeometry(i + 1)
         let item: { parcel: ParcelRef; overlapM?: number; overlapSqm?: number } | null = null
