@@ -56,6 +56,33 @@ function statusKiB(pid: number, field: string): number {
   }
 }
 
+/**
+ * A process's mapped file pages by file (the `Rss` of its /proc/<pid>/smaps mappings summed per
+ * path), bytes; empty where there is no /proc.
+ */
+export function fileRss(pid: number): Map<string, number> {
+  const out = new Map<string, number>()
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/smaps`, 'utf8')
+  } catch {
+    return out
+  }
+  let path: string | null = null
+  for (const line of text.split('\n')) {
+    // a mapping's header: address range, perms, offset, device, inode, then the path if any
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line)
+    if (head) {
+      path = head[1].startsWith('/') ? head[1].replace(/ \(deleted\)$/, '') : null
+      continue
+    }
+    if (path === null || !line.startsWith('Rss:')) continue
+    const kib = Number(/(\d+) kB/.exec(line)?.[1] ?? 0)
+    if (kib > 0) out.set(path, (out.get(path) ?? 0) + kib * 1024)
+  }
+  return out
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Answers once GET /healthz does (for servers whose log level hides the `listening` line). */

@@ -9,11 +9,12 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve } from 'node:path'
 import { BenchKeys } from '../lib/keys.js'
 import { loadLayers, makeProbes } from '../lib/layers.js'
 import { findWrk, runLoad } from '../lib/load.js'
-import { freePort, startApiServer, type RssSample } from '../lib/servers.js'
+import { mappingUnitKiB } from '../lib/machine.js'
+import { fileRss, freePort, startApiServer, type RssSample } from '../lib/servers.js'
 import { Random } from '../lib/prng.js'
 import { fmt, median, mib } from '../lib/stats.js'
 import type { Suite, SuiteRecord } from '../lib/suite.js'
@@ -36,6 +37,12 @@ export interface StartupData {
   warmup: Warmup | null
   /** the same warm-up with SQLITE_MMAP_MB=0, the index files still mapped (absent in older records and without a cadastre) */
   unmapped?: Warmup | null
+  /**
+   * RSS growth per first read of one byte of the dataset files holding the most mapped pages
+   * after the warm-up, KiB (bench/lib/machine.ts mappingUnitKiB); absent in records before
+   * 2026-11-26's third session
+   */
+  mappingUnits?: { file: string; kib: number }[]
 }
 
 interface Warmup {
@@ -44,6 +51,25 @@ interface Warmup {
   parcelRequests?: number
   parcelReqPerS?: number
   rss: (Omit<RssSample, 'anonBytes' | 'fileBytes'> & Partial<RssSample>)[]
+  /**
+   * the answering worker's mapped file pages by file, the 12 largest: dataset files by their path in
+   * the dataset, the rest (Node's binary, shared libraries) as one entry (absent before
+   * 2026-11-26's third session)
+   */
+  files?: { file: string; bytes: number }[]
+}
+
+/** The label of the mapped files outside the dataset in Warmup.files. */
+const OUTSIDE = 'outside the dataset (node binary, libraries)'
+
+function filesByRss(pid: number, datasetDir: string): { file: string; bytes: number }[] {
+  const byFile = new Map<string, number>()
+  for (const [path, bytes] of fileRss(pid)) {
+    const rel = relative(resolve(datasetDir), path)
+    const key = rel.startsWith('..') || isAbsolute(rel) ? OUTSIDE : rel
+    byFile.set(key, (byFile.get(key) ?? 0) + bytes)
+  }
+  return [...byFile].map(([file, bytes]) => ({ file, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, 12)
 }
 
 const TARGET_BUILD_MS = 20 * 60_000
@@ -145,7 +171,7 @@ export const startupSuite: Suite<StartupData> = {
               parcelReqPerS = r.reqPerS
             } else requests += r.requests
           }
-          const w = { tool, requests, parcelRequests, parcelReqPerS, rss: server.rss() }
+          const w = { tool, requests, parcelRequests, parcelReqPerS, rss: server.rss(), files: filesByRss(server.workerPids[0], ctx.dataset.dir) }
           ctx.log(`startup: RSS${env.SQLITE_MMAP_MB ? ` with SQLITE_MMAP_MB=${env.SQLITE_MMAP_MB}` : ''} after ${requests} + ${parcelRequests} requests: ${w.rss.map((p) => `${mib(p.rssBytes)} (private ${mib(p.anonBytes)}, file ${mib(p.fileBytes)})`).join(', ')}; /parcels/at ${fmt(parcelReqPerS)} req/s`)
           return w
         } finally {
@@ -155,7 +181,15 @@ export const startupSuite: Suite<StartupData> = {
       const warmup = await warm({})
       // the same loads with the SQLite files not memory-mapped (README: SQLITE_MMAP_MB)
       const unmapped = parcels.length ? await warm({ SQLITE_MMAP_MB: '0' }) : null
-      return { build: ctx.dataset.build, datasetBytes: ctx.dataset.sizeBytes, coldStartMs, listeningMs, readColdStartMs, warmup, unmapped }
+      // the unit RssFile grows in, for the dataset files holding the most mapped pages (cached now)
+      const mappingUnits: { file: string; kib: number }[] = []
+      for (const { file } of (warmup.files ?? []).filter((f) => f.file !== OUTSIDE).slice(0, 4)) {
+        const kib = mappingUnitKiB(join(ctx.dataset.dir, file))
+        if (kib === null) continue
+        mappingUnits.push({ file, kib })
+        ctx.log(`startup: a first read of one byte of mapped ${file} adds ${fmt(kib)} KiB to RSS`)
+      }
+      return { build: ctx.dataset.build, datasetBytes: ctx.dataset.sizeBytes, coldStartMs, listeningMs, readColdStartMs, warmup, unmapped, mappingUnits }
     } finally {
       keys.close()
       rmSync(work, { recursive: true, force: true })
@@ -211,6 +245,14 @@ export const startupSuite: Suite<StartupData> = {
           `| … of which private memory (RssAnon: heap, caches${d.readColdStartMs ? '' : ', indexes read into memory'}) | ${mib(worst.anonBytes)} | | |`,
           `| … of which mapped file pages (RssFile: the pages of the dataset's ${d.readColdStartMs ? 'mapped index files and ' : ''}mmapped SQLite files the requests touched; shared with the page cache and every other worker, and dropped by the kernel under memory pressure) | ${mib(worst.fileBytes)} | | |`,
         )
+        if (w.files?.length) {
+          lines.push(`| … mapped file pages by file (/proc/<pid>/smaps) | ${w.files.slice(0, 6).map((f) => `${f.file} ${mib(f.bytes)}`).join(', ')} | | |`)
+        }
+        if (d.mappingUnits?.length) {
+          lines.push(
+            `| … the unit they are counted in: RSS growth per first read of one byte of a mapped file (up to 64 reads 8 MiB apart, page cache warm). The kernel maps pages around a read that the page cache already holds (fault-around, 64 KiB) and a large folio whole (up to 2 MiB), so RssFile counts the regions requests touched rather than the bytes they read | ${d.mappingUnits.map((u) => `${u.file} ${fmt(u.kib)} KiB`).join(', ')} | | |`,
+          )
+        }
       }
       lines.push(`| … peak RSS of that process | ${mib(Math.max(...w.rss.map((p) => p.hwmBytes)))} | | |`)
       const u = d.unmapped
