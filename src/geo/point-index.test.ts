@@ -89,6 +89,22 @@ describe('PointIndex', () => {
     }
   })
 
+  it('within: with fewer than `limit` points inside half the radius, the answer reaches out to the whole radius', () => {
+    // the half-radius first search finds 9 of the 10 asked for; the 10th lies at ~800 m
+    const p: [number, number][] = []
+    for (let k = 0; k < 9; k++) p.push([28 + 0.0002 * Math.cos(k), -26 + 0.0002 * Math.sin(k)])
+    for (let k = 0; k < 5; k++) p.push([28 + 0.0072 * Math.cos(k + 0.5), -26 + 0.0072 * Math.sin(k + 0.5)])
+    const tree = new KDBush(p.length, 16, Float64Array)
+    for (const [x, y] of p) tree.add(x, y)
+    tree.finish()
+    const ix = PointIndex.from(tree.data as ArrayBuffer, p.length)
+    const all = p.map(([x, y], i) => ({ i, d: fastGeodesicM(28, -26, x, y) })).sort((a, b) => a.d - b.d || a.i - b.i)
+    expect(all[9].d).toBeGreaterThan(500)
+    for (const limit of [9, 10, 14]) expect(ix.within(28, -26, 1000, limit).map((h) => h.i)).toEqual(all.slice(0, limit).map((w) => w.i))
+    // and with an accept filter that leaves 8 of the 9 near ones
+    expect(ix.within(28, -26, 1000, 10, (i) => i !== 3).map((h) => h.i)).toEqual(all.filter((w) => w.i !== 3).slice(0, 10).map((w) => w.i))
+  })
+
   it('within honours the accept predicate', () => {
     const odd = (i: number) => i % 2 === 1
     const got = index.within(28.01, -26.01, 800, 50, odd)
