@@ -212,6 +212,23 @@ describe('the coordinate answers written as JSON text', () => {
     expect(towns.size).toBeGreaterThan(10)
   })
 
+  it('merge both countries nearest first where a search crosses the border, and write an empty answer as []', () => {
+    const q = t.data.services.plots!
+    const both = ['BOTSWANA', 'SOUTH_AFRICA'] as const
+    const writer = new JsonBytes(1024)
+    // from the border near Ramatlabama, far enough to reach Gaborone and Mahikeng
+    const f = q.radius(25.6, -25.65, 300_000, 5000, [...both], {})
+    const plots = f.plots()
+    f.write(writer.start())
+    expect(writer.text()).toBe(JSON.stringify(plots))
+    expect(new Set(plots.map((p) => p.country))).toEqual(new Set(both))
+    // nearest first (by the exact distance; the 2-decimal figures can tie in either id order)
+    for (let k = 1; k < plots.length; k++) expect(plots[k - 1].distance_meters!).toBeLessThanOrEqual(plots[k].distance_meters!)
+    const none = q.radius(-40, 0, 1000, 100, [...both], {})
+    none.write(writer.start())
+    expect(writer.text()).toBe('[]')
+  })
+
   it('escape a plot number as JSON does (quote, backslash, non-ASCII), over HTTP', async () => {
     for (const path of [`/api/v1/plots/reverse?${at(ODD_PLOT)}`, `/api/v1/plots/search-given-coordinates?${at(ODD_PLOT)}&radius=1`]) {
       const res = await t.get(path, key)

@@ -54,11 +54,11 @@ const round = (v: number, places: number) => {
 }
 
 // the keys of a plot's JSON, as bytes (copied faster than written from strings)
-const K_ID = Buffer.from('{"id":')
+const K_FIRST = Buffer.from('[{"id":')
+const K_NEXT = Buffer.from('},{"id":')
 const K_NUMBER = Buffer.from(',"plot_number":')
 const K_LAT = Buffer.from(',"latitude":')
 const K_LON = Buffer.from(',"longitude":')
-const K_END = Buffer.from('}')
 
 /** The JSON toPlot writes for a plot's town, country and region, per city id, and the distance key after it. */
 function townFragments(country: CountryEnum, cities: Map<number, CityRow>): Uint8Array[] {
@@ -145,30 +145,35 @@ export function createPlotQueries(ds: OpenDataset) {
   }
 
   /**
-   * fromHit's plot written as JSON bytes: the same keys in the same order and the same number and
-   * string forms as JSON.stringify gives (a test holds the two byte-equal). Everything a plot
-   * takes from its town is one cached fragment per town; the plot number is copied from the
-   * numbers table's UTF-8.
+   * fromHit's plot written as JSON bytes, from its id's value to its distance's (the braces and
+   * the id key are the caller's): the same keys in the same order and the same number and
+   * string forms as JSON.stringify gives (a test holds the answers byte-equal). Everything a
+   * plot takes from its town is one cached fragment per town; the plot number is copied from
+   * the numbers table's UTF-8.
    */
   function writeHit(w: JsonBytes, l: CountryLayer, hit: PointHit): void {
     const i = hit.i
-    w.bytes(K_ID).int(l.idOffset + i + 1).bytes(K_NUMBER)
+    w.int(l.idOffset + i + 1).bytes(K_NUMBER)
     const nb = l.numberBytes
     if (nb) w.utf8String(nb.bytes, nb.offsets[i], nb.offsets[i + 1])
     else w.string(l.numberAt(i))
     w.bytes(K_LAT).rounded(hit.lat, 7).bytes(K_LON).rounded(hit.lon, 7)
-    w.bytes(l.townJson[l.cityOf[i]]).rounded(hit.distanceM, 2).bytes(K_END)
+    w.bytes(l.townJson[l.cityOf[i]]).rounded(hit.distanceM, 2)
   }
 
   /** What a coordinate search found, answered as plots or written as JSON. */
   function found(hits: { l: CountryLayer; hit: PointHit }[]): FoundPlots {
     const write = (w: JsonBytes) => {
-      w.ascii('[')
+      if (hits.length === 0) {
+        w.ascii('[]')
+        return
+      }
+      // each plot's closing brace goes out with the next one's opening: one copy between plots
       for (let k = 0; k < hits.length; k++) {
-        if (k > 0) w.ascii(',')
+        w.bytes(k === 0 ? K_FIRST : K_NEXT)
         writeHit(w, hits[k].l, hits[k].hit)
       }
-      w.ascii(']')
+      w.ascii('}]')
     }
     return {
       length: hits.length,
@@ -201,8 +206,14 @@ export function createPlotQueries(ds: OpenDataset) {
     /** Plots within `radiusM` of a point, nearest first, across the countries in scope. */
     radius(lon: number, lat: number, radiusM: number, limit: number, countries: CountryEnum[], scope: CityScope): FoundPlots {
       const hits: { l: CountryLayer; hit: PointHit }[] = []
-      for (const l of inScope(countries)) for (const hit of l.index.within(lon, lat, radiusM, limit, acceptFor(l, scope))) hits.push({ l, hit })
-      hits.sort((a, b) => a.hit.distanceM - b.hit.distanceM || a.l.idOffset + a.hit.i - (b.l.idOffset + b.hit.i))
+      let layersFound = 0
+      for (const l of inScope(countries)) {
+        const within = l.index.within(lon, lat, radiusM, limit, acceptFor(l, scope))
+        if (within.length) layersFound++
+        for (const hit of within) hits.push({ l, hit })
+      }
+      // one country's hits come nearest first, ties by item (so by id): only a border needs the merge
+      if (layersFound > 1) hits.sort((a, b) => a.hit.distanceM - b.hit.distanceM || a.l.idOffset + a.hit.i - (b.l.idOffset + b.hit.i))
       if (hits.length > limit) hits.length = limit
       return found(hits)
     },
