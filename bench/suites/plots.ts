@@ -116,6 +116,24 @@ export const plotsSuite: Suite<PlotsData> = {
         `| ${row.op} | ${row.variant} | ${fmt(row.all.p50Us)} | ${fmt(row.all.p99Us)} | ${fmt(row.all.meanUs)} | ${fmt(row.near?.p50Us)} / ${fmt(row.random?.p50Us)} | ${fmt(row.opsPerS)} | ${fmt(row.meanResults)} | ${target ? `≤ ${target}` : ''} | ${verdict} |`,
       )
     }
+    // where a target is missed, what the service's time is made of: from the ops/s column (one
+    // untimed pass), steadier than differences of p50s measured in turns
+    const find = (op: string, variant: string) => d.rows.find((x) => x.op === op && x.variant === variant)
+    const perOp = (row: PlotsRow | undefined) => (row && row.opsPerS > 0 ? 1e6 / row.opsPerS : undefined)
+    const limits: string[] = []
+    for (const op of Object.keys(TARGETS_US) as (keyof typeof TARGETS_US)[]) {
+      const service = find(op, 'service')
+      const whole = perOp(service)
+      const index = perOp(find(op, 'index only'))
+      if (r.dataset.scale !== 'national' || !service || whole === undefined || index === undefined || service.all.p50Us <= TARGETS_US[op]) continue
+      const objects = perOp(find(op, 'service, plots as objects'))
+      const rest = whole - index
+      limits.push(
+        `${op}: per answer in the untimed pass, ${fmt(whole)} µs, of which the index search ${fmt(index)} µs and reading the plot numbers and towns and writing the answer's bytes ${fmt(rest)} µs, ~${fmt((1000 * rest) / Math.max(1, service.meanResults))} ns per plot answered` +
+          (objects === undefined ? '' : ` (making the plots as objects instead: ${fmt(objects - index)} µs, before any JSON.stringify)`),
+      )
+    }
+    if (limits.length) lines.push('', `What limits it: ${limits.join('; ')}.`)
     return lines.join('\n')
   },
 }
