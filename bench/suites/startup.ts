@@ -13,8 +13,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path'
 import { BenchKeys } from '../lib/keys.js'
 import { loadLayers, makeProbes } from '../lib/layers.js'
 import { findWrk, runLoad } from '../lib/load.js'
-import { mappingUnitKiB } from '../lib/machine.js'
-import { fileRss, freePort, startApiServer, type RssSample } from '../lib/servers.js'
+import { fileRss, freePort, mappingUnitKiB, startApiServer, type RssSample } from '../lib/servers.js'
 import { Random } from '../lib/prng.js'
 import { fmt, median, mib } from '../lib/stats.js'
 import type { Suite, SuiteRecord } from '../lib/suite.js'
@@ -39,7 +38,7 @@ export interface StartupData {
   unmapped?: Warmup | null
   /**
    * RSS growth per first read of one byte of the dataset files holding the most mapped pages
-   * after the warm-up, KiB (bench/lib/machine.ts mappingUnitKiB); absent in records before
+   * after the warm-up, KiB (bench/lib/servers.ts mappingUnitKiB); absent in records before
    * 2026-11-26's third session
    */
   mappingUnits?: { file: string; kib: number }[]

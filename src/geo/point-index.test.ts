@@ -12,10 +12,15 @@ for (let i = 0; i < 1500; i++) pts.push([rnd.range(27, 29.5), rnd.range(-27, -25
 for (let i = 0; i < 500; i++) pts.push([rnd.range(18.4, 18.5), rnd.range(-34, -33.9)])
 // exact duplicates of scattered points (sectional-title units share a position): ties
 for (let i = 0; i < 200; i++) pts.push(pts[4000 + i * 7])
-const kd = new KDBush(pts.length, 16, Float64Array)
-for (const [x, y] of pts) kd.add(x, y)
-kd.finish()
-const index = PointIndex.from(kd.data as ArrayBuffer, pts.length)
+/** The serialized KDBush of the points, as build-index writes it. */
+function kdData(points: [number, number][]): ArrayBuffer {
+  const tree = new KDBush(points.length, 16, Float64Array)
+  for (const [x, y] of points) tree.add(x, y)
+  tree.finish()
+  return tree.data as ArrayBuffer
+}
+const data = kdData(pts)
+const index = PointIndex.from(data, pts.length)
 
 function brute(lon: number, lat: number, radiusM: number, accept?: (i: number) => boolean) {
   const out: { i: number; d: number }[] = []
@@ -29,7 +34,7 @@ function brute(lon: number, lat: number, radiusM: number, accept?: (i: number) =
 
 describe('PointIndex', () => {
   it('candidate and nearest give the item with its own coordinates, without the item -> position table lon(i) makes', () => {
-    const fresh = PointIndex.from(kd.data as ArrayBuffer, pts.length)
+    const fresh = PointIndex.from(data, pts.length)
     const before = fresh.memoryBytes
     for (let k = 0; k < 300; k++) {
       const lon = rnd.range(27, 29.5)
@@ -68,10 +73,7 @@ describe('PointIndex', () => {
       const r = new Random(11, `point-index/${lat0}`)
       const p: [number, number][] = []
       for (let i = 0; i < 3000; i++) p.push([r.range(20 - spread, 20 + spread), r.range(lat0 - spread, lat0 + spread)])
-      const tree = new KDBush(p.length, 16, Float64Array)
-      for (const [x, y] of p) tree.add(x, y)
-      tree.finish()
-      const ix = PointIndex.from(tree.data as ArrayBuffer, p.length)
+      const ix = PointIndex.from(kdData(p), p.length)
       for (let k = 0; k < 60; k++) {
         const lon = r.range(20 - spread / 2, 20 + spread / 2)
         const lat = r.range(lat0 - spread / 2, lat0 + spread / 2)
@@ -94,10 +96,7 @@ describe('PointIndex', () => {
     const p: [number, number][] = []
     for (let k = 0; k < 9; k++) p.push([28 + 0.0002 * Math.cos(k), -26 + 0.0002 * Math.sin(k)])
     for (let k = 0; k < 5; k++) p.push([28 + 0.0072 * Math.cos(k + 0.5), -26 + 0.0072 * Math.sin(k + 0.5)])
-    const tree = new KDBush(p.length, 16, Float64Array)
-    for (const [x, y] of p) tree.add(x, y)
-    tree.finish()
-    const ix = PointIndex.from(tree.data as ArrayBuffer, p.length)
+    const ix = PointIndex.from(kdData(p), p.length)
     const all = p.map(([x, y], i) => ({ i, d: fastGeodesicM(28, -26, x, y) })).sort((a, b) => a.d - b.d || a.i - b.i)
     expect(all[9].d).toBeGreaterThan(500)
     for (const limit of [9, 10, 14]) expect(ix.within(28, -26, 1000, limit).map((h) => h.i)).toEqual(all.slice(0, limit).map((w) => w.i))
