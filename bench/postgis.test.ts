@@ -2,8 +2,9 @@
  * The PostGIS side-by-side suite without PostgreSQL: its skip switch, its answer comparison and
  * its EWKT writer. The suite itself (apt-get, a private cluster) is run by `npm run bench -- --only postgis`.
  */
-import { afterEach, expect, it } from 'vitest'
-import { lineStringWkt, multiLineStringEwkt, multiPolygonEwkt, NO_POSTGIS_ENV } from './lib/postgis.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { lineStringWkt, multiLineStringEwkt, multiPolygonEwkt, NO_POSTGIS_ENV, parsePgbench, pgbenchLogLatencies, pgbenchScript, type PgbenchResult } from './lib/postgis.js'
+import { Samples, type Summary } from './lib/stats.js'
 import type { SuiteContext, SuiteRecord } from './lib/suite.js'
 import { compare, explainDifference, postgisSuite, type PostgisData } from './suites/postgis.js'
 
@@ -63,4 +64,105 @@ it('writes multipolygons as EWKT in SRID 4326', () => {
 it('writes lines as EWKT and WKT', () => {
   expect(multiLineStringEwkt([[[0, 0], [1, 1]], [[2, 2], [3, 3.5]]])).toBe('SRID=4326;MULTILINESTRING((0 0,1 1),(2 2,3 3.5))')
   expect(lineStringWkt([[18.5, -33.9], [18.6, -33.8]])).toBe('LINESTRING(18.5 -33.9,18.6 -33.8)')
+})
+
+describe('pgbench', () => {
+  /** The value pgbench gives a `\\set` expression for probe k, read as JavaScript. */
+  const evaluate = (expr: string, k: number): number =>
+    new Function('k', `return ${expr.replace(/case when /g, '(').replace(/ then /g, ' ? ').replace(/ else /g, ' : ').replace(/ end/g, ')').replace(/:k/g, 'k')}`)(k) as number
+
+  it('writes a script that asks the same statement with probe k\'s parameters, k drawn at random', () => {
+    const probes = Array.from({ length: 37 }, (_, k) => [18 + k / 7, -34 + k / 11, 500, 100])
+    probes[5][0] = -0.000123
+    probes[6][1] = 1e-7
+    const script = pgbenchScript('SELECT id FROM plot\n  WHERE ST_DWithin(geog, ST_MakePoint($1::float8, $2::float8)::geography, $3::float8) LIMIT $4::int', probes)
+    const lines = script.trimEnd().split('\n')
+    expect(lines[0]).toBe('\\set k random(0, 36)')
+    expect(lines.at(-1)).toBe('SELECT id FROM plot WHERE ST_DWithin(geog, ST_MakePoint(:p1::float8, :p2::float8)::geography, :p3::float8) LIMIT :p4::int;')
+    expect(lines).toHaveLength(6)
+    for (let j = 0; j < 4; j++) {
+      const [name, ...rest] = lines[j + 1].slice('\\set '.length).split(' ')
+      expect(name).toBe(`p${j + 1}`)
+      const expr = rest.join(' ')
+      // no exponents: pgbench reads digits and a point
+      expect(expr).not.toMatch(/\de/)
+      for (let k = 0; k < probes.length; k++) expect(evaluate(expr, k)).toBe(probes[k][j])
+    }
+    // a balanced tree: about log2(37) comparisons deep
+    expect(lines[1].split('case when').length - 1).toBe(36)
+  })
+
+  it('refuses statements with a parameter it cannot type and parameters that are not numbers', () => {
+    expect(() => pgbenchScript('SELECT $1', [[1]])).toThrow(/without a cast/)
+    expect(() => pgbenchScript('SELECT $1::text', [['LINESTRING(0 0,1 1)' as unknown as number]])).toThrow(/not a finite number/)
+    expect(() => pgbenchScript('SELECT $1::float8', [])).toThrow(/no probes/)
+  })
+
+  it('reads the figures of its report and its transaction log', () => {
+    const report = [
+      'transaction type: /tmp/pgbench-at.sql',
+      'scaling factor: 1',
+      'query mode: prepared',
+      'number of clients: 8',
+      'number of threads: 1',
+      'maximum number of tries: 1',
+      'duration: 10 s',
+      'number of transactions actually processed: 123456',
+      'number of failed transactions: 0 (0.000%)',
+      'latency average = 0.648 ms',
+      'initial connection time = 9.873 ms',
+      'tps = 12345.678901 (without initial connection time)',
+    ].join('\n')
+    expect(parsePgbench(report)).toEqual({ qps: 12345.678901, latencyMeanUs: 648, transactions: 123456, failed: 0 })
+    expect(parsePgbench('pgbench: error: connection refused')).toBeNull()
+    const s = new Samples()
+    pgbenchLogLatencies('0 0 120 0 1764190000 123456\n1 0 80 0 1764190000 123500\n0 1 100 0 1764190000 123600\n\n', s)
+    expect(s.summary()).toMatchObject({ n: 3, p50Us: 100, minUs: 80, maxUs: 120 })
+  })
+})
+
+it('compares throughput with the faster PostGIS client, and per-query time with the quicker one', () => {
+  const sum = (p50Us: number): Summary => ({ n: 100, p50Us, p99Us: p50Us * 2, meanUs: p50Us, minUs: p50Us / 2, maxUs: p50Us * 3 })
+  const bench = (qps: number, p50Us: number, clients: number): PgbenchResult => ({ qps, latencyMeanUs: p50Us, latency: sum(p50Us), transactions: qps * 10, failed: 0, clients, threads: 1, seconds: 10 })
+  const data: PostgisData = {
+    server: 'PostgreSQL 15.18, PostGIS 3.3.2',
+    connections: 8,
+    load: { plots: 10, parcels: 10, prepareMs: 1, copyMs: 1, indexMs: 1, analyzeMs: 1, tableBytes: 1, indexBytes: 1 },
+    rows: [
+      {
+        op: 'at',
+        probes: 100,
+        ours: sum(20),
+        oursOpsPerS: 30_000,
+        pgSeq: sum(365),
+        pgSeqQps: 2_600,
+        pgConc: sum(1_200),
+        pgConcQps: 5_000,
+        pgServerMeanUs: 126,
+        pgbenchSeq: bench(7_000, 120, 1),
+        pgbench: bench(15_000, 500, 8),
+        meanResultsOurs: 2,
+        meanResultsPg: 2,
+        agreement: { agreed: 100, tolerated: 0, disagreed: 0 },
+      },
+    ],
+    http: [{ op: 'at', endpoint: '/parcels/at', reqPerS: 16_000, ranAt: '2026-11-26T19:55:00.000Z' }],
+    notes: [],
+  }
+  const md = postgisSuite.render({ data } as SuiteRecord<PostgisData>)
+  const row = md.split('\n').find((l) => l.startsWith('| at |'))!
+  // per query: pgbench's 120 us p50, not pg's 365 us; throughput: pgbench's 15,000 q/s, not pg's 5,000
+  expect(row).toContain('| 6.0x (target ≥ 50x: missed) | 2.0x (target ≥ 3x: missed) |')
+  expect(row).toContain('365 / 730; 120 / 240')
+  expect(row).toContain('5,000; 15,000')
+  expect(md).toContain('- /parcels/at: 16,000 req/s (measured 2026-11-26 19:55 UTC) vs 15,000 q/s → 1.1x (target ≥ 3x: missed)')
+  expect(md).toContain('at: ours would need ≥ 45,000 ops/s, it is 30,000')
+  expect(md).toContain('pgbench: PostgreSQL\'s C client')
+  // without pgbench the pg figures stand
+  const { pgbench, pgbenchSeq, ...plain } = data.rows![0]
+  void pgbench
+  void pgbenchSeq
+  const md2 = postgisSuite.render({ data: { ...data, rows: [plain] } } as SuiteRecord<PostgisData>)
+  expect(md2.split('\n').find((l) => l.startsWith('| at |'))).toContain('| 18.3x (target ≥ 50x: missed) | 6.0x (≥ 3x met) |')
+  expect(md2).not.toContain('What limits the in-process throughput ratio')
 })

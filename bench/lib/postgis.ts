@@ -10,10 +10,11 @@
  * @module
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Samples, type Summary } from './stats.js'
 
 /** Set to 1 to skip the PostGIS suite at once (no apt, no cluster). */
 export const NO_POSTGIS_ENV = 'LANDDATA_BENCH_NO_POSTGIS'
@@ -34,6 +35,8 @@ export interface PostgisInstall {
 }
 
 export interface Cluster {
+  /** directory of the server's binaries (pgbench among them, when installed) */
+  bindir: string
   port: number
   host: string
   /** pg_stat_statements is preloaded (server-side execution times can be read) */
@@ -200,7 +203,7 @@ export async function startCluster(install: PostgisInstall, log: (line: string) 
     return { skipped: `pg_ctl start failed: ${tail(start)}` }
   }
   log(`postgis: private cluster on 127.0.0.1:${port} in ${dir}`)
-  return { port, host: '127.0.0.1', statStatements, user: PG_USER, dir, connection: { host: '127.0.0.1', port, user: PG_USER, database: 'postgres' }, stop }
+  return { bindir: install.bindir, port, host: '127.0.0.1', statStatements, user: PG_USER, dir, connection: { host: '127.0.0.1', port, user: PG_USER, database: 'postgres' }, stop }
 }
 
 /** `SRID=4326;MULTIPOLYGON(...)` for a GeoJSON-style multipolygon (rings of [lon, lat]). */
@@ -217,4 +220,143 @@ export function multiLineStringEwkt(lines: number[][][]): string {
 /** `LINESTRING(...)` (WKT, no SRID) for one line of [lon, lat] positions. */
 export function lineStringWkt(line: number[][]): string {
   return `LINESTRING(${line.map((p) => `${p[0]} ${p[1]}`).join(',')})`
+}
+
+// ---------------------------------------------------------------- pgbench
+
+/**
+ * The 8-connection pass through `pg` shares the bench's one Node thread among its clients, and
+ * `pg`'s per-query work (protocol, parsing, promises) can cap PostGIS's throughput before PostGIS
+ * does. pgbench, PostgreSQL's own C client (in the server package), is to PostGIS what wrk is to
+ * our HTTP server: a load generator too cheap to be the limit. It runs the same statement as a
+ * prepared statement with the same parameters; each transaction draws a probe number at random
+ * and picks that probe's parameters in pgbench itself (see {@link pgbenchScript}), so the server
+ * does exactly what it does for `pg`.
+ */
+export interface PgbenchResult {
+  /** transactions (= queries) per second, without the initial connection time */
+  qps: number
+  latencyMeanUs: number
+  /** per-transaction latency from pgbench's transaction log (-l) */
+  latency: Summary
+  transactions: number
+  failed: number
+  clients: number
+  threads: number
+  seconds: number
+}
+
+/** `pgbench` next to the server's binaries, or null. */
+export function findPgbench(bindir: string): string | null {
+  const p = join(bindir, 'pgbench')
+  return existsSync(p) ? p : null
+}
+
+/**
+ * A pgbench script asking `sql` (parameters written `$n::type`, every one cast) once per
+ * transaction for one of the probes, drawn at random: `\set k random(0, n - 1)`, then each
+ * parameter `pn` set to probe k's value by a balanced tree of `case when :k <= m` (13 comparisons
+ * for 5,000 probes, evaluated by pgbench, nothing asked of the server), then the statement with
+ * `:pn` for `$n` (sent as `$n` parameters with `-M prepared`). pgbench sends a number with 15
+ * significant digits: a coordinate moves by at most ~1e-13 degrees.
+ */
+export function pgbenchScript(sql: string, probes: number[][]): string {
+  if (!probes.length) throw new Error('pgbench script: no probes')
+  const statement = sql.replace(/\$(\d+)::(\w+)/g, (_, n: string, type: string) => `:p${n}::${type}`)
+  if (/\$\d/.test(statement)) throw new Error(`a parameter without a cast in: ${sql.slice(0, 200)}`)
+  const width = probes[0].length
+  const lines = [`\\set k random(0, ${probes.length - 1})`]
+  for (let j = 0; j < width; j++) {
+    const values = probes.map((p) => {
+      const v = p[j]
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`pgbench script: probe parameter ${j + 1} is not a finite number: ${String(v)}`)
+      return v
+    })
+    lines.push(`\\set p${j + 1} ${caseTree(values, 0, values.length - 1)}`)
+  }
+  lines.push(`${statement.replace(/\s+/g, ' ').trim()};`)
+  return lines.join('\n') + '\n'
+}
+
+/** pgbench expression giving values[k] for :k in lo..hi. */
+function caseTree(values: number[], lo: number, hi: number): string {
+  if (lo === hi) return pgbenchNumber(values[lo])
+  const mid = (lo + hi) >> 1
+  return `case when :k <= ${mid} then ${caseTree(values, lo, mid)} else ${caseTree(values, mid + 1, hi)} end`
+}
+
+/** A number as a pgbench literal: no exponent (pgbench's lexer reads digits and a point), a unary minus in brackets. */
+function pgbenchNumber(v: number): string {
+  const a = Math.abs(v)
+  const t = /e/.test(String(a)) ? a.toFixed(20).replace(/\.?0+$/, '') : String(a)
+  return v < 0 ? `(-${t})` : t
+}
+
+/** The figures of a pgbench run's report (PostgreSQL 15's wording), or null when it has none. */
+export function parsePgbench(out: string): Omit<PgbenchResult, 'clients' | 'threads' | 'seconds' | 'latency'> | null {
+  const num = (re: RegExp) => {
+    const m = re.exec(out)
+    return m ? Number(m[1]) : NaN
+  }
+  const qps = num(/^tps = ([\d.]+)/m)
+  const latencyMs = num(/^latency average = ([\d.]+) ms/m)
+  const transactions = num(/^number of transactions actually processed: (\d+)/m)
+  const failedRaw = num(/^number of failed transactions: (\d+)/m)
+  if (!Number.isFinite(qps) || !Number.isFinite(latencyMs) || !Number.isFinite(transactions)) return null
+  return { qps, latencyMeanUs: latencyMs * 1000, transactions, failed: Number.isFinite(failedRaw) ? failedRaw : 0 }
+}
+
+/**
+ * Per-transaction latencies (µs, the third field) of pgbench transaction log lines
+ * (`client_id transaction_no time script_no time_epoch time_us`).
+ */
+export function pgbenchLogLatencies(text: string, into: Samples): void {
+  for (const line of text.split('\n')) {
+    const f = line.split(' ')
+    if (f.length < 6) continue
+    const us = Number(f[2])
+    if (Number.isFinite(us)) into.push(us / 1000)
+  }
+}
+
+/**
+ * Runs pgbench against the cluster with one script, bounded in time, its transaction log written
+ * to (and read back and removed from) `logDir`; an error message instead of throwing.
+ */
+export function runPgbench(
+  pgbench: string,
+  cluster: Pick<Cluster, 'connection'>,
+  script: string,
+  o: { clients: number; threads: number; seconds: number; seed: number; logDir: string },
+): PgbenchResult | { error: string } {
+  const c = cluster.connection
+  const prefix = `pgbench-${process.pid}-${Date.now()}`
+  const r = run(
+    pgbench,
+    [
+      '-n',
+      '-h', c.host,
+      '-p', String(c.port),
+      '-U', c.user,
+      '-c', String(o.clients),
+      '-j', String(o.threads),
+      '-M', 'prepared',
+      '-T', String(o.seconds),
+      `--random-seed=${o.seed}`,
+      '-l', `--log-prefix=${join(o.logDir, prefix)}`,
+      '-f', script,
+      c.database,
+    ],
+    { timeoutMs: (o.seconds + 60) * 1000 },
+  )
+  const logs = readdirSync(o.logDir).filter((f) => f.startsWith(prefix))
+  const samples = new Samples(1 << 16)
+  for (const f of logs) {
+    pgbenchLogLatencies(readFileSync(join(o.logDir, f), 'utf8'), samples)
+    rmSync(join(o.logDir, f), { force: true })
+  }
+  const parsed = ok(r) ? parsePgbench(r.stdout) : null
+  if (!parsed) return { error: `pgbench failed: ${tail(r)}` }
+  if (!samples.length) return { error: 'pgbench wrote no transaction log' }
+  return { ...parsed, latency: samples.summary(), clients: o.clients, threads: o.threads, seconds: o.seconds }
 }
