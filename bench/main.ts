@@ -15,7 +15,7 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { describeDataset, ensureDataset, runChildBuild } from './lib/dataset.js'
 import { runHello } from './lib/hello.js'
-import { machineInfo } from './lib/machine.js'
+import { cpuCheckMs, machineInfo } from './lib/machine.js'
 import { loadResults, writeReport } from './lib/report.js'
 import type { BenchOptions, SuiteRecord } from './lib/suite.js'
 import { PENDING, SUITES } from './suites/index.js'
@@ -119,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
         ranAt: new Date().toISOString(),
         durationS: (performance.now() - started) / 1000,
         machine,
+        cpuCheckEndMs: cpuCheckMs(),
         dataset: { scale: dataset.scale, counts: dataset.counts, sizeBytes: dataset.sizeBytes, ...(dataset.staleCode ? { staleCode: dataset.staleCode } : {}) },
         seed: opts.seed,
         quick: opts.quick,

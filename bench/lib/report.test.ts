@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { cpuCheckMs, cpuCheckWork } from './machine.js'
 import { renderMarkdown } from './report.js'
 import type { Suite, SuiteRecord } from './suite.js'
 
@@ -23,5 +24,22 @@ describe('renderMarkdown', () => {
     const fresh = renderMarkdown({ format: 1, suites: { demo: record() } }, [suite], [])
     expect(fresh).not.toContain('older code')
     expect(fresh).toContain('Dataset **national**')
+  })
+
+  it("gives each section's CPU check at its start and end, and leaves it out of records made before it", () => {
+    const checked = { ...record(), machine: { ...record().machine, cpuCheckMs: 18.4 }, cpuCheckEndMs: 31.07 }
+    expect(renderMarkdown({ format: 1, suites: { demo: checked } }, [suite], [])).toContain('linux x64, load 0.5 at start, CPU check 18.4 ms at start and 31.07 ms at end. ')
+    expect(renderMarkdown({ format: 1, suites: { demo: record() } }, [suite], [])).toContain('linux x64, load 0.5 at start. ')
+  })
+})
+
+describe('cpuCheckMs', () => {
+  it('times the same work every time: a fixed checksum, a positive median', () => {
+    // the seeded numbers, sorted and walked: any change to the workload changes this sum
+    expect(cpuCheckWork()).toBe(cpuCheckWork())
+    expect(cpuCheckWork()).toBeCloseTo(23767832.114259012, 6)
+    const ms = cpuCheckMs()
+    expect(ms).toBeGreaterThan(0)
+    expect(ms).toBeLessThan(5000)
   })
 })

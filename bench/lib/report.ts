@@ -26,7 +26,7 @@ export function loadResults(file: string): ResultsFile {
 function sectionHeader(r: SuiteRecord): string {
   const c = r.dataset.counts
   return (
-    `_Measured ${r.ranAt.replace('T', ' ').slice(0, 16)} UTC in ${fmt(r.durationS)} s on ${machineLine(r.machine)}. ` +
+    `_Measured ${r.ranAt.replace('T', ' ').slice(0, 16)} UTC in ${fmt(r.durationS)} s on ${machineLine(r.machine, r.cpuCheckEndMs)}. ` +
     `Dataset **${r.dataset.scale}**: ${c.botswana.toLocaleString('en-US')} Botswana plots + ${c.south_africa.toLocaleString('en-US')} South African erven (${mib(r.dataset.sizeBytes)} on disk); ` +
     `probe seed ${r.seed}${r.quick ? '; **quick mode**' : ''}._` +
     (r.dataset.staleCode ? ` **Dataset made by older code than this run's:** ${r.dataset.staleCode} (\`--rebuild\` to refresh).` : '')
@@ -40,6 +40,8 @@ export function renderMarkdown(results: ResultsFile, suites: Suite<any>[], pendi
     'Rewritten by `npm run bench` from `bench/results.json`; do not edit by hand. Every number below comes from a run of',
     '`npm run bench -- --scale tiny|sample|national [--only NAME] [--quick] [--seed N]`, with the machine, Node version, date and dataset next to',
     'each section. The machine is a shared 2-core VM: compare figures within one section (same run, interleaved), not across sections or days.',
+    'Each section also gives its CPU check: one fixed single-thread workload (128 Ki seeded numbers generated, sorted and walked; median of 5 runs)',
+    'timed when the suite started and ended. The VM\'s speed moves by up to 2x within an hour; a higher check means a slower hour.',
     'Performance targets are reported here, never asserted by tests.',
     '',
   ]

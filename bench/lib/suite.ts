@@ -37,6 +37,8 @@ export interface SuiteRecord<T = unknown> {
   ranAt: string
   durationS: number
   machine: MachineInfo
+  /** the CPU check (see cpuCheckMs) when the suite ended; absent from records made before it existed */
+  cpuCheckEndMs?: number
   /** `staleCode`: set when the dataset was made by older code than the run's (see ensureDataset) */
   dataset: { scale: string; counts: DatasetInfo['counts']; sizeBytes: number; staleCode?: string }
   seed: number
