@@ -79,6 +79,7 @@ import {
   type PgbenchResult,
 } from '../lib/postgis.js'
 import { Random } from '../lib/prng.js'
+import type { EndpointProfile } from '../lib/http-targets.js'
 import { loadResults } from '../lib/report.js'
 import { fmt, median, mib, Samples, type Summary } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
@@ -182,7 +183,14 @@ export interface PostgisData {
   connections?: number
   rows?: OpRow[]
   /** our HTTP req/s with 2 workers from results.json, when the http / parcels suites have run */
-  http?: { op: OpName; endpoint: string; reqPerS: number; ranAt: string }[]
+  http?: {
+    op: OpName
+    endpoint: string
+    reqPerS: number
+    ranAt: string
+    /** CPU per request on one worker from the suite's profile: all of it, and the lookup with its answer (service code + serialisation) */
+    cpu?: { totalUs: number; answerUs: number }
+  }[]
   corridor?: CorridorData
   notes?: string[]
 }
@@ -545,18 +553,25 @@ function httpFromResults(ctx: SuiteContext): PostgisData['http'] {
     }
     for (const r of ctx.earlier) if (r.dataset.scale === ctx.dataset.scale) suites[r.name] = r
     type Run = { target: string; workers: number; endpoint?: string; logLevel?: string; result: { reqPerS: number; connections?: number } }
+    const cpuOf = (profiles: EndpointProfile[] | undefined, endpoint: string) => {
+      const b = profiles?.find((p) => p.endpoint === endpoint)?.breakdown
+      if (!b || !b.requests) return undefined
+      const answerUs = b.rows.filter((r) => /^(service code|answer serialisation)/.test(r.component)).reduce((sum, r) => sum + r.usPerRequest, 0)
+      return { totalUs: (b.busyMs * 1000) / b.requests, answerUs }
+    }
     const http = suites.http
     if (http) {
-      const runs = ((http.data as { runs?: Run[] }).runs ?? []).filter((r) => r.target === 'server' && r.workers === 2 && (r.logLevel ?? 'info') === 'info' && (r.result.connections ?? 50) === 50)
+      const data = http.data as { runs?: Run[]; profiles?: EndpointProfile[] }
+      const runs = (data.runs ?? []).filter((r) => r.target === 'server' && r.workers === 2 && (r.logLevel ?? 'info') === 'info' && (r.result.connections ?? 50) === 50)
       for (const [op, endpoint] of [['nearest', 'reverse'], ['radius', 'radius']] as const) {
         const v = runs.filter((r) => r.endpoint === endpoint).map((r) => r.result.reqPerS)
-        if (v.length) out.push({ op, endpoint: `/plots/${endpoint === 'radius' ? 'search-given-coordinates' : endpoint}`, reqPerS: median(v), ranAt: http.ranAt })
+        if (v.length) out.push({ op, endpoint: `/plots/${endpoint === 'radius' ? 'search-given-coordinates' : endpoint}`, reqPerS: median(v), ranAt: http.ranAt, cpu: cpuOf(data.profiles, endpoint) })
       }
     }
     const parcels = suites.parcels
-    const runs = (parcels?.data as { http?: { runs?: Run[] } | null } | undefined)?.http?.runs ?? []
-    const v = runs.filter((r) => r.target === 'server' && r.workers === 2 && (r.result.connections ?? 50) === 50).map((r) => r.result.reqPerS)
-    if (parcels && v.length) out.push({ op: 'at', endpoint: '/parcels/at', reqPerS: median(v), ranAt: parcels.ranAt })
+    const ph = (parcels?.data as { http?: { runs?: Run[]; profiles?: EndpointProfile[] } | null } | undefined)?.http
+    const v = (ph?.runs ?? []).filter((r) => r.target === 'server' && r.workers === 2 && (r.result.connections ?? 50) === 50).map((r) => r.result.reqPerS)
+    if (parcels && v.length) out.push({ op: 'at', endpoint: '/parcels/at', reqPerS: median(v), ranAt: parcels.ranAt, cpu: cpuOf(ph?.profiles, '/parcels/at') })
   } catch {
     // no results.json, or one of another shape: in-process numbers only
   }
@@ -1196,6 +1211,25 @@ export const postgisSuite: Suite<PostgisData> = {
         const pgQps = pgConcurrentQps(row)
         lines.push(`- ${h.endpoint}: ${fmt(h.reqPerS)} req/s (measured ${h.ranAt.slice(0, 16).replace('T', ' ')} UTC) vs ${fmt(pgQps)} q/s → ${verdict(h.reqPerS / pgQps, TARGETS.throughputX)}`)
       }
+      const short = http.filter((h) => {
+        const row = rows.find((x) => x.op === h.op)
+        return row && h.reqPerS / pgConcurrentQps(row) < TARGETS.throughputX
+      })
+      if (short.length)
+        lines.push(
+          '',
+          `What limits it over HTTP: PostGIS is measured without an HTTP layer, ours through one. ` +
+            short
+              .map((h) => {
+                const row = rows.find((x) => x.op === h.op)!
+                const cpu = h.cpu
+                  ? `each request cost ${fmt(h.cpu.totalUs)} µs of CPU on one worker (its suite's profile), of which ${fmt(h.cpu.answerUs)} µs the lookup and its answer and the rest HTTP (socket writes, Node's parser, Hono, the access log); `
+                  : ''
+                return `${h.endpoint}: ${cpu}in process, one thread, ours serves ${fmt(row.oursOpsPerS / pgConcurrentQps(row))}x PostGIS's ${d.connections}-connection throughput`
+              })
+              .join('; ') +
+            '.',
+        )
     } else {
       lines.push(`The ${TARGETS.throughputX}x throughput target is read here against our in-process ops/s (one thread); results.json had no http / parcels HTTP runs with 2 workers to compare as well.`)
     }
