@@ -41,8 +41,8 @@ export function renderMarkdown(results: ResultsFile, suites: Suite<any>[], pendi
     '`npm run bench -- --scale tiny|sample|national [--only NAME] [--quick] [--seed N]`, with the machine, Node version, date and dataset next to',
     'each section. The machine is a shared 2-core VM: compare figures within one section (same run, interleaved), not across sections or days.',
     'Each section also gives its CPU check: one fixed single-thread workload (128 Ki seeded numbers generated, sorted and walked; median of 5 runs)',
-    'timed when the suite started and ended. The VM\'s speed moves by up to 2x within an hour; a higher check means a slower hour. The check stays',
-    'in the CPU\'s caches, so it misses contention for memory, which can slow the lookups far more than the check shows.',
+    'timed when the suite started and ended. The VM\'s speed moves by up to 2x within an hour; a higher check means a slower hour. It times one',
+    'core, so it does not show another process competing for the machine: the load average beside it does.',
     'Performance targets are reported here, never asserted by tests.',
     '',
   ]
