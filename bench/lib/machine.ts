@@ -18,7 +18,7 @@ export interface MachineInfo {
   cpuCheckMs?: number
 }
 
-/** Numbers the CPU check sorts and walks: 128 Ki doubles (1 MiB, beyond L1 and L2's share of one core's hot set). */
+/** Numbers the CPU check sorts and walks: 128 Ki doubles (1 MiB: beyond L1, within L2). */
 const CHECK_SIZE = 1 << 17
 const CHECK_RUNS = 5
 
@@ -34,16 +34,17 @@ export function cpuCheckWork(): number {
   }
   a.sort()
   let sum = 0
-  // a strided walk: memory latency as well as arithmetic
+  // a strided walk over the sorted numbers: cache traffic as well as arithmetic
   for (let r = 0; r < 8; r++) for (let i = r; i < CHECK_SIZE; i += 8) sum += Math.sqrt(a[i] * i)
   return sum
 }
 
 /**
  * The same fixed single-thread workload (seeded numbers generated, sorted and walked) timed at
- * the start and end of every suite: the median of 5 runs, in ms. This VM's speed moves by 1.5-2x
- * within an hour (another tenant's load), which no figure of a suite can show by itself; a higher
- * check beside a section says its numbers came from a slower hour.
+ * the start and end of every suite: the median of 5 runs, in ms. This VM's speed moves within an
+ * hour, which no figure of a suite can show by itself; a higher check beside a section says its
+ * numbers came from a slower hour. It times one core: another process competing for the machine
+ * shows in the load average, not here.
  */
 export function cpuCheckMs(): number {
   const t: number[] = []

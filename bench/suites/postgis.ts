@@ -1205,27 +1205,25 @@ export const postgisSuite: Suite<PostgisData> = {
     lines.push('')
     if (http.length) {
       lines.push(`Over HTTP (2 workers, 50 connections, from this run's http / parcels suites, else their last record in results.json at this scale) against PostGIS with ${d.connections} connections and no HTTP:`, '')
-      for (const h of http) {
+      // each HTTP figure with PostGIS's row for the same query, and the ratio the target reads
+      const pairs = http.flatMap((h) => {
         const row = rows.find((x) => x.op === h.op)
-        if (!row) continue
-        const pgQps = pgConcurrentQps(row)
+        return row ? [{ h, row, pgQps: pgConcurrentQps(row) }] : []
+      })
+      for (const { h, pgQps } of pairs) {
         lines.push(`- ${h.endpoint}: ${fmt(h.reqPerS)} req/s (measured ${h.ranAt.slice(0, 16).replace('T', ' ')} UTC) vs ${fmt(pgQps)} q/s → ${verdict(h.reqPerS / pgQps, TARGETS.throughputX)}`)
       }
-      const short = http.filter((h) => {
-        const row = rows.find((x) => x.op === h.op)
-        return row && h.reqPerS / pgConcurrentQps(row) < TARGETS.throughputX
-      })
+      const short = pairs.filter(({ h, pgQps }) => h.reqPerS / pgQps < TARGETS.throughputX)
       if (short.length)
         lines.push(
           '',
           `What limits it over HTTP: PostGIS is measured without an HTTP layer, ours through one. ` +
             short
-              .map((h) => {
-                const row = rows.find((x) => x.op === h.op)!
+              .map(({ h, row, pgQps }) => {
                 const cpu = h.cpu
                   ? `each request cost ${fmt(h.cpu.totalUs)} µs of CPU on one worker (its suite's profile), of which ${fmt(h.cpu.answerUs)} µs the lookup and its answer and the rest HTTP (socket writes, Node's parser, Hono, the access log); `
                   : ''
-                return `${h.endpoint}: ${cpu}in process, one thread, ours serves ${fmt(row.oursOpsPerS / pgConcurrentQps(row))}x PostGIS's ${d.connections}-connection throughput`
+                return `${h.endpoint}: ${cpu}in process, one thread, ours serves ${fmt(row.oursOpsPerS / pgQps)}x PostGIS's ${d.connections}-connection throughput`
               })
               .join('; ') +
             '.',
