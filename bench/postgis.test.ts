@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { lineStringWkt, multiLineStringEwkt, multiPolygonEwkt, NO_POSTGIS_ENV, parsePgbench, pgbenchLogLatencies, pgbenchScript, type PgbenchResult } from './lib/postgis.js'
 import { Samples, type Summary } from './lib/stats.js'
 import type { SuiteContext, SuiteRecord } from './lib/suite.js'
-import { compare, explainDifference, postgisSuite, type PostgisData } from './suites/postgis.js'
+import { compare, explainDifference, httpPath, httpProbeIndices, postgisSuite, sameRunRatio, type PostgisData, type SameRunOp } from './suites/postgis.js'
 
 const saved = process.env[NO_POSTGIS_ENV]
 afterEach(() => {
@@ -171,4 +171,64 @@ it('compares throughput with the faster PostGIS client, and per-query time with 
   expect(md2).not.toContain('What limits the in-process throughput ratio')
   // 16,000 req/s over HTTP against pg's 5,000 q/s: met, so nothing to explain
   expect(md2).not.toContain('What limits it over HTTP')
+})
+
+describe('ours over HTTP next to PostGIS in the same run', () => {
+  it('asks the endpoint at the very probe PostGIS was asked', () => {
+    const lon = 25.923112345678901
+    const lat = -1e-7
+    const path = httpPath('radius', lon, lat)
+    expect(path.startsWith('/api/v1/plots/search-given-coordinates?')).toBe(true)
+    const q = new URL(path, 'http://x').searchParams
+    // the text parses back to the same doubles (the API's number grammar takes exponents)
+    expect(Number(q.get('longitude'))).toBe(lon)
+    expect(Number(q.get('latitude'))).toBe(lat)
+    expect(q.get('radius')).toBe('500')
+    expect(q.get('limit')).toBe('100')
+    expect(httpPath('nearest', 18.5, -33.9)).toBe('/api/v1/plots/reverse?latitude=-33.9&longitude=18.5')
+    expect(httpPath('at', 28.1, -26.2)).toBe('/api/v1/parcels/at?latitude=-26.2&longitude=28.1')
+  })
+
+  it('loads every plot probe, and /parcels/at only where a parcel is (elsewhere a 404)', () => {
+    const answers = [{ ids: [3] }, { ids: [] }, { ids: [5, 9] }, { ids: [] }]
+    expect(httpProbeIndices('at', answers)).toEqual([0, 2])
+    expect(httpProbeIndices('nearest', answers)).toEqual([0, 1, 2, 3])
+    expect(httpProbeIndices('radius', answers)).toEqual([0, 1, 2, 3])
+  })
+
+  it('reports each turn, the ratio of the medians, and what limits a miss', () => {
+    const turn = (ours: number, pg: number) => ({ oursReqPerS: ours, oursP50Ms: 3.5, oursP99Ms: 8.25, oursErrors: 0, pgQps: pg })
+    const at: SameRunOp = { op: 'at', endpoint: '/parcels/at', probes: 4000, checked: 25, agreed: 25, turns: [turn(12_000, 7_000), turn(11_000, 8_000), turn(13_000, 6_000)] }
+    // medians 12,000 and 7,000 (not the mean of the per-turn ratios)
+    expect(sameRunRatio(at)).toEqual({ ours: 12_000, pg: 7_000, ratio: 12_000 / 7_000 })
+    const reverse: SameRunOp = { op: 'nearest', endpoint: '/plots/reverse', probes: 5000, checked: 25, agreed: 24, turns: [turn(12_500, 400)] }
+    const sum: Summary = { n: 10, p50Us: 15, p99Us: 30, meanUs: 15, minUs: 5, maxUs: 40 }
+    const row = { probes: 10, ours: sum, oursOpsPerS: 70_000, pgSeq: sum, pgSeqQps: 3_000, pgConc: sum, pgConcQps: 5_000, pgServerMeanUs: 90, meanResultsOurs: 1, meanResultsPg: 1, agreement: { agreed: 10, tolerated: 0, disagreed: 0 } }
+    const data: PostgisData = {
+      server: 'PostgreSQL 15.18, PostGIS 3.3.2',
+      connections: 8,
+      load: { plots: 10, parcels: 10, prepareMs: 1, copyMs: 1, indexMs: 1, analyzeMs: 1, tableBytes: 1, indexBytes: 1 },
+      rows: [
+        { op: 'nearest', ...row },
+        { op: 'at', ...row },
+      ],
+      // an earlier suite's figure: its profile explains the miss, its req/s is not used
+      http: [{ op: 'at', endpoint: '/parcels/at', reqPerS: 99_999, ranAt: '2026-11-26T19:55:00.000Z', cpu: { totalUs: 123, answerUs: 54.4 } }],
+      sameRun: { tool: 'wrk', workers: 2, connections: 50, durationS: 10, pgClient: 'pgbench', pgConnections: 8, pgSeconds: 10, ops: [reverse, at] },
+      notes: [],
+    }
+    const md = postgisSuite.render({ data } as SuiteRecord<PostgisData>)
+    expect(md).toContain('and PostGIS with no HTTP (pgbench, 8 connections, 10 s per turn) took turns, query by query, 3 round(s)')
+    expect(md).toContain('Before the turns, 49 of 50 answers over HTTP were identical to ours in process.')
+    expect(md).toContain('| /parcels/at | 4,000 | 12,000, 11,000, 13,000 | 3.50 / 8.25 | 7,000, 8,000, 6,000 | 1.7x (target ≥ 3x: missed) |')
+    expect(md).toContain('| /plots/reverse | 5,000 | 12,500 | 3.50 / 8.25 | 400 | 31.3x (≥ 3x met) |')
+    expect(md).not.toContain('99,999')
+    expect(md).not.toContain("from this run's http / parcels suites")
+    expect(md).toContain(
+      "What limits it over HTTP: PostGIS is measured without an HTTP layer, ours through one. /parcels/at: each request cost 123 µs of CPU on one worker (its suite's profile), of which 54.4 µs the lookup and its answer and the rest HTTP (socket writes, Node's parser, Hono, the access log); in process, one thread, ours serves 14.0x PostGIS's 8-connection throughput.",
+    )
+    // both met: nothing to explain
+    const met = { ...at, turns: [turn(30_000, 7_000)] }
+    expect(postgisSuite.render({ data: { ...data, sameRun: { ...data.sameRun!, ops: [reverse, met] } } } as SuiteRecord<PostgisData>)).not.toContain('What limits it over HTTP')
+  })
 })
