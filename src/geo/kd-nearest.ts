@@ -307,12 +307,18 @@ export function nearestCandidate(
  * (beyond, the caller uses its radius search).
  *
  * An incremental nearest-neighbour walk: tree nodes and points share one heap, keyed by a lower
- * bound of their geodesic distance (a node: its flat box distance / 1.03, see
- * PLANAR_REACH_MARGIN; a point: its local ellipsoidal estimate less that estimate's error), and
- * a point's geodesic distance is measured when it comes off the heap. The walk stops when the
- * smallest bound left exceeds the best distance measured. Against the radius search it replaces,
- * only points in a thin ring around the answer are measured: settling a candidate 90 km away no
- * longer reads every plot of the town at the far edge of a 90 km box (10 ms → tens of µs).
+ * bound of their geodesic distance, and a point's geodesic distance (`exactM`) is measured when it
+ * comes off the heap. The walk stops when the smallest bound left exceeds the best distance
+ * measured. Against the radius search it replaces, only points in a thin ring around the answer
+ * are measured: settling a candidate 90 km away no longer reads every plot of the town at the
+ * far edge of a 90 km box (10 ms → tens of µs).
+ *
+ * The bound of a point or a node's box is the flat distance with `scale`, metres per degree of
+ * longitude and of latitude no larger than the ellipsoid's anywhere a path of length `radiusM`
+ * from the query can reach (see PointIndex.settle): every path to a point, the geodesic among
+ * them, is at least that long (its metres along each axis are at least the scale times its
+ * degrees, and the length of a path at least the straight sum of those). Two multiplications per
+ * point and no trigonometry; the tighter the scales, the thinner the ring measured.
  */
 export function nearestExact(
   kd: KDBush,
@@ -321,30 +327,29 @@ export function nearestExact(
   lat: number,
   radiusM: number,
   exactM: (lon2: number, lat2: number) => number,
-  approxM: (lon2: number, lat2: number) => number,
-  approxRelError: number,
+  scale: { lon: number; lat: number },
   accept?: (i: number) => boolean,
 ): { i: number; distanceM: number; lon: number; lat: number } | null {
   const ids = kd.ids
   const c = kd.coords
   const nodeSize = kd.nodeSize
   if (ids.length === 0) return null
-  const ky = KM_PER_DEG * 1000
-  const kx = ky * Math.cos(lat * RAD)
-  const nodeShrink = 1 / PLANAR_REACH_MARGIN
-  const pointShrink = 1 / (1 + 2 * approxRelError)
+  const kx = scale.lon
+  const ky = scale.lat
   let bestI = -1
   let bestJ = -1
   let bestM = radiusM
   const nodeBound = (minX: number, minY: number, maxX: number, maxY: number): number => {
     const dx = lon < minX ? (minX - lon) * kx : lon > maxX ? (lon - maxX) * kx : 0
     const dy = lat < minY ? (minY - lat) * ky : lat > maxY ? (lat - maxY) * ky : 0
-    return Math.sqrt(dx * dx + dy * dy) * nodeShrink
+    return Math.sqrt(dx * dx + dy * dy)
   }
   const heap = new NodeHeap()
   // a point rides the heap as a node with left = -1 - its tree position
   const pushPoint = (j: number) => {
-    const bound = approxM(c[2 * j], c[2 * j + 1]) * pointShrink
+    const dx = (c[2 * j] - lon) * kx
+    const dy = (c[2 * j + 1] - lat) * ky
+    const bound = Math.sqrt(dx * dx + dy * dy)
     if (bound <= bestM) heap.push({ left: -1 - j, right: 0, k: 0, bound })
   }
   const b = boxes.b

@@ -60,6 +60,26 @@ function scaleBounds(lat: number, y0: number, y1: number): { lonLo: number; latL
   return { lonLo: kFar.lon * kFar.lon * down, latLo: kNear.lat * kNear.lat * down, lonHi: kNear.lon * kNear.lon, latHi: kFar.lat * kFar.lat }
 }
 
+/** Metres per degree of latitude at the equator: the fewest anywhere (a meridian degree grows towards the poles). */
+const MIN_M_PER_DEG_LAT = metresPerDegree(0).lat
+
+/**
+ * Metres per degree of longitude and of latitude no larger than the ellipsoid's radii of
+ * curvature give anywhere within `radiusM` of latitude `lat` along any path: such a path moves
+ * at most radiusM / MIN_M_PER_DEG_LAT degrees of latitude, and over that band a degree of
+ * latitude is shortest nearest the equator and a degree of longitude shortest nearest the pole.
+ * Nudged down so that rounding cannot lift a bound above the distance it bounds.
+ */
+export function bandScales(lat: number, radiusM: number): { lon: number; lat: number } {
+  const dLat = radiusM / MIN_M_PER_DEG_LAT
+  const lo = lat - dLat
+  const hi = lat + dLat
+  const near = lo <= 0 && hi >= 0 ? 0 : Math.min(Math.abs(lo), Math.abs(hi))
+  const far = Math.min(90, Math.max(Math.abs(lo), Math.abs(hi)))
+  const down = 1 - 1e-9
+  return { lon: metresPerDegree(far).lon * down, lat: metresPerDegree(near).lat * down }
+}
+
 function growStack(s: Uint32Array): Uint32Array {
   const t: Uint32Array = new Uint32Array(s.length * 2)
   t.set(s)
@@ -298,16 +318,6 @@ export class PointIndex {
     // a small radius: the box search reads a handful of points and allocates nothing; a large
     // one: the incremental walk (a 90 km box can hold a whole town; the walk reads a ring)
     if (radiusM <= SETTLE_BY_BOX_M || radiusM > APPROX_MAX_M || !flatWalkApplies(lat, radiusM / 1000)) return this.within(lon, lat, radiusM, 1, accept)[0] ?? null
-    return nearestExact(
-      this.kd,
-      this.boxes,
-      lon,
-      lat,
-      radiusM,
-      (x, y) => fastGeodesicM(lon, lat, x, y),
-      (x, y) => approxDistanceM(lon, lat, x, y),
-      APPROX_REL_ERROR,
-      accept,
-    )
+    return nearestExact(this.kd, this.boxes, lon, lat, radiusM, (x, y) => fastGeodesicM(lon, lat, x, y), bandScales(lat, radiusM), accept)
   }
 }
