@@ -569,13 +569,13 @@ function httpFromResults(ctx: SuiteContext): PostgisData['http'] {
       const runs = (data.runs ?? []).filter((r) => r.target === 'server' && r.workers === 2 && (r.logLevel ?? 'info') === 'info' && (r.result.connections ?? 50) === 50)
       for (const [op, endpoint] of [['nearest', 'reverse'], ['radius', 'radius']] as const) {
         const v = runs.filter((r) => r.endpoint === endpoint).map((r) => r.result.reqPerS)
-        if (v.length) out.push({ op, endpoint: `/plots/${endpoint === 'radius' ? 'search-given-coordinates' : endpoint}`, reqPerS: median(v), ranAt: http.ranAt, cpu: cpuOf(data.profiles, endpoint) })
+        if (v.length) out.push({ op, endpoint: HTTP_ENDPOINT[op], reqPerS: median(v), ranAt: http.ranAt, cpu: cpuOf(data.profiles, endpoint) })
       }
     }
     const parcels = suites.parcels
     const ph = (parcels?.data as { http?: { runs?: Run[]; profiles?: EndpointProfile[] } | null } | undefined)?.http
     const v = (ph?.runs ?? []).filter((r) => r.target === 'server' && r.workers === 2 && (r.result.connections ?? 50) === 50).map((r) => r.result.reqPerS)
-    if (parcels && v.length) out.push({ op: 'at', endpoint: '/parcels/at', reqPerS: median(v), ranAt: parcels.ranAt, cpu: cpuOf(ph?.profiles, '/parcels/at') })
+    if (parcels && v.length) out.push({ op: 'at', endpoint: HTTP_ENDPOINT.at, reqPerS: median(v), ranAt: parcels.ranAt, cpu: cpuOf(ph?.profiles, HTTP_ENDPOINT.at) })
   } catch {
     // no results.json, or one of another shape: in-process numbers only
   }
@@ -698,15 +698,15 @@ async function sameRunHttp(
     const scripts = new Map<HttpOp, string>()
     if (pgbench) {
       for (const { op, sub } of loaded) {
-        const script = join(cluster.dir, `pgbench-http-${op}.sql`)
-        writeFileSync(script, pgbenchScript(SQL[op], Array.from({ length: sub.probes.length }, (_, k) => sub.values(k) as number[])))
+        const script = writePgbenchScript(cluster, `pgbench-http-${op}.sql`, sub)
+        if (typeof script !== 'string') return { skipped: `pgbench on ${op}: ${script.error}` }
         scripts.set(op, script)
       }
     }
     const pgTurn = async (op: HttpOp, sub: PgOp): Promise<number> => {
       const script = scripts.get(op)
-      if (!script) return (await measurePg(clients, sub.probes, (c, k) => ask(c, sub, k))).qps
-      const r = runPgbench(pgbench!, cluster, script, { clients: CONNECTIONS, threads: 1, seconds: pgSeconds, seed: ctx.opts.seed, logDir: cluster.dir })
+      if (!script || !pgbench) return (await measurePg(clients, sub.probes, (c, k) => ask(c, sub, k))).qps
+      const r = runPgbench(pgbench, cluster, script, { clients: CONNECTIONS, threads: 1, seconds: pgSeconds, seed: ctx.opts.seed, logDir: cluster.dir })
       if ('error' in r) throw new PgbenchFailed(`pgbench on ${op}: ${r.error}`)
       return r.qps
     }
@@ -1051,6 +1051,15 @@ export function pgSequentialP50Us(row: Pick<OpRow, 'pgSeq' | 'pgbenchSeq'>): num
   return Math.min(row.pgSeq.p50Us, row.pgbenchSeq?.latency.p50Us ?? Infinity)
 }
 
+/** The pgbench script of `o`'s statement over its probes, written into the cluster's directory; its path, or why it cannot be. */
+function writePgbenchScript(cluster: Cluster, name: string, o: PgOp): string | { error: string } {
+  const params = Array.from({ length: o.probes.length }, (_, k) => o.values(k))
+  if (params.some((v) => v.some((x) => typeof x !== 'number'))) return { error: 'not run: its parameters are not all numbers (pgbench variables hold numbers only)' }
+  const script = join(cluster.dir, name)
+  writeFileSync(script, pgbenchScript(SQL[o.op], params as number[][]))
+  return script
+}
+
 /** Seconds of each pgbench run (quick: a smoke of the plumbing). */
 const PGBENCH_SECONDS = { quick: 2, full: 10 }
 /**
@@ -1060,10 +1069,8 @@ const PGBENCH_SECONDS = { quick: 2, full: 10 }
  * run: pgbench variables hold numbers only, and at tens of queries a second `pg` is far from its limit.
  */
 function pgbenchPass(ctx: SuiteContext, cluster: Cluster, pgbench: string, o: PgOp): { seq: PgbenchResult; conc: PgbenchResult } | { error: string } {
-  const params = Array.from({ length: o.probes.length }, (_, k) => o.values(k))
-  if (params.some((v) => v.some((x) => typeof x !== 'number'))) return { error: 'not run: its parameters are not all numbers (pgbench variables hold numbers only)' }
-  const script = join(cluster.dir, `pgbench-${o.op}.sql`)
-  writeFileSync(script, pgbenchScript(SQL[o.op], params as number[][]))
+  const script = writePgbenchScript(cluster, `pgbench-${o.op}.sql`, o)
+  if (typeof script !== 'string') return script
   const run = (clients: number) =>
     runPgbench(pgbench, cluster, script, {
       clients,
