@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
 import { inject } from 'vitest'
-import { createApp } from '../src/app.js'
+import { createApp, type AppDeps } from '../src/app.js'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import type { Country, Product } from '../src/auth/types.js'
 import { DatasetHandle, openDataset, type OpenDataset } from '../src/data/open-dataset.js'
@@ -16,13 +16,15 @@ export const BOTH: Country[] = ['BOTSWANA', 'SOUTH_AFRICA']
  * The real app over the test dataset, a fresh key store and an in-memory limiter; `loaded`: a
  * dataset and the services already built on it (as the server's loadServices does).
  */
-export function makeTestApp(opts: { datasetDir?: string; clock?: () => number; keyRecheckMs?: number; loaded?: { dataset: OpenDataset; services: Services } } = {}) {
+export function makeTestApp(
+  opts: { datasetDir?: string; clock?: () => number; keyRecheckMs?: number; loaded?: { dataset: OpenDataset; services: Services }; routes?: AppDeps['routes'] } = {},
+) {
   const keysDb = join(mkdtempSync(join(inject('workDir'), 'keys-')), 'keys.db')
   const keys = new SqliteKeyStore(keysDb, { recheckMs: opts.keyRecheckMs ?? 0 })
   const data = opts.loaded
     ? new DatasetHandle(opts.loaded.dataset, buildServices, opts.loaded.services)
     : new DatasetHandle(openDataset(opts.datasetDir ?? inject('datasetDir')), buildServices)
-  const app = createApp({ log: pino({ level: 'silent' }), keys, limiter: new MemoryRateLimiter(), data, clock: opts.clock })
+  const app = createApp({ log: pino({ level: 'silent' }), keys, limiter: new MemoryRateLimiter(), data, clock: opts.clock, routes: opts.routes })
   const issue = (o: Partial<Parameters<SqliteKeyStore['issue']>[0]> = {}) =>
     keys.issue({ products: ALL_PRODUCTS, countries: BOTH, ratePerMinute: 100000, ...o })
   const get = (path: string, key?: string, headers: Record<string, string> = {}) =>

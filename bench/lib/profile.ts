@@ -54,7 +54,7 @@ export const COMPONENTS: { name: string; test: (f: CallFrame) => boolean }[] = [
     name: 'answer serialisation (JSON text or bytes, the Response)',
     test: (f) => (f.functionName === 'json' && /[/\\]hono[/\\]dist[/\\]context\.js$/.test(f.url)) || (SERIALISE.test(f.functionName) && ours(f)),
   },
-  { name: 'Hono (routing, context, middleware chain)', test: (f) => /[/\\]hono[/\\]dist[/\\]/.test(f.url) || (/^(frontDoorMiddleware|gate|admit)$/.test(f.functionName) && ours(f)) },
+  { name: 'Hono (routing, context, middleware chain)', test: (f) => /[/\\]hono[/\\]dist[/\\]/.test(f.url) || (/^(enter|gated|gate|admit)$/.test(f.functionName) && ours(f)) },
   { name: '@hono/node-server (request and response bridging)', test: (f) => /[/\\]@hono[/\\]node-server[/\\]/.test(f.url) },
   { name: 'service code (index, queries, answer building)', test: ours },
 ]

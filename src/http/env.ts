@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { ApiKeyRecord } from '../auth/types.js'
 
-/** Context variables set by the global middleware; read them with `c.get(...)`. */
+/** Context variables set by the front door and the key check (see app.ts); read them with `c.get(...)`. */
 export interface AppEnv {
   Variables: {
     /** Echoed or generated request id; also in `X-Request-Id` and every error body. */

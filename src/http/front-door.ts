@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { Logger } from 'pino'
 import type { AppEnv } from './env.js'
 import { accessLogWriter } from './log.js'
@@ -7,23 +7,51 @@ import { acceptClientRequestId, REQUEST_ID_HEADER } from './request-id.js'
 import { requestHeader } from './request-header.js'
 import { setHeader } from './reply.js'
 
+/** An answer, at once when every step was synchronous. */
+export type Answer = Response | Promise<Response>
+
 /**
- * The outermost middleware, one per request: sets `requestId` (the client's when safe, else a
- * UUID) and its response header, then writes the access-log line once the answer is built.
- * One middleware rather than two: each link of Hono's chain costs a closure and a promise.
+ * What every request goes through exactly once, around whatever answers it (a route or the
+ * not-found answer): sets `requestId` (the client's when safe, else a UUID) and its response
+ * header, turns anything thrown into the error answer, then writes the access-log line.
  *
- * Hono keeps headers set on the context for the answers `onError` and `notFound` build too
- * (tested for every kind of answer), so nothing is read back afterwards.
+ * Not Hono middleware, on purpose: with more than one handler matched, Hono runs its
+ * koa-style chain (an async function and a promise per link, and a promise for the whole
+ * request even when nothing waits), and @hono/node-server then takes its slow path for a
+ * promised answer (a close listener per request, an awaited response). Each route is instead
+ * registered as one handler that calls `enter`, so Hono calls it directly and a request whose
+ * steps are all synchronous (one worker: key cache, in-process rate limit, the query) returns
+ * its Response synchronously, which the adapter writes at once.
+ *
+ * The error answer is built here rather than by Hono's `onError`, so it is logged like any
+ * other; `onError` stays registered for failures outside any route.
  */
-export function frontDoor(log: Logger): MiddlewareHandler<AppEnv> {
+export function frontDoor(log: Logger, onError: (err: Error, c: Context<AppEnv>) => Response) {
   const write = accessLogWriter(log)
-  return async function frontDoorMiddleware(c, next) {
+  const fail = (c: Context<AppEnv>, err: unknown): Response => onError(err instanceof Error ? err : new Error(String(err)), c)
+  return function enter(c: Context<AppEnv>, run: () => Answer): Answer {
     const id = acceptClientRequestId(requestHeader(c, 'x-request-id')) ?? randomUUID()
     c.set('requestId', id)
     setHeader(c, REQUEST_ID_HEADER, id)
-    if (!write.enabled()) return next()
-    const start = performance.now()
-    await next()
-    write(id, c.req.method, c.req.path, c.res.status, performance.now() - start, c.get('apiKey')?.id)
+    const logging = write.enabled()
+    const start = logging ? performance.now() : 0
+    let res: Answer
+    try {
+      res = run()
+    } catch (err) {
+      res = fail(c, err)
+    }
+    if (res instanceof Promise) {
+      const settled = res.catch((err: unknown) => fail(c, err))
+      if (!logging) return settled
+      return settled.then((r) => {
+        write(id, c.req.method, c.req.path, r.status, performance.now() - start, c.get('apiKey')?.id)
+        return r
+      })
+    }
+    if (logging) write(id, c.req.method, c.req.path, res.status, performance.now() - start, c.get('apiKey')?.id)
+    return res
   }
 }
+
+export type FrontDoor = ReturnType<typeof frontDoor>

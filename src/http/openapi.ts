@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, RouteGuard } from './env.js'
+import type { Answer } from './front-door.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
 
 export const ErrorBodySchema = z
@@ -49,13 +50,21 @@ export interface RouteSpec<S extends RequestSchemas> {
 export type RouteHandler<S extends RequestSchemas> = (c: Context<AppEnv>, input: ValidatedInput<S>) => Response | Promise<Response>
 
 /**
- * The API root: registers each route in the OpenAPI registry and mounts it on Hono, with one
- * validator over path, query and body. Features receive an `ApiRouter` and call `add`.
+ * What runs around every route: the front door, and for an authenticated route the key check and
+ * the rate limit, then `run` (see app.ts).
+ */
+export type RouteDoor = (c: Context<AppEnv>, run: () => Answer, authenticated: boolean) => Answer
+
+/**
+ * The API root: registers each route in the OpenAPI registry and mounts it on Hono as one
+ * handler (the door, then one validator over path, query and body, then the route). Features
+ * receive an `ApiRouter` and call `add`.
  */
 export class ApiRouter {
   constructor(
     readonly app: OpenAPIHono<AppEnv>,
     readonly basePath: string,
+    private readonly door: RouteDoor,
   ) {}
 
   add<S extends RequestSchemas>(spec: RouteSpec<S>, guards: RouteGuard[], handler: RouteHandler<S>): void {
@@ -82,11 +91,13 @@ export class ApiRouter {
       security: spec.authenticated === false ? [] : [{ ApiKey: [] }],
     })
     const honoPath = this.basePath + (spec.honoPath ?? spec.path.replace(/\{([^}]+)\}/g, ':$1'))
-    // one handler per route: guards, then validation (synchronous without a body), then the route
-    this.app.on([spec.method.toUpperCase()], [honoPath], (c: Context<AppEnv>): Response | Promise<Response> => {
+    // one handler per route: the door, guards, validation (synchronous without a body), the route
+    const authenticated = spec.authenticated !== false
+    const run = (c: Context<AppEnv>): Answer => {
       for (const guard of guards) guard(c)
       const input = validateRequest(c, spec.request)
       return input instanceof Promise ? input.then((i) => handler(c, i)) : handler(c, input)
-    })
+    }
+    this.app.on([spec.method.toUpperCase()], [honoPath], (c: Context<AppEnv>) => this.door(c, () => run(c), authenticated))
   }
 }

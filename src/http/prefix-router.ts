@@ -12,9 +12,15 @@ import { PatternRouter } from 'hono/router/pattern-router'
  * TrieRouter, which costs more still.
  *
  * Order is kept: a route whose path names a service (`/api/v1/<literal>/...`) goes to that
- * service's router only; any other route (`*`, `/api/v1/*`, `/healthz`) goes to every router,
+ * service's router only; any other route (`/healthz`, `/api/v1/:x/...`) goes to every router,
  * and a service router created later first replays those, so each router holds its routes in
- * registration order and a match returns the handlers in the order a single router would.
+ * registration order and a match finds first the handler a single router would find first.
+ *
+ * Only that first handler is returned. Every route of the app is one handler that always
+ * answers (src/http/front-door.ts), so a second one could never run, and Hono calls a lone
+ * handler directly instead of through its middleware chain (an async function and a promise
+ * per link): `/api/v1/plots/reverse` also matches `/api/v1/plots/:plot_number{.+}`. Middleware
+ * (`app.use`, `app.all`: method ALL) would be silently cut off by this, so it is refused.
  */
 export class PrefixRouter<T> implements Router<T> {
   name = 'PrefixRouter'
@@ -27,6 +33,7 @@ export class PrefixRouter<T> implements Router<T> {
   }
 
   add(method: string, path: string, handler: T): void {
+    if (method === 'ALL') throw new Error(`PrefixRouter: ${path}: middleware and method-less routes are not supported (every route is one answering handler)`)
     const service = this.serviceOf(path, true)
     if (service === null) {
       this.general.push([method, path, handler])
@@ -46,7 +53,9 @@ export class PrefixRouter<T> implements Router<T> {
   match(method: string, path: string): Result<T> {
     const service = this.serviceOf(path, false)
     const r = service === null ? this.fallback : (this.services.get(service) ?? this.fallback)
-    return r.match(method, path)
+    const result = r.match(method, path)
+    const handlers = result[0]
+    return handlers.length > 1 ? ([[handlers[0]]] as unknown as Result<T>) : result
   }
 
   /**
