@@ -141,6 +141,23 @@ describe('GET /encumbrances/summary/parcel/{lpi}', () => {
     expect(none).toMatchObject({ has_encumbrances: false, counts_by_class: {}, classes: [], highest_impact_pct: 0 })
     expect(none.message).toMatch(/does not mean/)
   })
+
+  it('counts classes from the in-memory class table exactly as SQL does from the rows, for every parcel with overlaps', () => {
+    const s = t.data.services.encumbrances!
+    const db = t.data.dataset.sqlite('encumbrances/encumbrances.sqlite')
+    const parcels = db.prepare('SELECT DISTINCT parcel_id FROM parcel_overlap ORDER BY parcel_id').pluck().all() as number[]
+    expect(parcels.length).toBeGreaterThan(20)
+    let classes = 0
+    for (const id of parcels) {
+      const fast = s.summaryOfParcel(id)
+      const bySql = s.summaryOfParcelBySql(id)
+      expect(fast, `parcel ${id}`).toEqual(bySql)
+      // same key order too: the answer's counts_by_class and classes follow it
+      expect(Object.keys(fast.counts)).toEqual(Object.keys(bySql.counts))
+      classes += Object.keys(fast.counts).length
+    }
+    expect(classes).toBeGreaterThan(parcels.length)
+  })
 })
 
 describe('GET /encumbrances/{encumbrance_uid}', () => {
