@@ -1,6 +1,7 @@
 import { VectorTile } from '@mapbox/vector-tile'
 import { PbfReader } from 'pbf'
 import { describe, expect, inject, it } from 'vitest'
+import { publishedVersion } from '../src/features/encumbrances/queries.js'
 import { tileAt } from '../src/geo/tiles.js'
 import { ENC_SG, ENC_UID } from './fixtures/encumbrance-fixtures.js'
 import { FARM_LPI, PORTION1_LPI, PORTION2_LPI, erfLpi } from './fixtures/parcel-fixtures.js'
@@ -140,6 +141,26 @@ describe('GET /encumbrances/summary/parcel/{lpi}', () => {
     const none = await json(await get(`/summary/parcel/${erfLpi(3)}`))
     expect(none).toMatchObject({ has_encumbrances: false, counts_by_class: {}, classes: [], highest_impact_pct: 0 })
     expect(none.message).toMatch(/does not mean/)
+  })
+
+  it('finds the version of every LPI that ORDER BY (current first, then lowest id) picks, versions and all-hidden LPIs included', () => {
+    const s = t.data.services.encumbrances!
+    const db = t.data.dataset.sqlite('parcels/parcels.sqlite')
+    const reference = db.prepare(
+      `SELECT id, lpi, parcel_type, province, extent_sqm FROM parcel WHERE lpi = ? AND hidden = 0
+       ORDER BY CASE WHEN wstatus IS NULL OR wstatus = 'C' THEN 0 ELSE 1 END, id LIMIT 1`,
+    )
+    const lpis = db.prepare('SELECT lpi FROM parcel GROUP BY lpi ORDER BY count(*) DESC, lpi').pluck().all() as string[]
+    const allHidden = db.prepare('SELECT count(*) FROM (SELECT lpi FROM parcel GROUP BY lpi HAVING min(hidden) = 1)').pluck().get() as number
+    expect(lpis.length).toBeGreaterThan(100)
+    expect(allHidden).toBeGreaterThan(0)
+    for (const lpi of lpis) expect(s.parcelByLpi(lpi), lpi).toEqual(reference.get(lpi) ?? null)
+    // several visible versions (none in this dataset): the pick on its own
+    const v = (id: number, wstatus: string | null) => ({ id, lpi: 'L', parcel_type: 'ERF' as const, province: 'WC', extent_sqm: id, wstatus })
+    expect(publishedVersion([v(5, 'P'), v(9, 'C'), v(7, null)])?.id).toBe(7)
+    expect(publishedVersion([v(9, 'H'), v(4, 'P'), v(6, 'H')])?.id).toBe(4)
+    expect(publishedVersion([v(3, null), v(2, 'C')])).toEqual({ id: 2, lpi: 'L', parcel_type: 'ERF', province: 'WC', extent_sqm: 2 })
+    expect(publishedVersion([])).toBeNull()
   })
 
   it('counts classes from the in-memory class table exactly as SQL does from the rows, for every parcel with overlaps', () => {

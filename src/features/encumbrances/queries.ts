@@ -153,6 +153,23 @@ function toRow(r: RawRow): EncumbranceRow {
   }
 }
 
+/**
+ * Of the visible versions of one LPI, the one a parcel lookup answers with: the current one
+ * (`wstatus` C or blank) first, then the lowest id; null when there is none.
+ */
+export function publishedVersion(rows: readonly (ParcelRef & { wstatus: string | null })[]): ParcelRef | null {
+  let best: (ParcelRef & { wstatus: string | null }) | null = null
+  let bestRank = 2
+  for (const r of rows) {
+    const rank = r.wstatus === null || r.wstatus === 'C' ? 0 : 1
+    if (rank < bestRank || (rank === bestRank && r.id < best!.id)) {
+      best = r
+      bestRank = rank
+    }
+  }
+  return best && { id: best.id, lpi: best.lpi, parcel_type: best.parcel_type, province: best.province, extent_sqm: best.extent_sqm }
+}
+
 /** A `sg_number` wildcard pattern as a GLOB pattern and its literal prefix and suffix. */
 export function sgPattern(p: string): { glob: string; prefix: string; suffix: string; exact: boolean } {
   const star = p.indexOf('*')
@@ -206,10 +223,8 @@ export function createEncumbranceQueries(ds: OpenDataset) {
   const parcelIndex = hasParcels ? sharedParcelIndex(ds) : null
   const parcelFlags = hasParcels ? sharedParcelFlags(ds) : null
   const pst = parcelDb && {
-    byLpi: parcelDb.prepare(
-      `SELECT id, lpi, parcel_type, province, extent_sqm FROM parcel WHERE lpi = ? AND hidden = 0
-       ORDER BY CASE WHEN wstatus IS NULL OR wstatus = 'C' THEN 0 ELSE 1 END, id LIMIT 1`,
-    ),
+    // every visible version; parcelByLpi picks one (see there)
+    byLpi: parcelDb.prepare('SELECT id, lpi, parcel_type, province, extent_sqm, wstatus FROM parcel WHERE lpi = ? AND hidden = 0'),
     ref: parcelDb.prepare('SELECT id, lpi, parcel_type, province, extent_sqm FROM parcel WHERE id = ?'),
     geom: parcelDb.prepare('SELECT geom FROM parcel WHERE id = ?').pluck(),
   }
@@ -220,8 +235,14 @@ export function createEncumbranceQueries(ds: OpenDataset) {
   }
 
   /** The current parcel of an LPI (the parcel service's default filter), or null. */
+  /**
+   * The published version of an LPI: the current one (`wstatus` C or blank) first, then the
+   * lowest id. Picked here rather than by `ORDER BY … LIMIT 1`, for which SQLite built a
+   * temporary B-tree on every call (about 6 µs of a 30 µs lookup at national scale); an LPI
+   * almost always has one visible version.
+   */
   function parcelByLpi(lpi: string): ParcelRef | null {
-    return (pst?.byLpi.get(lpi) as ParcelRef | undefined) ?? null
+    return pst ? publishedVersion(pst.byLpi.all(lpi) as (ParcelRef & { wstatus: string | null })[]) : null
   }
 
   /** The most specific current parcel holding the point (DECISIONS.md "most specific first"), or null. */
