@@ -117,6 +117,28 @@ describe('GET /parcels/{lpi} and /parcels/by-key/{source_key}', () => {
     expect(all.parcels.map((p: { work_status: { code: string } }) => p.work_status.code)).toEqual(['C', 'H'])
   })
 
+  it('orders every LPI\'s and source key\'s versions as the SQL order did (visible, current, proposed, historic, newest, id)', () => {
+    const q = t.data.services.parcels!
+    const db = t.data.dataset.sqlite('parcels/parcels.sqlite')
+    const ORDER = `hidden, CASE COALESCE(wstatus, 'C') WHEN 'C' THEN 0 WHEN 'P' THEN 1 ELSE 2 END, date_stamp DESC, id`
+    const byLpi = db.prepare(`SELECT source_key, lpi, wstatus, date_stamp, hidden FROM parcel WHERE lpi = ? ORDER BY ${ORDER}`)
+    const byKey = db.prepare(`SELECT source_key, lpi, wstatus, date_stamp, hidden FROM parcel WHERE source_key = ? ORDER BY ${ORDER}`)
+    type R = { source_key: string; lpi: string; wstatus: string | null; date_stamp: string | null; hidden: number }
+    const sig = (rows: R[], all: boolean) => rows.filter((r) => all || !r.hidden).map((r) => `${r.lpi}/${r.source_key}/${r.wstatus}/${r.date_stamp}`)
+    const got = (recs: { lpi: string; source_key: string; work_status?: { code: string }; date_stamp?: string }[]) =>
+      recs.map((r) => `${r.lpi}/${r.source_key}/${r.work_status?.code ?? null}/${r.date_stamp ?? null}`)
+    const multi = db.prepare('SELECT lpi FROM parcel GROUP BY lpi HAVING count(*) > 1').pluck().all() as string[]
+    expect(multi.length).toBeGreaterThan(0)
+    const lpis = db.prepare('SELECT DISTINCT lpi FROM parcel').pluck().all() as string[]
+    for (const all of [false, true]) {
+      for (const lpi of lpis) expect(got(q.byLpi(lpi, { all }) as never), lpi).toEqual(sig(byLpi.all(lpi) as R[], all))
+      for (const lpi of multi) {
+        const keys = db.prepare('SELECT DISTINCT source_key FROM parcel WHERE lpi = ?').pluck().all(lpi) as string[]
+        for (const k of keys) expect(got(q.bySourceKey(k, { all }) as never), k).toEqual(sig(byKey.all(k) as R[], all))
+      }
+    }
+  })
+
   it('omits work_status when the source recorded none', async () => {
     const body = await json(await get(`/${erfLpi(3)}`))
     expect(body.parcels[0]).not.toHaveProperty('work_status')

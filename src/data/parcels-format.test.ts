@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
 import { containsPoint, type MultiPolygon } from '../geo/polygon.js'
-import { containsPointEncoded, decodeGeometry, encodeGeometry } from './parcels-format.js'
+import { containsPointEncoded, decodeGeometry, encodeGeometry, publishedVersion } from './parcels-format.js'
 
 const box = (x0: number, y0: number, x1: number, y1: number): [number, number][] => [
   [x0, y0],
@@ -46,5 +46,16 @@ describe('containsPointEncoded', () => {
       expect(containsPointEncoded(blob, x, y)).toBe(want)
       expect(containsPointEncoded(unaligned, x, y)).toBe(want)
     }
+  })
+})
+
+describe('publishedVersion', () => {
+  const v = (id: number, wstatus: string | null) => ({ id, wstatus })
+  it('takes the current version (C or blank) first, then the lowest id; null for none', () => {
+    expect(publishedVersion([v(5, 'P'), v(9, 'C'), v(7, null)])).toEqual(v(7, null))
+    expect(publishedVersion([v(9, 'H'), v(4, 'P'), v(6, 'H')])).toEqual(v(4, 'P'))
+    expect(publishedVersion([v(3, null), v(2, 'C')])).toEqual(v(2, 'C'))
+    expect(publishedVersion([v(8, 'P')])).toEqual(v(8, 'P'))
+    expect(publishedVersion([])).toBeNull()
   })
 })

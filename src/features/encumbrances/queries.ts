@@ -33,6 +33,7 @@ import {
   containsPointEncoded,
   decodeGeometry,
   layerCode,
+  publishedVersion,
   sharedParcelFlags,
   sharedParcelIndex,
   type MultiPolygon,
@@ -153,23 +154,6 @@ function toRow(r: RawRow): EncumbranceRow {
   }
 }
 
-/**
- * Of the visible versions of one LPI, the one a parcel lookup answers with: the current one
- * (`wstatus` C or blank) first, then the lowest id; null when there is none.
- */
-export function publishedVersion(rows: readonly (ParcelRef & { wstatus: string | null })[]): ParcelRef | null {
-  let best: (ParcelRef & { wstatus: string | null }) | null = null
-  let bestRank = 2
-  for (const r of rows) {
-    const rank = r.wstatus === null || r.wstatus === 'C' ? 0 : 1
-    if (rank < bestRank || (rank === bestRank && r.id < best!.id)) {
-      best = r
-      bestRank = rank
-    }
-  }
-  return best && { id: best.id, lpi: best.lpi, parcel_type: best.parcel_type, province: best.province, extent_sqm: best.extent_sqm }
-}
-
 /** A `sg_number` wildcard pattern as a GLOB pattern and its literal prefix and suffix. */
 export function sgPattern(p: string): { glob: string; prefix: string; suffix: string; exact: boolean } {
   const star = p.indexOf('*')
@@ -235,14 +219,10 @@ export function createEncumbranceQueries(ds: OpenDataset) {
   }
 
   /** The current parcel of an LPI (the parcel service's default filter), or null. */
-  /**
-   * The published version of an LPI: the current one (`wstatus` C or blank) first, then the
-   * lowest id. Picked here rather than by `ORDER BY … LIMIT 1`, for which SQLite built a
-   * temporary B-tree on every call (about 6 µs of a 30 µs lookup at national scale); an LPI
-   * almost always has one visible version.
-   */
+  /** The published version of an LPI (see publishedVersion). */
   function parcelByLpi(lpi: string): ParcelRef | null {
-    return pst ? publishedVersion(pst.byLpi.all(lpi) as (ParcelRef & { wstatus: string | null })[]) : null
+    const p = pst && publishedVersion(pst.byLpi.all(lpi) as (ParcelRef & { wstatus: string | null })[])
+    return p ? { id: p.id, lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, extent_sqm: p.extent_sqm } : null
   }
 
   /** The most specific current parcel holding the point (DECISIONS.md "most specific first"), or null. */
