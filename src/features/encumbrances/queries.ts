@@ -218,8 +218,7 @@ export function createEncumbranceQueries(ds: OpenDataset) {
     return decodeGeometry(pst!.geom.get(id) as Buffer)
   }
 
-  /** The current parcel of an LPI (the parcel service's default filter), or null. */
-  /** The published version of an LPI (see publishedVersion). */
+  /** The current parcel of an LPI (the parcel service's default filter, publishedVersion), or null. */
   function parcelByLpi(lpi: string): ParcelRef | null {
     const p = pst && publishedVersion(pst.byLpi.all(lpi) as (ParcelRef & { wstatus: string | null })[])
     return p ? { id: p.id, lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, extent_sqm: p.extent_sqm } : null
