@@ -254,6 +254,29 @@ describe('GET /parcels/{lpi}/beacons and /general-plan', () => {
     expect(body.beacons[0]).toMatchObject({ name: 'B1', description: 'iron peg', latitude: -34.905, longitude: 17.002 })
   })
 
+  it('lists every parcel\'s beacons and General Plans in the order the SQL ORDER BY gave', () => {
+    const q = t.data.services.parcels!
+    const db = t.data.dataset.sqlite('parcels/parcels.sqlite')
+    const beaconIds = db.prepare(
+      'SELECT b.beacon_id FROM parcel_beacon pb JOIN beacon b ON b.id = pb.beacon_row WHERE pb.parcel_id = ? ORDER BY pb.ring_position, b.beacon_id',
+    )
+    const planIds = db.prepare('SELECT g.sg_number FROM parcel_general_plan pg JOIN general_plan g ON g.id = pg.plan_id WHERE pg.parcel_id = ? ORDER BY g.sg_number')
+    const parcels = db
+      .prepare('SELECT id, lpi FROM parcel WHERE hidden = 0 AND (id IN (SELECT parcel_id FROM parcel_beacon) OR id IN (SELECT parcel_id FROM parcel_general_plan))')
+      .all() as { id: number; lpi: string }[]
+    expect(parcels.length).toBeGreaterThan(50)
+    let several = 0
+    for (const p of parcels) {
+      const current = q.beacons(p.lpi, { all: false })
+      // only the LPI's published version is served; compare that one
+      if (!current || current.parcel.source_key !== (db.prepare('SELECT source_key FROM parcel WHERE id = ?').pluck().get(p.id) as string)) continue
+      expect(current.beacons.map((b) => b.beacon_id), p.lpi).toEqual(beaconIds.pluck().all(p.id))
+      expect(q.generalPlans(p.lpi, { all: false })!.general_plans.map((g) => g.sg_number), p.lpi).toEqual(planIds.pluck().all(p.id))
+      if (current.beacons.length > 1) several++
+    }
+    expect(several).toBeGreaterThan(20)
+  })
+
   it('a beacon on a shared corner belongs to both parcels; none captured gives an empty list', async () => {
     const erf1 = await json(await get(`/${erfLpi(1)}/beacons`))
     expect(erf1.beacons.map((b: { beacon_id: string }) => b.beacon_id).sort()).toEqual(['FIX-B1', 'FIX-B4'])

@@ -101,6 +101,8 @@ const versionRank = (r: Row) => r.hidden * 10 + ({ C: 0, P: 1, H: 2 }[r.wstatus 
 const byVersion = (a: Row, b: Row) => versionRank(a) - versionRank(b) || newerFirst(a.date_stamp ?? '', b.date_stamp ?? '') || a.id - b.id
 /** Descending by code unit, as SQLite compares text ('' for no date: last). */
 const newerFirst = (x: string, y: string) => (x === y ? 0 : x > y ? -1 : 1)
+/** Ascending by code unit, as SQLite's BINARY collation orders these ASCII keys. */
+const ascending = (x: string, y: string) => (x === y ? 0 : x < y ? -1 : 1)
 
 /** Rows per generation of the shared-parcel row cache. */
 const ROW_CACHE = 50_000
@@ -129,13 +131,15 @@ export function createParcelQueries(ds: OpenDataset) {
     byLpi: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE lpi = ?`),
     byKey: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE source_key = ?`),
     touching: db.prepare('SELECT neighbour_id, shared_m FROM neighbour WHERE parcel_id = ? ORDER BY neighbour_id'),
+    // beacons and plans come unsorted and are sorted in JS (ring position, then beacon id; SG
+    // number): an ORDER BY here made SQLite build a temporary B-tree per request
     beacons: db.prepare(
       `SELECT b.beacon_id, b.name, b.description, b.date_stamp, b.latitude, b.longitude, pb.ring_position
-       FROM parcel_beacon pb JOIN beacon b ON b.id = pb.beacon_row WHERE pb.parcel_id = ? ORDER BY pb.ring_position, b.beacon_id`,
+       FROM parcel_beacon pb JOIN beacon b ON b.id = pb.beacon_row WHERE pb.parcel_id = ?`,
     ),
     plans: db.prepare(
       `SELECT g.sg_number, g.description, g.date_stamp FROM parcel_general_plan pg JOIN general_plan g ON g.id = pg.plan_id
-       WHERE pg.parcel_id = ? ORDER BY g.sg_number`,
+       WHERE pg.parcel_id = ?`,
     ),
     coverage: db.prepare('SELECT province, layer, records, repaired, rejected FROM coverage'),
   }
@@ -462,7 +466,9 @@ export function createParcelQueries(ds: OpenDataset) {
     beacons(lpi: string, f: Filter) {
       const r = current(lpi, f)
       if (!r) return null
-      const beacons = (st.beacons.all(r.id) as { beacon_id: string; name: string | null; description: string | null; date_stamp: string | null; latitude: number; longitude: number; ring_position: number }[]).map((b) => ({
+      const rows = st.beacons.all(r.id) as { beacon_id: string; name: string | null; description: string | null; date_stamp: string | null; latitude: number; longitude: number; ring_position: number }[]
+      rows.sort((a, b) => a.ring_position - b.ring_position || ascending(a.beacon_id, b.beacon_id))
+      const beacons = rows.map((b) => ({
         beacon_id: b.beacon_id,
         ...(b.name ? { name: b.name } : {}),
         ...(b.description ? { description: b.description } : {}),
@@ -477,7 +483,9 @@ export function createParcelQueries(ds: OpenDataset) {
     generalPlans(lpi: string, f: Filter) {
       const r = current(lpi, f)
       if (!r) return null
-      const plans = (st.plans.all(r.id) as { sg_number: string; description: string | null; date_stamp: string | null }[]).map((g) => ({
+      const rows = st.plans.all(r.id) as { sg_number: string; description: string | null; date_stamp: string | null }[]
+      rows.sort((a, b) => ascending(a.sg_number, b.sg_number))
+      const plans = rows.map((g) => ({
         sg_number: g.sg_number,
         ...(g.description ? { description: g.description } : {}),
         ...(g.date_stamp ? { date_stamp: g.date_stamp } : {}),
