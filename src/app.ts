@@ -9,7 +9,7 @@ import type { Domain } from './data/manifest.js'
 import { mountDocs } from './http/docs.js'
 import type { AppEnv } from './http/env.js'
 import { ApiError, handleError, handleNotFound, type ErrorCode } from './http/errors.js'
-import { frontDoor, type Answer } from './http/front-door.js'
+import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
 import { PrefixRouter } from './http/prefix-router.js'
 import { requestHeader } from './http/request-header.js'
@@ -47,7 +47,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const onError = handleError(deps.log)
   const enter = frontDoor(deps.log, onError)
   app.onError(onError)
-  const open = (handler: (c: Context<AppEnv>) => Answer) => (c: Context<AppEnv>) => enter(c, () => handler(c))
+  // built once per route, so a request allocates no closure on its way in
+  const open = (handler: Answerer) => (c: Context<AppEnv>) => enter(c, handler)
 
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -58,24 +59,25 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const keyHeader = API_KEY_HEADER.toLowerCase()
   // every authenticated request: the body limit, the key (401), the rate limit (429, headers on
   // every answer), then `run`; synchronous when the key and the count are known at once
-  const gated = (c: Context<AppEnv>, run: () => Answer): Answer =>
+  const gated = (c: Context<AppEnv>, run: Answerer): Answer =>
     // GET and HEAD bodies are never read; skipping them keeps @hono/node-server from building a
     // full WHATWG Request per query (about a sixth of the CPU of a /plots/reverse request).
     // bodyLimit returns what its `next` returns: here the answer.
     c.req.method === 'GET' || c.req.method === 'HEAD' ? gate(c, run) : (limitBody(c, (async () => gate(c, run)) as unknown as Next) as Promise<Response>)
-  const gate = (c: Context<AppEnv>, run: () => Answer): Answer => {
+  const gate = (c: Context<AppEnv>, run: Answerer): Answer => {
     const now = clock()
     const key = authenticate(deps.keys, requestHeader(c, keyHeader), now)
     if (key instanceof Promise) return key.then((k) => admit(c, k, now, run))
     return admit(c, key, now, run)
   }
-  const admit = (c: Context<AppEnv>, key: ApiKeyRecord, now: number, run: () => Answer): Answer => {
+  const admit = (c: Context<AppEnv>, key: ApiKeyRecord, now: number, run: Answerer): Answer => {
     c.set('apiKey', key)
     const counted = countRequest(c, deps.limiter, key, now)
-    return counted instanceof Promise ? counted.then(run) : run()
+    return counted instanceof Promise ? counted.then(() => run(c)) : run(c)
   }
   // no route: under the API root the key and the count come first (401 before 404), as for a route
-  app.notFound((c) => enter(c, () => (c.req.path.startsWith(`${API_BASE}/`) ? gated(c, () => handleNotFound(c)) : handleNotFound(c))))
+  const notFound: Answerer = (c) => (c.req.path.startsWith(`${API_BASE}/`) ? gated(c, handleNotFound) : handleNotFound(c))
+  app.notFound(open(notFound))
 
   app.get('/healthz', open((c) => json(c, { status: 'ok' })))
   app.get(
@@ -112,7 +114,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.get(`${API_BASE}/openapi.json`, open(openapi))
   mountDocs(app, `${API_BASE}/openapi.json`, open)
 
-  const router = new ApiRouter(app, API_BASE, (c, run, authenticated) => enter(c, authenticated ? () => gated(c, run) : run))
+  const router = new ApiRouter(app, API_BASE, (run, authenticated) => open(authenticated ? (c) => gated(c, run) : run))
   registerPlotRoutes(router, () => deps.data.services.plots)
   registerParcelRoutes(router, () => deps.data.services.parcels)
   registerEncumbranceRoutes(router, () => deps.data.services.encumbrances)

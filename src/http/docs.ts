@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path'
 import type { Context, Hono } from 'hono'
 import type { AppEnv } from './env.js'
 import { ApiError } from './errors.js'
-import type { Answer } from './front-door.js'
+import type { Answer, Answerer } from './front-door.js'
 import { reply, setHeader } from './reply.js'
 
 const ASSETS: Record<string, string> = {
@@ -17,7 +17,7 @@ const ASSETS: Record<string, string> = {
  * `/docs`: Swagger UI over `/api/v1/openapi.json`, served from the swagger-ui-dist package on
  * this machine (nothing is fetched from a CDN, so it works offline and behind firewalls).
  */
-export function mountDocs(app: Hono<AppEnv>, specUrl: string, open: (handler: (c: Context<AppEnv>) => Answer) => (c: Context<AppEnv>) => Answer): void {
+export function mountDocs(app: Hono<AppEnv>, specUrl: string, open: (handler: Answerer) => (c: Context<AppEnv>) => Answer): void {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
   const cache = new Map<string, string>()
   const asset = (c: Context<AppEnv>): Response => {

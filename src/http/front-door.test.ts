@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream'
-import { Hono, type Context } from 'hono'
+import { Hono } from 'hono'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import type { AppEnv } from './env.js'
 import { ApiError, handleError } from './errors.js'
-import { frontDoor, type Answer } from './front-door.js'
+import { frontDoor, type Answerer } from './front-door.js'
 import { json } from './reply.js'
 
 function setup(level = 'info') {
@@ -18,7 +18,7 @@ function setup(level = 'info') {
   const log = pino({ level }, stream)
   const enter = frontDoor(log, handleError(log))
   const app = new Hono<AppEnv>()
-  const route = (path: string, run: (c: Context<AppEnv>) => Answer) => app.get(path, (c) => enter(c, () => run(c)))
+  const route = (path: string, run: Answerer) => app.get(path, (c) => enter(c, run))
   route('/sync', (c) => json(c, { ok: true }))
   route('/later', (c) => Promise.resolve(json(c, { ok: 'later' })))
   route('/throws', () => {

@@ -9,6 +9,8 @@ import { setHeader } from './reply.js'
 
 /** An answer, at once when every step was synchronous. */
 export type Answer = Response | Promise<Response>
+/** What answers one request (a route, the not-found answer, or the gate around either). */
+export type Answerer = (c: Context<AppEnv>) => Answer
 
 /**
  * What every request goes through exactly once, around whatever answers it (a route or the
@@ -29,7 +31,7 @@ export type Answer = Response | Promise<Response>
 export function frontDoor(log: Logger, onError: (err: Error, c: Context<AppEnv>) => Response) {
   const write = accessLogWriter(log)
   const fail = (c: Context<AppEnv>, err: unknown): Response => onError(err instanceof Error ? err : new Error(String(err)), c)
-  return function enter(c: Context<AppEnv>, run: () => Answer): Answer {
+  return function enter(c: Context<AppEnv>, run: Answerer): Answer {
     const id = acceptClientRequestId(requestHeader(c, 'x-request-id')) ?? randomUUID()
     c.set('requestId', id)
     setHeader(c, REQUEST_ID_HEADER, id)
@@ -37,7 +39,7 @@ export function frontDoor(log: Logger, onError: (err: Error, c: Context<AppEnv>)
     const start = logging ? performance.now() : 0
     let res: Answer
     try {
-      res = run()
+      res = run(c)
     } catch (err) {
       res = fail(c, err)
     }

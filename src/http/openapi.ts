@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, RouteGuard } from './env.js'
-import type { Answer } from './front-door.js'
+import type { Answer, Answerer } from './front-door.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
 
 export const ErrorBodySchema = z
@@ -50,10 +50,10 @@ export interface RouteSpec<S extends RequestSchemas> {
 export type RouteHandler<S extends RequestSchemas> = (c: Context<AppEnv>, input: ValidatedInput<S>) => Response | Promise<Response>
 
 /**
- * What runs around every route: the front door, and for an authenticated route the key check and
- * the rate limit, then `run` (see app.ts).
+ * The Hono handler of a route, made once at registration: the front door, and for an
+ * authenticated route the key check and the rate limit, around `run` (see app.ts).
  */
-export type RouteDoor = (c: Context<AppEnv>, run: () => Answer, authenticated: boolean) => Answer
+export type RouteDoor = (run: Answerer, authenticated: boolean) => (c: Context<AppEnv>) => Answer
 
 /**
  * The API root: registers each route in the OpenAPI registry and mounts it on Hono as one
@@ -98,6 +98,6 @@ export class ApiRouter {
       const input = validateRequest(c, spec.request)
       return input instanceof Promise ? input.then((i) => handler(c, i)) : handler(c, input)
     }
-    this.app.on([spec.method.toUpperCase()], [honoPath], (c: Context<AppEnv>) => this.door(c, () => run(c), authenticated))
+    this.app.on([spec.method.toUpperCase()], [honoPath], this.door(run, authenticated))
   }
 }
