@@ -1,12 +1,13 @@
 /**
  * The parcel domain: the six cadastre layers of every province, beacons and General Plans, to one
  * SQLite file + a Flatbush over every parcel + a flags array + the point prefilter
- * (parcels-prefilter.ts), with what the endpoints need precomputed (touching neighbours, beacon
+ * (parcels-prefilter.ts) + the LPI hash index (lpi-hash.ts), with what the endpoints need precomputed (touching neighbours, beacon
  * ring positions, General Plan links, coverage ledger).
  */
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import Flatbush from 'flatbush'
+import { encodeLpiHash, lpiBucketHash, lpiFingerprint } from '../src/data/lpi-hash.js'
 import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
 import { FLAG_HIDDEN, PARCEL_FILES, PARCEL_LAYERS, encodeGeometry, layerCode } from '../src/data/parcels-format.js'
 import { PREFILTER_STRIDE } from '../src/data/parcels-prefilter.js'
@@ -40,6 +41,12 @@ export function provinceDirs(cadastre: string): { code: ProvinceCode; dir: strin
   return out.sort((a, b) => a.code.localeCompare(b.code))
 }
 
+
+function grownU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(a.length * 2)
+  b.set(a)
+  return b
+}
 
 /** Source rows per chunk of the layer pass. */
 const CHUNK = 512
@@ -78,6 +85,9 @@ export async function buildParcels(
   const insertCoverage = db.prepare('INSERT INTO coverage VALUES (?, ?, ?, ?, ?)')
   const boxes = new GrowableF64()
   let flags = new Uint8Array(1 << 16)
+  // per parcel, the LPI hash index's two hashes of its LPI (lpi-hash.ts)
+  let lpiBuckets = new Uint32Array(1 << 16)
+  let lpiPrints = new Uint32Array(1 << 16)
   let prefilter = new Uint8Array((1 << 16) * PREFILTER_STRIDE)
   const layers: Record<string, LayerStats> = {}
   let n = 0
@@ -131,6 +141,12 @@ export async function buildParcels(
             flags = f
           }
           flags[n - 1] = layerCode(rec.type) | (rec.hidden ? FLAG_HIDDEN : 0)
+          if (n > lpiBuckets.length) {
+            lpiBuckets = grownU32(lpiBuckets)
+            lpiPrints = grownU32(lpiPrints)
+          }
+          lpiBuckets[n - 1] = lpiBucketHash(rec.lpi)
+          lpiPrints[n - 1] = lpiFingerprint(rec.lpi)
           if (n * PREFILTER_STRIDE > prefilter.length) {
             const p = new Uint8Array(prefilter.length * 2)
             p.set(prefilter)
@@ -196,6 +212,7 @@ export async function buildParcels(
   ds.writeBinary(PARCEL_FILES.flatbush, 'flatbush', new Uint8Array(index.data))
   ds.writeBinary(PARCEL_FILES.flags, 'u8', flags.subarray(0, n))
   ds.writeBinary(PARCEL_FILES.prefilter, 'u8', prefilter.subarray(0, n * PREFILTER_STRIDE))
+  ds.writeBinary(PARCEL_FILES.lpiHash, 'lpi-hash', encodeLpiHash(lpiBuckets, lpiPrints, n))
   log(`parcels: ${n} records, ${totalRepaired} geometries repaired, ${pairs} touching pairs`)
   return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
 }

@@ -1,6 +1,7 @@
 import geographiclib from 'geographiclib-geodesic'
 import { describe, expect, it } from 'vitest'
 import { FARM_LPI, PORTION1_LPI, PORTION2_LPI, POINTS, erfLpi, sourceKey } from './fixtures/parcel-fixtures.js'
+import { PARCEL_FILES, lpiRowReader } from '../src/data/parcels-format.js'
 import { json, makeTestApp } from './helpers.js'
 
 const { Geodesic } = geographiclib
@@ -136,6 +137,29 @@ describe('GET /parcels/{lpi} and /parcels/by-key/{source_key}', () => {
         const keys = db.prepare('SELECT DISTINCT source_key FROM parcel WHERE lpi = ?').pluck().all(lpi) as string[]
         for (const k of keys) expect(got(q.bySourceKey(k, { all }) as never), k).toEqual(sig(byKey.all(k) as R[], all))
       }
+    }
+  })
+
+  it('reads an LPI\'s rows through the LPI hash index as SQL finds them: every LPI, both filters, absent and wrongly cased LPIs', () => {
+    const ds = t.data.dataset
+    expect(ds.has(PARCEL_FILES.lpiHash)).toBe(true)
+    const db = ds.sqlite(PARCEL_FILES.sqlite)
+    // the same dataset as one built before the hash index existed: the reader falls back to SQL
+    const older = { ...ds, has: (path: string) => path !== PARCEL_FILES.lpiHash && ds.has(path) }
+    const lpis = db.prepare('SELECT DISTINCT lpi FROM parcel').pluck().all() as string[]
+    const probes = [...lpis, '', 'T0JR00000000000000000', lpis[0].toLowerCase(), `${lpis[0]} `]
+    for (const visible of [false, true]) {
+      const sql = db.prepare(`SELECT id, lpi, hidden FROM parcel WHERE lpi = ?${visible ? ' AND hidden = 0' : ''} ORDER BY id`)
+      const hashed = lpiRowReader<{ id: number; lpi: string; hidden: number }>(ds, db, 'id, lpi, hidden', visible)
+      const plain = lpiRowReader<{ id: number; lpi: string; hidden: number }>(older, db, 'id, lpi, hidden', visible)
+      let rows = 0
+      for (const lpi of probes) {
+        const want = sql.all(lpi)
+        rows += want.length
+        expect(hashed(lpi), lpi).toEqual(want)
+        expect(plain(lpi), lpi).toEqual(want)
+      }
+      expect(rows).toBeGreaterThan(lpis.length * (visible ? 0.5 : 1) - 1)
     }
   })
 

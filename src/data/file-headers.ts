@@ -1,3 +1,4 @@
+import { checkLpiHashHeader } from './lpi-hash.js'
 import type { FileKind } from './manifest.js'
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1')
@@ -22,5 +23,7 @@ export function checkFileHeader(kind: FileKind, head: Buffer): string | null {
     case 'u8':
     case 'strings':
       return null
+    case 'lpi-hash':
+      return checkLpiHashHeader(head)
   }
 }

@@ -10,7 +10,7 @@ export type Domain = (typeof DOMAINS)[number]
 export const EXPORT_KEY: Record<Domain, string> = { plots: 'plots', parcels: 'cadastre', encumbrances: 'encumbrances', jurisdiction: 'boundaries' }
 
 /** What kind of bytes a file holds; the server checks the header of each kind at start. */
-export const FILE_KINDS = ['sqlite', 'kdbush', 'flatbush', 'u32', 'u8', 'strings'] as const
+export const FILE_KINDS = ['sqlite', 'kdbush', 'flatbush', 'u32', 'u8', 'strings', 'lpi-hash'] as const
 export type FileKind = (typeof FILE_KINDS)[number]
 
 const LayerStatsSchema = z.object({

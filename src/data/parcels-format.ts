@@ -12,9 +12,13 @@
  *   the same answers, only reading more geometry): per parcel 10 bytes, an oriented box and one
  *   inner box that settle most point-in-parcel tests without reading the geometry; layout and
  *   guarantees in parcels-prefilter.ts.
+ * - `parcels/parcels.lpi-hash` (optional likewise: without it lookups by LPI use the SQLite
+ *   index `parcel_lpi`): LPI -> parcel ids, layout in lpi-hash.ts.
  */
+import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import { onSegment, type MultiPolygon, type Polygon, type Ring } from '../geo/polygon.js'
+import { LpiHashIndex } from './lpi-hash.js'
 import type { OpenDataset } from './open-dataset.js'
 
 export const PARCEL_FILES = {
@@ -22,6 +26,7 @@ export const PARCEL_FILES = {
   flatbush: 'parcels/parcels.flatbush',
   flags: 'parcels/parcels.flags.u8',
   prefilter: 'parcels/parcels.prefilter.u8',
+  lpiHash: 'parcels/parcels.lpi-hash',
 } as const
 
 /** The six parcel layers: source file name and the `parcel_type` served, in source order. */
@@ -181,4 +186,29 @@ export function sharedParcelIndex(ds: OpenDataset): Flatbush {
 /** The parcel flags array of a dataset (layer and hidden bit per parcel), read once and shared. */
 export function sharedParcelFlags(ds: OpenDataset): Uint8Array {
   return ds.memo(PARCEL_FILES.flags, () => new Uint8Array(ds.arrayBuffer(PARCEL_FILES.flags)))
+}
+
+/**
+ * The rows of table `parcel` carrying an LPI (exactly, as SQL's `lpi = ?`), ascending id, only
+ * the visible ones (`hidden = 0`) when asked; `columns` must include `lpi`. Through the LPI hash
+ * index where the dataset has one (its candidates' hidden flag checked before any row is read,
+ * each row's LPI compared), else through SQLite's `parcel_lpi` index. Used by every lookup by LPI.
+ */
+export function lpiRowReader<T extends { lpi: string }>(ds: OpenDataset, db: Database.Database, columns: string, visibleOnly: boolean): (lpi: string) => T[] {
+  if (!ds.has(PARCEL_FILES.lpiHash)) {
+    const st = db.prepare(`SELECT ${columns} FROM parcel WHERE lpi = ?${visibleOnly ? ' AND hidden = 0' : ''}`)
+    return (lpi) => st.all(lpi) as T[]
+  }
+  const hash = ds.memo(PARCEL_FILES.lpiHash, () => new LpiHashIndex(ds.arrayBuffer(PARCEL_FILES.lpiHash)))
+  const flags = visibleOnly ? sharedParcelFlags(ds) : null
+  const byId = db.prepare(`SELECT ${columns} FROM parcel WHERE id = ?`)
+  return (lpi) => {
+    const out: T[] = []
+    for (const id of hash.candidates(lpi)) {
+      if (flags && flags[id - 1] & FLAG_HIDDEN) continue
+      const r = byId.get(id) as T | undefined
+      if (r && r.lpi === lpi) out.push(r)
+    }
+    return out
+  }
 }

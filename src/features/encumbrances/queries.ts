@@ -33,6 +33,7 @@ import {
   containsPointEncoded,
   decodeGeometry,
   layerCode,
+  lpiRowReader,
   publishedVersion,
   sharedParcelFlags,
   sharedParcelIndex,
@@ -208,7 +209,7 @@ export function createEncumbranceQueries(ds: OpenDataset) {
   const parcelFlags = hasParcels ? sharedParcelFlags(ds) : null
   const pst = parcelDb && {
     // every visible version; parcelByLpi picks one (see there)
-    byLpi: parcelDb.prepare('SELECT id, lpi, parcel_type, province, extent_sqm, wstatus FROM parcel WHERE lpi = ? AND hidden = 0'),
+    byLpi: lpiRowReader<ParcelRef & { wstatus: string | null }>(ds, parcelDb, 'id, lpi, parcel_type, province, extent_sqm, wstatus', true),
     ref: parcelDb.prepare('SELECT id, lpi, parcel_type, province, extent_sqm FROM parcel WHERE id = ?'),
     geom: parcelDb.prepare('SELECT geom FROM parcel WHERE id = ?').pluck(),
   }
@@ -220,7 +221,7 @@ export function createEncumbranceQueries(ds: OpenDataset) {
 
   /** The current parcel of an LPI (the parcel service's default filter, publishedVersion), or null. */
   function parcelByLpi(lpi: string): ParcelRef | null {
-    const p = pst && publishedVersion(pst.byLpi.all(lpi) as (ParcelRef & { wstatus: string | null })[])
+    const p = pst && publishedVersion(pst.byLpi(lpi))
     return p ? { id: p.id, lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, extent_sqm: p.extent_sqm } : null
   }
 

@@ -1,7 +1,7 @@
 import Flatbush from 'flatbush'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import { BOUNDARY_TYPES, CHAIN_TYPES, DATED_TYPES, JURISDICTION_FILES, OVERVIEW_TOLERANCE_M, type BoundaryType, type ChainType } from '../../data/jurisdiction-format.js'
-import { decodeGeometry, PARCEL_FILES, publishedVersion, type MultiPolygon } from '../../data/parcels-format.js'
+import { decodeGeometry, lpiRowReader, PARCEL_FILES, publishedVersion, type MultiPolygon } from '../../data/parcels-format.js'
 import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'
 import { BandedPolygon } from '../../geo/banded-pip.js'
 import { GridIndex } from '../../geo/grid-index.js'
@@ -587,7 +587,8 @@ export function createJurisdictionQueries(ds: OpenDataset) {
   // ---- parcels (read from the parcel domain's files; the feature itself is not imported)
   const parcelDb = ds.domain('parcels') ? ds.sqlite(PARCEL_FILES.sqlite) : null
   // every visible version of an LPI; resolveParcel takes the published one (publishedVersion)
-  const parcelStmt = parcelDb?.prepare('SELECT id, wstatus, lpi, label_lon, label_lat, geom FROM parcel WHERE lpi = ? AND hidden = 0')
+  const parcelRows =
+    parcelDb && lpiRowReader<{ id: number; wstatus: string | null; lpi: string; label_lon: number; label_lat: number; geom: Buffer }>(ds, parcelDb, 'id, wstatus, lpi, label_lon, label_lat, geom', true)
 
   /**
    * The chain of a parcel from its label point, and the boundaries it straddles: judged from
@@ -595,8 +596,8 @@ export function createJurisdictionQueries(ds: OpenDataset) {
    * but another boundary of the same type does.
    */
   function resolveParcel(lpi: string, d: string): (Resolution & { lpi: string; label: [number, number] }) | null | 'no-parcels' {
-    if (!parcelStmt) return 'no-parcels'
-    const p = publishedVersion(parcelStmt.all(lpi) as { id: number; wstatus: string | null; lpi: string; label_lon: number; label_lat: number; geom: Buffer }[])
+    if (!parcelRows) return 'no-parcels'
+    const p = publishedVersion(parcelRows(lpi))
     if (!p) return null
     const res = resolve(p.label_lon, p.label_lat, d)
     if (!res.found) return { ...res, lpi: p.lpi, label: [p.label_lon, p.label_lat] }

@@ -13,6 +13,7 @@ import {
   containsPointEncoded,
   decodeGeometry,
   layerCode,
+  lpiRowReader,
   sharedParcelFlags,
   sharedParcelIndex,
   type MultiPolygon,
@@ -128,7 +129,6 @@ export function createParcelQueries(ds: OpenDataset) {
     // literal in rowOf (3.8 vs 6.5 us a row at national scale)
     row: db.prepare(`SELECT ${ROW_COLUMNS} FROM parcel WHERE id = ?`).raw(true),
     geom: db.prepare('SELECT geom FROM parcel WHERE id = ?').pluck(),
-    byLpi: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE lpi = ?`),
     byKey: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE source_key = ?`),
     touching: db.prepare('SELECT neighbour_id, shared_m FROM neighbour WHERE parcel_id = ? ORDER BY neighbour_id'),
     // beacons and plans come unsorted and are sorted in JS (ring position, then beacon id; SG
@@ -144,6 +144,8 @@ export function createParcelQueries(ds: OpenDataset) {
     coverage: db.prepare('SELECT province, layer, records, repaired, rejected FROM coverage'),
   }
 
+  // every version of an LPI, sorted in JS (byVersion)
+  const rowsOfLpi = lpiRowReader<Row>(ds, db, COLUMNS, false)
   const passes = (f: Filter, i: number): boolean => {
     const fl = flags[i]
     if (!f.all && fl & FLAG_HIDDEN) return false
@@ -355,7 +357,7 @@ export function createParcelQueries(ds: OpenDataset) {
 
   /** The current (first) visible version of an LPI, or null. */
   function current(lpi: string, f: Filter): Row | null {
-    return visibleVersions((st.byLpi.all(lpi) as Row[]).sort(byVersion), f)[0] ?? null
+    return visibleVersions(rowsOfLpi(lpi).sort(byVersion), f)[0] ?? null
   }
 
   return {
@@ -415,7 +417,7 @@ export function createParcelQueries(ds: OpenDataset) {
 
     /** Records of an LPI (current first); empty when none is visible. */
     byLpi(lpi: string, f: Filter): ParcelRecord[] {
-      return visibleVersions((st.byLpi.all(lpi) as Row[]).sort(byVersion), f).map(toRecord)
+      return visibleVersions(rowsOfLpi(lpi).sort(byVersion), f).map(toRecord)
     },
 
     bySourceKey(key: string, f: Filter): ParcelRecord[] {
