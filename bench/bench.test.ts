@@ -37,6 +37,23 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
     'batch of 1000 points | whole handler (app.request, no socket)',
   ])
   for (const r of parcels.rows) expect(r.all.n).toBeGreaterThan(0)
+  // lookups by LPI: through the hash index file and SQLite's index on the same probes (the suite
+  // fails the run on any differing answer or unexpected status), found and absent LPIs both timed
+  const lpi = (records[2].data as { lpi: { found: number; absent: number; hashIndex: boolean; rows: { op: string; variant: string; near: { n: number }; random: { n: number }; meanResults: number }[] } }).lpi
+  expect(lpi.hashIndex).toBe(true)
+  expect(lpi.found).toBeGreaterThan(0)
+  expect(lpi.absent).toBeGreaterThan(0)
+  expect(lpi.rows.map((r) => `${r.op} | ${r.variant}`)).toEqual([
+    '/{lpi} | service, LPI hash index',
+    '/{lpi} | service, SQLite lpi index (as a dataset without the hash file)',
+    '/{lpi} | whole handler (app.request, no socket)',
+  ])
+  for (const r of lpi.rows) expect(r.near.n * r.random.n).toBeGreaterThan(0)
+  // records per lookup: at least one for each found LPI, none for the absent ones
+  expect(lpi.rows[0].meanResults).toBeGreaterThanOrEqual(lpi.found / (lpi.found + lpi.absent))
+  expect(lpi.rows[1].meanResults).toBe(lpi.rows[0].meanResults)
+  // the whole handler counts 200 answers: exactly the found share
+  expect(lpi.rows[2].meanResults).toBeCloseTo(lpi.found / (lpi.found + lpi.absent), 10)
   // parcel index strategies: every strategy returns the production id set for every probe
   const ps = records[3].data as {
     parcels: number

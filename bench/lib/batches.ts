@@ -77,6 +77,29 @@ export interface BatchHandlerSpec {
 const decoder = new TextDecoder()
 
 /**
+ * Runs `fn` with the whole app in process (the dataset's services, a throwaway key store with
+ * one key for `product`, an in-memory rate limiter, no access log), as the bench's "whole
+ * handler" rows measure it; the key store is removed afterwards.
+ */
+export async function withInProcessApp<T>(ds: OpenDataset, name: string, product: Product, fn: (app: ReturnType<typeof createApp>, key: string) => Promise<T>): Promise<T> {
+  const work = mkdtempSync(join(tmpdir(), `landdata-bench-${name}-app-`))
+  const keys = new BenchKeys(join(work, 'keys.db'))
+  try {
+    const key = keys.issue([product])
+    const store = new SqliteKeyStore(keys.path)
+    const app = createApp({ log: pino({ level: 'silent' }), keys: store, limiter: new MemoryRateLimiter(), data: new DatasetHandle(ds, buildServices) })
+    try {
+      return await fn(app, key)
+    } finally {
+      store.close()
+    }
+  } finally {
+    keys.close()
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+/**
  * Times a batch route's whole handler without a socket: each body is POSTed through the app
  * (`app.request`: JSON parse, validation of every point, key check, rate limit, lookups, the
  * JSON answer's bytes read from the Response) over a temporary key store. Variant `whole handler
@@ -85,14 +108,9 @@ const decoder = new TextDecoder()
  * (about 12 ms of a 5000-point jurisdiction answer).
  */
 export async function measureBatchHandler(ctx: SuiteContext, ds: OpenDataset, spec: BatchHandlerSpec): Promise<OpRow> {
-  const work = mkdtempSync(join(tmpdir(), `landdata-bench-${spec.name}-batch-`))
-  const keys = new BenchKeys(join(work, 'keys.db'))
-  try {
-    const key = keys.issue([spec.product])
-    const store = new SqliteKeyStore(keys.path)
-    const app = createApp({ log: pino({ level: 'silent' }), keys: store, limiter: new MemoryRateLimiter(), data: new DatasetHandle(ds, buildServices) })
+  return withInProcessApp(ds, spec.name, spec.product, async (app, key) => {
     const texts = spec.bodies.map((pts) => JSON.stringify({ points: pts }))
-    const row = await measureBatches(spec.op, 'whole handler (app.request, no socket)', texts.length, spec.warmups, async (b) => {
+    return measureBatches(spec.op, 'whole handler (app.request, no socket)', texts.length, spec.warmups, async (b) => {
       const res = await app.request(spec.path, { method: 'POST', headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: texts[b] })
       // the body as the server sends it: bytes
       const bytes = new Uint8Array(await res.arrayBuffer())
@@ -102,10 +120,5 @@ export async function measureBatchHandler(ctx: SuiteContext, ds: OpenDataset, sp
       }
       return spec.found(decoder.decode(bytes.subarray(Math.max(0, bytes.length - 256))))
     })
-    store.close()
-    return row
-  } finally {
-    keys.close()
-    rmSync(work, { recursive: true, force: true })
-  }
+  })
 }

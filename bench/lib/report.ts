@@ -98,10 +98,10 @@ export interface ServiceTargets {
  * The Markdown table (header included) of a service's in-process rows: point queries in µs,
  * batches (an `op` starting `batch`) in ms. Only the `service` variant of a point query and the
  * `whole …` variant of a batch have a target. `meanDigits`: decimals of a point query's mean
- * results.
+ * results; `splitHeader`: the heading of the column that splits the p50 by probe kind.
  */
-export function serviceOpTable(rows: OpRow[], targets: ServiceTargets, national: boolean, meanDigits = 1): string[] {
-  const lines = ['| query | variant | p50 | p99 | mean | p50 near / random | ops/s | mean results | target | verdict |', '|---|---|--:|--:|--:|--:|--:|--:|--:|---|']
+export function serviceOpTable(rows: OpRow[], targets: ServiceTargets, national: boolean, meanDigits = 1, splitHeader = 'p50 near / random'): string[] {
+  const lines = [`| query | variant | p50 | p99 | mean | ${splitHeader} | ops/s | mean results | target | verdict |`, '|---|---|--:|--:|--:|--:|--:|--:|--:|---|']
   for (const row of rows) {
     const batch = row.op.startsWith('batch')
     const v = (s: Summary | null) => (s ? (batch ? `${fmt(s.p50Us / 1000, 2)} ms` : `${fmt(s.p50Us)} µs`) : '')

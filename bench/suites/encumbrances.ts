@@ -46,10 +46,10 @@ import { MemoryRateLimiter } from '../../src/rate-limit/memory.js'
 import { buildServices, type Services } from '../../src/services.js'
 import { httpRoundsSection, runHttpRounds, type HttpRoundsData } from '../lib/http-rounds.js'
 import { BenchKeys } from '../lib/keys.js'
-import type { OpRow } from '../lib/measure.js'
+import { measureAsync, type OpRow } from '../lib/measure.js'
 import { Random } from '../lib/prng.js'
 import { verdict } from '../lib/report.js'
-import { fmt, Samples, type Summary } from '../lib/stats.js'
+import { fmt, type Summary } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
 
 /** Issue targets (national scale). */
@@ -445,45 +445,7 @@ export function makeTiles(cells: { cx: number; cy: number; n: number }[], count:
 }
 
 // ---------------------------------------------------------------------------------------------
-// timing
-
-/**
- * Times `op(k)` for every `k` in `0..count-1`, as `measure` does (one warm-up pass, `rounds`
- * timed passes split by `kind` when given, one untimed pass for ops/s) but awaiting each call.
- * Also returns each k's own durations (ms).
- */
-async function measureAsync(
-  name: string,
-  variant: string,
-  count: number,
-  rounds: number,
-  kind: Uint8Array | null,
-  op: (k: number) => Promise<number> | number,
-): Promise<{ row: OpRow; perKey: number[][] }> {
-  for (let k = 0; k < count; k++) await op(k) // warm-up pass (JIT, page cache, statement caches)
-  const all = new Samples(count * rounds)
-  const split = [new Samples(count * rounds), new Samples(count * rounds)]
-  const perKey: number[][] = Array.from({ length: count }, () => [])
-  let results = 0
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < count; k++) {
-      const t0 = performance.now()
-      results += await op(k)
-      const dt = performance.now() - t0
-      all.push(dt)
-      perKey[k].push(dt)
-      if (kind) split[kind[k]].push(dt)
-    }
-  }
-  // throughput without the per-call timer
-  const t0 = performance.now()
-  for (let k = 0; k < count; k++) await op(k)
-  const opsPerS = count / ((performance.now() - t0) / 1000)
-  return {
-    row: { op: name, variant, all: all.summary(), near: kind ? split[0].summary() : null, random: kind ? split[1].summary() : null, opsPerS, meanResults: results / (count * rounds) },
-    perKey,
-  }
-}
+// timing (measureAsync in ../lib/measure.ts)
 
 type App = ReturnType<typeof createApp>
 

@@ -7,6 +7,10 @@
  * parse, validation of every point, key check, rate limit, lookups, the JSON answer's bytes read
  * from the Response, neither decoded nor parsed) without a socket.
  *
+ * Lookups by LPI (`GET /parcels/{lpi}`): the service through the LPI hash index and, in the same
+ * run, through SQLite's `lpi` index (what a dataset built before the hash file gets), and the
+ * whole handler.
+ *
  * Issue 4 targets at national scale: `/at` p50 <= 30 us, a batch of 1000 points <= 20 ms.
  *
  * @module
@@ -16,11 +20,11 @@ import { PARCEL_FILES } from '../../src/data/parcels-format.js'
 import { createParcelQueries } from '../../src/features/parcels/queries.js'
 import { JsonBytes } from '../../src/http/json-bytes.js'
 import { BATCH_MAX } from '../../src/features/parcels/schemas.js'
-import { batchBodies, measureBatchHandler, measureBatches } from '../lib/batches.js'
+import { batchBodies, measureBatchHandler, measureBatches, withInProcessApp } from '../lib/batches.js'
 import { httpRoundsSection, runHttpRounds, type HttpRoundsData } from '../lib/http-rounds.js'
 import { Random } from '../lib/prng.js'
 import { nearOrUniformProbes, type PointProbes } from '../lib/probes.js'
-import { measure, type OpRow } from '../lib/measure.js'
+import { measure, measureAsync, type OpRow } from '../lib/measure.js'
 import { serviceOpTable } from '../lib/report.js'
 import { fmt } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
@@ -40,7 +44,95 @@ export interface ParcelsData {
   batches: number
   rows: OpRow[]
   http: HttpRoundsData | null
+  /** lookups by LPI (absent from records made before 2026-11-27) */
+  lpi?: LpiLookupData | null
   skipped?: string
+}
+
+interface LpiLookupData {
+  found: number
+  absent: number
+  rounds: number
+  /** whether the dataset has the LPI hash index file */
+  hashIndex: boolean
+  rows: OpRow[]
+}
+
+/** Share of the LPI probes naming a published parcel; the others name none (the 404 path). */
+const LPI_FOUND_SHARE = 0.8
+
+/**
+ * Seeded LPIs: kind 0 those of published parcels drawn uniformly over parcel rows (so mostly
+ * erven, as the cadastre is); kind 1 well-formed LPIs no parcel carries (a drawn LPI with its
+ * last eight digits replaced).
+ */
+export function makeLpiLookupProbes(ds: OpenDataset, count: number, seed: number): { lpi: string[]; kind: Uint8Array; length: number } {
+  const db = ds.sqlite(PARCEL_FILES.sqlite)
+  const maxId = (db.prepare('SELECT max(id) FROM parcel').pluck().get() as number | null) ?? 0
+  const published = db.prepare('SELECT lpi FROM parcel WHERE id = ? AND hidden = 0').pluck()
+  const carried = db.prepare('SELECT 1 FROM parcel WHERE lpi = ? LIMIT 1').pluck()
+  const rnd = new Random(seed >>> 0, 'bench/parcels/lpi')
+  const want = [Math.round(count * LPI_FOUND_SHARE), count - Math.round(count * LPI_FOUND_SHARE)]
+  const lpi: string[] = []
+  const kinds: number[] = []
+  for (let tries = 0; maxId && lpi.length < count && tries < count * 200; tries++) {
+    const l = published.get(rnd.int(1, maxId)) as string | undefined
+    if (!l) continue
+    const kind = rnd.chance(LPI_FOUND_SHARE) ? 0 : 1
+    if (want[kind] === 0) continue
+    const probe = kind === 0 ? l : l.slice(0, -8) + String(rnd.int(0, 99_999_999)).padStart(8, '0')
+    if (kind === 1 && carried.get(probe)) continue
+    want[kind]--
+    lpi.push(probe)
+    kinds.push(kind)
+  }
+  return { lpi, kind: Uint8Array.from(kinds), length: lpi.length }
+}
+
+/** `GET /parcels/{lpi}` in process: the service with and without the hash index, and the whole handler. */
+async function measureLpiLookups(ctx: SuiteContext, ds: OpenDataset): Promise<LpiLookupData | null> {
+  const quick = ctx.opts.quick
+  const rounds = quick ? 1 : 3
+  const probes = makeLpiLookupProbes(ds, quick ? 200 : 5_000, ctx.opts.seed)
+  if (!probes.length) return null
+  const found = probes.kind.filter((k) => k === 0).length
+  ctx.log(`parcels: ${probes.length} LPIs (${found} of published parcels, ${probes.length - found} absent) x ${rounds} rounds`)
+  const f = { all: false }
+  const hashIndex = ds.has(PARCEL_FILES.lpiHash)
+  const q = createParcelQueries(ds)
+  const rows: OpRow[] = [measure('/{lpi}', hashIndex ? 'service, LPI hash index' : 'service, SQLite lpi index', probes, rounds, (k) => q.byLpi(probes.lpi[k], f).length)]
+  if (hashIndex) {
+    // the same dataset as one built before the hash index file: lookups through SQLite's index
+    const plain = createParcelQueries({ ...ds, has: (path: string) => path !== PARCEL_FILES.lpiHash && ds.has(path) })
+    rows.push(measure('/{lpi}', 'service, SQLite lpi index (as a dataset without the hash file)', probes, rounds, (k) => plain.byLpi(probes.lpi[k], f).length))
+    let differ = 0
+    for (let k = 0; k < probes.length; k++) {
+      if (JSON.stringify(q.byLpi(probes.lpi[k], f)) === JSON.stringify(plain.byLpi(probes.lpi[k], f))) continue
+      if (differ++ < 3) ctx.fail(`parcels: LPI ${probes.lpi[k]}: the hash index and SQLite's lpi index give different records`)
+    }
+  }
+  rows.push(
+    await withInProcessApp(ds, 'parcels', 'parcels', async (app, key) => {
+      const headers = { 'X-API-KEY': key }
+      const paths = probes.lpi.map((l) => `/api/v1/parcels/${l}`)
+      const statuses = new Uint16Array(probes.length)
+      const whole = await measureAsync('/{lpi}', 'whole handler (app.request, no socket)', probes.length, rounds, probes.kind, async (k) => {
+        const res = await app.request(paths[k], { headers })
+        // the body as the server sends it: bytes
+        await res.arrayBuffer()
+        statuses[k] = res.status
+        return res.status === 200 ? 1 : 0
+      })
+      let wrong = 0
+      for (let k = 0; k < probes.length; k++) {
+        const want = probes.kind[k] === 0 ? 200 : 404
+        if (statuses[k] !== want && wrong++ < 3) ctx.fail(`parcels: GET /parcels/${probes.lpi[k]} answered ${statuses[k]}, expected ${want}`)
+      }
+      return whole.row
+    }),
+  )
+  ctx.log(`parcels: /{lpi} p50 ${rows.map((r) => `${r.variant} ${fmt(r.all.p50Us)} us`).join(', ')}`)
+  return { found, absent: probes.length - found, rounds, hashIndex, rows }
 }
 
 /**
@@ -149,8 +241,9 @@ export const parcelsSuite: Suite<ParcelsData> = {
         }),
       )
       ctx.log(`parcels: batch p50 ${fmt(rows.at(-1)!.all.p50Us / 1000, 2)} ms`)
+      const lpi = await measureLpiLookups(ctx, ds)
       const http = ctx.opts.http ? await runHttp(ctx, ds) : null
-      return { parcels: total, probes: count, rounds, batches, rows, http }
+      return { parcels: total, probes: count, rounds, batches, rows, http, lpi }
     } finally {
       ds.close()
     }
@@ -165,6 +258,20 @@ export const parcelsSuite: Suite<ParcelsData> = {
       '',
       ...serviceOpTable(d.rows, TARGETS, r.dataset.scale === 'national'),
     ]
+    if (d.lpi) {
+      const l = d.lpi
+      lines.push(
+        '',
+        `**Lookups by LPI** (\`GET /parcels/{lpi}\`, default status filter): ${l.found.toLocaleString('en-US')} seeded LPIs of published parcels (drawn uniformly over parcel rows) and ` +
+          `${l.absent.toLocaleString('en-US')} well-formed LPIs that no parcel carries (the 404 path), ${l.rounds} timed round(s) after a warm-up. ` +
+          (l.hashIndex
+            ? 'The service finds an LPI\'s ids in the LPI hash index file and reads each row by id; the second row is the same service told the file is absent, so it asks SQLite\'s `lpi` index as a dataset built before the file does (same run, same probes; every answer identical). '
+            : 'This dataset has no LPI hash index file: the service asks SQLite\'s `lpi` index. ') +
+          '"whole handler" sends each GET through the app and reads the answer as bytes; every status was checked (200 found, 404 absent).',
+        '',
+        ...serviceOpTable(l.rows, TARGETS, r.dataset.scale === 'national', 2, 'p50 found / absent'),
+      )
+    }
     if (d.http) {
       const wording = { endpoint: '/parcels/at', points: 'seeded points that each lie in a published parcel', agreement: 'identical to in-process `createParcelQueries`', targets: true, scale: r.dataset.scale }
       lines.push('', ...httpRoundsSection(d.http, wording))
