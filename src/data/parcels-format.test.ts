@@ -35,6 +35,13 @@ describe('containsPointEncoded', () => {
     }
   })
 
+  it('decodes to the encoded geometry from an aligned blob and from an unaligned copy', () => {
+    expect(decoded).toEqual(mp)
+    const unaligned = new Uint8Array(blob.length + 1).subarray(1)
+    unaligned.set(blob)
+    expect(decodeGeometry(unaligned)).toEqual(mp)
+  })
+
   it('agrees with containsPoint at random points, from an unaligned copy too', () => {
     const rnd = new Random(9, 'pip')
     const unaligned = new Uint8Array(blob.length + 1).subarray(1)

@@ -157,7 +157,8 @@ export function containsPointEncoded(blob: Uint8Array, x: number, y: number): bo
 }
 
 export function decodeGeometry(blob: Uint8Array): MultiPolygon {
-  const a = new Int32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength))
+  // a view where aligned: the arrays below copy every value out of it
+  const a = int32View(blob)
   let k = 0
   const mp: MultiPolygon = []
   const np = a[k++]
