@@ -15,7 +15,7 @@ import { SqliteKeyStore } from '../../src/auth/key-store.js'
 import type { Product } from '../../src/auth/types.js'
 import { DatasetHandle, type OpenDataset } from '../../src/data/open-dataset.js'
 import { MemoryRateLimiter } from '../../src/rate-limit/memory.js'
-import { buildServices } from '../../src/services.js'
+import { buildServices, type Services } from '../../src/services.js'
 import { BenchKeys } from './keys.js'
 import type { OpRow } from './measure.js'
 import { Samples } from './stats.js'
@@ -79,17 +79,24 @@ const decoder = new TextDecoder()
 /**
  * Runs `fn` with the whole app in process (the dataset's services, a throwaway key store with
  * one key for `product`, an in-memory rate limiter, no access log), as the bench's "whole
- * handler" rows measure it; the key store is removed afterwards.
+ * handler" rows measure it, and the services it answers from (what those rows compare
+ * with); the key store is removed afterwards.
  */
-export async function withInProcessApp<T>(ds: OpenDataset, name: string, product: Product, fn: (app: ReturnType<typeof createApp>, key: string) => Promise<T>): Promise<T> {
+export async function withInProcessApp<T>(
+  ds: OpenDataset,
+  name: string,
+  product: Product,
+  fn: (app: ReturnType<typeof createApp>, key: string, services: Services) => Promise<T>,
+): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), `landdata-bench-${name}-app-`))
   const keys = new BenchKeys(join(work, 'keys.db'))
   try {
     const key = keys.issue([product])
     const store = new SqliteKeyStore(keys.path)
-    const app = createApp({ log: pino({ level: 'silent' }), keys: store, limiter: new MemoryRateLimiter(), data: new DatasetHandle(ds, buildServices) })
+    const data = new DatasetHandle(ds, buildServices)
+    const app = createApp({ log: pino({ level: 'silent' }), keys: store, limiter: new MemoryRateLimiter(), data })
     try {
-      return await fn(app, key)
+      return await fn(app, key, data.services)
     } finally {
       store.close()
     }

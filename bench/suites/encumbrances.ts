@@ -27,14 +27,9 @@
  *
  * @module
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import pino from 'pino'
 import { createApp } from '../../src/app.js'
-import { SqliteKeyStore } from '../../src/auth/key-store.js'
 import { ENCUMBRANCE_CLASSES, ENCUMBRANCE_FILES, HEAT_CELL_DEG } from '../../src/data/encumbrance-format.js'
-import { DatasetHandle, openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
+import { openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
 import { PARCEL_FILES } from '../../src/data/parcels-format.js'
 import { parseInputGeometry } from '../../src/features/encumbrances/geometry-input.js'
 import { INTERSECT_MAX_ENCUMBRANCES, INTERSECT_MAX_PARCELS, type EncumbranceQueries } from '../../src/features/encumbrances/queries.js'
@@ -42,10 +37,8 @@ import { ROUTE_MAX_M } from '../../src/features/encumbrances/schemas.js'
 import { fastGeodesicM, metresPerDegree } from '../../src/geo/geodesic.js'
 import { lineLengthM } from '../../src/geo/overlay.js'
 import { tileAt } from '../../src/geo/tiles.js'
-import { MemoryRateLimiter } from '../../src/rate-limit/memory.js'
-import { buildServices, type Services } from '../../src/services.js'
+import { withInProcessApp } from '../lib/batches.js'
 import { httpRoundsSection, runHttpRounds, type HttpRoundsData } from '../lib/http-rounds.js'
-import { BenchKeys } from '../lib/keys.js'
 import { measureAsync, type OpRow } from '../lib/measure.js'
 import { Random } from '../lib/prng.js'
 import { verdict } from '../lib/report.js'
@@ -453,23 +446,6 @@ const WHOLE = 'whole handler (app.request, no socket)'
 const QUERIES = 'queries only'
 
 /** The app over the open dataset, with a temporary key for the encumbrance product. */
-function benchApp(ds: OpenDataset, work: string): { app: App; services: Services; key: string; close(): void } {
-  const keys = new BenchKeys(join(work, 'keys.db'))
-  const key = keys.issue(['encumbrance'])
-  const store = new SqliteKeyStore(keys.path)
-  const data = new DatasetHandle(ds, buildServices)
-  const app = createApp({ log: pino({ level: 'silent' }), keys: store, limiter: new MemoryRateLimiter(), data })
-  return {
-    app,
-    services: data.services,
-    key,
-    close() {
-      store.close()
-      keys.close()
-    },
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
@@ -740,7 +716,6 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
 
   async run(ctx) {
     const ds = openDataset(ctx.dataset.dir)
-    const work = mkdtempSync(join(tmpdir(), 'landdata-bench-encumbrances-'))
     try {
       const m = ds.domain('encumbrances')
       if (!m) {
@@ -753,8 +728,7 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
         ctx.log('encumbrances: skipped: the encumbrance domain holds no current record')
         return skipped('the encumbrance domain holds no current record')
       }
-      const { app, services, key, close } = benchApp(ds, work)
-      try {
+      return await withInProcessApp(ds, 'encumbrances', 'encumbrance', async (app, key, services) => {
         const s = services.encumbrances!
         const data: EncumbrancesData = {
           ...skipped(''),
@@ -773,12 +747,9 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
         await measureTiles(ctx, cells, app, key, data)
         data.http = ctx.opts.http && s.hasParcels && data.lpis > 0 ? await runHttp(ctx, ds, s) : null
         return data
-      } finally {
-        close()
-      }
+      })
     } finally {
       ds.close()
-      rmSync(work, { recursive: true, force: true })
     }
   },
 
