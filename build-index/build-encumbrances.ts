@@ -21,7 +21,8 @@ import {
   type EncumbranceClass,
 } from '../src/data/encumbrance-format.js'
 import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
-import { PARCEL_FILES, encodeGeometry, type MultiPolygon } from '../src/data/parcels-format.js'
+import { PARCEL_FILES } from '../src/data/parcels-format.js'
+import { encodeGeometry, type MultiPolygon } from '../src/data/geometry-blob.js'
 import { areaSqm, bufferLines, lineLengthM } from '../src/geo/overlay.js'
 import { linesBox } from '../src/geo/lines.js'
 import { bboxOf, type BBox } from '../src/geo/polygon.js'

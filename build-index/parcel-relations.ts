@@ -14,7 +14,7 @@
 import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import KDBush from 'kdbush'
-import { decodeGeometry, type MultiPolygon } from '../src/data/parcels-format.js'
+import { decodeGeometry, type MultiPolygon } from '../src/data/geometry-blob.js'
 import { metresPerDegree } from '../src/geo/geodesic.js'
 import { bboxOf, containsPoint, coversPolygon, locatePoint, sharedBoundaryM } from '../src/geo/polygon.js'
 import { createProgress } from './progress.js'

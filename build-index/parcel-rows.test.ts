@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { encodeGeometry } from '../src/data/parcels-format.js'
+import { encodeGeometry } from '../src/data/geometry-blob.js'
 import { PREFILTER_STRIDE, describeParcel } from '../src/data/parcels-prefilter.js'
 import { bboxOf } from '../src/geo/polygon.js'
 import { prepareParcels, transferOf, type LayerItem } from './parcel-rows.js'

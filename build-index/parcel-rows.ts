@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { encodeGeometry, type ParcelType } from '../src/data/parcels-format.js'
+import { type ParcelType } from '../src/data/parcels-format.js'
+import { encodeGeometry } from '../src/data/geometry-blob.js'
 import { PREFILTER_STRIDE, describeParcel } from '../src/data/parcels-prefilter.js'
 import type { ProvinceCode } from '../src/data/provinces.js'
 import { bboxOf } from '../src/geo/polygon.js'

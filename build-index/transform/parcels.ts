@@ -5,7 +5,8 @@
  * ST_MakeValid does, via polyclip-ts). A ring with fewer than 3 distinct positions is rejected.
  */
 import { union } from 'polyclip-ts'
-import { LPI_PATTERN, isHidden, type MultiPolygon, type ParcelType, type Polygon, type Ring } from '../../src/data/parcels-format.js'
+import { LPI_PATTERN, isHidden, type ParcelType } from '../../src/data/parcels-format.js'
+import { type MultiPolygon, type Polygon, type Ring } from '../../src/data/geometry-blob.js'
 import { PROVINCES, type ProvinceCode } from '../../src/data/provinces.js'
 import { bboxOf, multiPolygonAreaSqm, ringSelfIntersects, ringSignedArea2 } from '../../src/geo/polygon.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
 import { bboxOf, type MultiPolygon, type Ring } from '../geo/polygon.js'
-import { containsPointEncoded, decodeGeometry, encodeGeometry } from './parcels-format.js'
+import { containsPointEncoded, decodeGeometry, encodeGeometry } from './geometry-blob.js'
 import { PREFILTER_MARGIN_DEG, PREFILTER_STRIDE, createPrefilter, describeParcel } from './parcels-prefilter.js'
 
 const round7 = (v: number) => Math.round(v * 1e7) / 1e7

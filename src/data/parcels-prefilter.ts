@@ -35,7 +35,7 @@
  * coordinates of its own.
  */
 import { segmentMeetsBox } from '../geo/lines.js'
-import { COORD_SCALE, containsPointEncoded, int32View } from './parcels-format.js'
+import { COORD_SCALE, containsPointEncoded, int32View } from './geometry-blob.js'
 
 export const PREFILTER_STRIDE = 10
 /** Distance (degrees, about 11 cm) every decided region keeps from the parcel's boundary. */

@@ -30,21 +30,20 @@ import {
   PARCEL_FILES,
   PARCEL_TYPES,
   SPECIFICITY,
-  containsPointEncoded,
-  decodeGeometry,
   layerCode,
   lpiRowReader,
   publishedVersion,
   sharedParcelFlags,
   sharedParcelIndex,
-  type MultiPolygon,
   type ParcelType,
 } from '../../data/parcels-format.js'
+import { containsPointEncoded, decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
 import { metresPerDegree } from '../../geo/geodesic.js'
 import { cellsAlongLines, cellsOverPolygon } from '../../geo/cells.js'
 import { distanceToLinesM, linesMeetBox, segmentMeetsBox, type Lines } from '../../geo/lines.js'
 import { areaSqm, lineLineOverlap, lineOverlap, NEAR_BOX_M, polygonOverlap, PreparedLines, PreparedPolygon } from '../../geo/overlay.js'
 import { distanceToPointM, intersectsBox, type BBox } from '../../geo/polygon.js'
+import { round } from '../../geo/round.js'
 
 /** One row of `encumbrance`, as the queries use it. */
 export interface EncumbranceRow {
@@ -624,7 +623,7 @@ export function createEncumbranceQueries(ds: OpenDataset) {
   }
 }
 
-const round2 = (v: number) => Math.round(v * 100) / 100
+const round2 = (v: number) => round(v, 2)
 
 /** Longest piece of a route searched with one box, degrees (about 250 m: a longer diagonal's box holds too much). */
 const ROUTE_PIECE_DEG = 0.0025

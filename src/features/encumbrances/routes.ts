@@ -1,9 +1,9 @@
-import type { Context } from 'hono'
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
 import { ENCUMBRANCE_CLASSES, HEAT_CELL_DEG, type EncumbranceClass } from '../../data/encumbrance-format.js'
-import type { MultiPolygon } from '../../data/parcels-format.js'
-import type { AppEnv } from '../../http/env.js'
+import type { MultiPolygon } from '../../data/geometry-blob.js'
 import { ApiError } from '../../http/errors.js'
+import { requireService } from '../../http/service-guard.js'
+import { tileAnswer } from '../../http/tile-answer.js'
 import { plural } from '../../http/text.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import type { Lines } from '../../geo/lines.js'
@@ -35,10 +35,11 @@ import {
   UidParamsSchema,
   WithinQuerySchema,
 } from './schemas.js'
-import { json, reply, setHeader } from '../../http/reply.js'
+import { json } from '../../http/reply.js'
+import { round } from '../../geo/round.js'
 
 const TAG = ['Encumbrances']
-const r7 = (v: number) => Math.round(v * 1e7) / 1e7
+const r7 = (v: number) => round(v, 7)
 const UNDIMENSIONED_NOTE = 'An undimensioned servitude line has no surveyed width, so no overlapping area can be computed; overlap_m gives its length inside.'
 const EMPTY_NOTE = 'Nothing was found in this dataset; this does not mean the property is unencumbered (the export may be incomplete, and unregistered rights are not in it).'
 
@@ -110,7 +111,7 @@ function recordOf(
     if (ov.overlapM !== undefined) o.overlap_m = ov.overlapM
     if (ov.overlapSqm === null) o.note = UNDIMENSIONED_NOTE
   }
-  if (extra.distanceM !== undefined) o.distance_m = Math.round(extra.distanceM * 100) / 100
+  if (extra.distanceM !== undefined) o.distance_m = round(extra.distanceM, 2)
   if (extra.geometry) o.geometry = geoJsonOf(extra.geometry)
   return o
 }
@@ -118,11 +119,7 @@ function recordOf(
 /** The encumbrance service (spec 002): South Africa only, `encumbrance` product. */
 export function registerEncumbranceRoutes(router: ApiRouter, queries: () => EncumbranceQueries | null): void {
   const mw = [requireProduct('encumbrance'), requireCountry('SOUTH_AFRICA')]
-  const q = () => {
-    const s = queries()
-    if (!s) throw new ApiError('EncumbranceDataUnavailable', 'the encumbrance dataset is not installed on this deployment')
-    return s
-  }
+  const q = requireService(queries, 'EncumbranceDataUnavailable', 'the encumbrance dataset is not installed on this deployment')
   const env = (s: EncumbranceQueries) => ({ as_of: s.asOf, dataset_version: s.version })
   const needParcels = (s: EncumbranceQueries) => {
     if (!s.hasParcels) throw new ApiError('ParcelDataUnavailable', 'the parcel dataset is not installed on this deployment, so parcels cannot be screened')
@@ -180,7 +177,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       })
       return json(c, {
         encumbrances: items,
-        parcel: { lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, area_sqm: Math.round(areaSqm(parcelMp) * 100) / 100 },
+        parcel: { lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, area_sqm: round(areaSqm(parcelMp), 2) },
         message: found(items.length, `intersecting parcel ${p.lpi}`, s),
         ...env(s),
       })
@@ -300,7 +297,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
           ...(p.overlapSqm !== undefined ? { overlap_sqm: p.overlapSqm } : {}),
         })),
         geometry_type: isRoute ? 'LineString' : 'Polygon',
-        ...(isRoute ? { length_m: Math.round(geometry.lengthM * 100) / 100 } : { area_sqm: Math.round(geometry.areaSqm * 100) / 100 }),
+        ...(isRoute ? { length_m: round(geometry.lengthM, 2) } : { area_sqm: round(geometry.areaSqm, 2) }),
         encumbrances_truncated: res.encTruncated,
         parcels_truncated: res.parcelsTruncated,
         message:
@@ -459,13 +456,13 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       const box = { minX: query.west, minY: query.south, maxX: query.east, maxY: query.north }
       if (view === 'density') {
         const k = Math.max(1, Math.ceil(span / HEAT_CELL_DEG / HEATMAP_CELLS_PER_SIDE))
-        const cellDeg = Math.round(k * HEAT_CELL_DEG * 100) / 100
+        const cellDeg = round(k * HEAT_CELL_DEG, 2)
         const all = s.heatCells(box, k, query.classes).sort((a, b) => b.count - a.count || a.gy - b.gy || a.gx - b.gx)
         const cells = all.slice(0, HEATMAP_MAX_ITEMS).map((g) => ({
-          west: Math.round(g.gx * cellDeg * 100) / 100,
-          south: Math.round(g.gy * cellDeg * 100) / 100,
-          east: Math.round((g.gx + 1) * cellDeg * 100) / 100,
-          north: Math.round((g.gy + 1) * cellDeg * 100) / 100,
+          west: round(g.gx * cellDeg, 2),
+          south: round(g.gy * cellDeg, 2),
+          east: round((g.gx + 1) * cellDeg, 2),
+          north: round((g.gy + 1) * cellDeg, 2),
           count: g.count,
           counts_by_class: g.byClass,
         }))
@@ -484,7 +481,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
       let truncated = false
       for (const cls of query.classes) {
         if (span > HEATMAP_MAX_SPAN[cls]) {
-          omitted.push({ encumbrance_class: cls, reason: `drawn when the viewport's wider side is at most ${HEATMAP_MAX_SPAN[cls]}°; this one spans ${Math.round(span * 10000) / 10000}°`, max_span_degrees: HEATMAP_MAX_SPAN[cls] })
+          omitted.push({ encumbrance_class: cls, reason: `drawn when the viewport's wider side is at most ${HEATMAP_MAX_SPAN[cls]}°; this one spans ${round(span, 4)}°`, max_span_degrees: HEATMAP_MAX_SPAN[cls] })
           continue
         }
         if (truncated) continue
@@ -537,11 +534,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
     (c, { params, query }) => {
       const s = q()
       const { z, x, y } = parseTileParams(params)
-      const etag = `"${s.version}:${query.classes.join(',')}"`
-      setHeader(c, 'ETag', etag)
-      setHeader(c, 'Cache-Control', 'public, max-age=3600')
-      if (c.req.header('if-none-match') === etag) return reply(c, null, 304)
-      return tileResponse(c, s, z, x, y, query.classes)
+      return tileAnswer(c, `"${s.version}:${query.classes.join(',')}"`, () => tileBytes(s, z, x, y, query.classes))
     },
   )
 
@@ -581,7 +574,7 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: () => Encu
   )
 }
 
-function tileResponse(c: Context<AppEnv>, s: EncumbranceQueries, z: number, x: number, y: number, classes: EncumbranceClass[]): Response {
+function tileBytes(s: EncumbranceQueries, z: number, x: number, y: number, classes: EncumbranceClass[]): Uint8Array {
   const box = tileBBox(z, x, y, DEFAULT_TILE_BUFFER_PX)
   const out: TileLayer[] = []
   for (const cls of classes) {
@@ -596,7 +589,5 @@ function tileResponse(c: Context<AppEnv>, s: EncumbranceQueries, z: number, x: n
     }
     if (features.length) out.push({ name: cls, features })
   }
-  const bytes = out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
-  if (bytes.byteLength === 0) return reply(c, null, 204)
-  return reply(c, bytes, 200, 'application/vnd.mapbox-vector-tile')
+  return out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
 }

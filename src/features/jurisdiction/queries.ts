@@ -1,12 +1,14 @@
 import Flatbush from 'flatbush'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import { BOUNDARY_TYPES, CHAIN_TYPES, DATED_TYPES, JURISDICTION_FILES, OVERVIEW_TOLERANCE_M, type BoundaryType, type ChainType } from '../../data/jurisdiction-format.js'
-import { decodeGeometry, lpiRowReader, PARCEL_FILES, publishedVersion, type MultiPolygon } from '../../data/parcels-format.js'
+import { lpiRowReader, PARCEL_FILES, publishedVersion } from '../../data/parcels-format.js'
+import { decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
 import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'
 import { BandedPolygon } from '../../geo/banded-pip.js'
 import { GridIndex } from '../../geo/grid-index.js'
 import { distanceToPointM, ON_EDGE_DEG, simplifyPreserveTopology } from '../../geo/polygon.js'
 import { TrigramIndex } from './trigram.js'
+import { round } from '../../geo/round.js'
 
 /** One boundary record, held in memory (geometry is read on demand). */
 export interface BoundaryRow {
@@ -80,7 +82,6 @@ const CHILD_TYPE: Partial<Record<BoundaryType, BoundaryType>> = {
   township: 'suburb',
 }
 
-const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 
 /** Spreads the low 16 bits of v to the even bits. */
 function spread16(v: number): number {

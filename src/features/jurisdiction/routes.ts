@@ -1,9 +1,9 @@
-import type { Context } from 'hono'
 import { johannesburgDate } from '../../auth/dates.js'
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
 import { BOUNDARY_TYPES, type BoundaryType } from '../../data/jurisdiction-format.js'
-import type { AppEnv } from '../../http/env.js'
 import { ApiError } from '../../http/errors.js'
+import { requireService } from '../../http/service-guard.js'
+import { tileAnswer } from '../../http/tile-answer.js'
 import { plural } from '../../http/text.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt.js'
@@ -36,10 +36,10 @@ import {
   TileParamsSchema,
   TileQuerySchema,
 } from './schemas.js'
-import { json, reply, setHeader } from '../../http/reply.js'
+import { json, reply } from '../../http/reply.js'
+import { round } from '../../geo/round.js'
 
 const TAG = ['Jurisdiction']
-const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 const today = () => johannesburgDate(new Date())
 /** The tails of `/jurisdiction/at` answers per open dataset (see atAnswer). */
 const AT_TAILS = new WeakMap<JurisdictionQueries, Map<string, Buffer>>()
@@ -95,11 +95,7 @@ function recordOf(s: JurisdictionQueries, r: BoundaryRow): Record<string, unknow
 /** The jurisdiction service (spec 002): South Africa only, `jurisdiction` product. */
 export function registerJurisdictionRoutes(router: ApiRouter, queries: () => JurisdictionQueries | null): void {
   const mw = [requireProduct('jurisdiction'), requireCountry('SOUTH_AFRICA')]
-  const q = () => {
-    const s = queries()
-    if (!s) throw new ApiError('JurisdictionDataUnavailable', 'the boundary (jurisdiction) dataset is not installed on this deployment')
-    return s
-  }
+  const q = requireService(queries, 'JurisdictionDataUnavailable', 'the boundary (jurisdiction) dataset is not installed on this deployment')
   const env = (s: JurisdictionQueries) => ({ as_of: s.asOf, dataset_version: s.version })
 
   /** The boundary in force on `d`, or 404 BoundaryNotFound naming the dates it was in force. */
@@ -548,11 +544,7 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: () => Jur
       const s = q()
       const d = query.as_at ?? today()
       const { z, x, y } = parseTileParams(params)
-      const etag = `"${s.version}:${query.layers.join(',')}:${d}"`
-      setHeader(c, 'ETag', etag)
-      setHeader(c, 'Cache-Control', 'public, max-age=3600')
-      if (c.req.header('if-none-match') === etag) return reply(c, null, 304)
-      return tileResponse(c, s, z, x, y, query.layers, d)
+      return tileAnswer(c, `"${s.version}:${query.layers.join(',')}:${d}"`, () => tileBytes(s, z, x, y, query.layers, d))
     },
   )
 }
@@ -584,7 +576,7 @@ export function batchAnswer(items: readonly ({ bytes: Uint8Array } | null)[], ta
   return out
 }
 
-function tileResponse(c: Context<AppEnv>, s: JurisdictionQueries, z: number, x: number, y: number, layers: BoundaryType[], d: string): Response {
+function tileBytes(s: JurisdictionQueries, z: number, x: number, y: number, layers: BoundaryType[], d: string): Uint8Array {
   const { minX: west, minY: south, maxX: east, maxY: north } = tileBBox(z, x, y, DEFAULT_TILE_BUFFER_PX)
   const out: TileLayer[] = []
   for (const t of layers) {
@@ -597,8 +589,6 @@ function tileResponse(c: Context<AppEnv>, s: JurisdictionQueries, z: number, x: 
     }
     if (features.length) out.push({ name: t, features })
   }
-  const bytes = out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
-  if (bytes.byteLength === 0) return reply(c, null, 204)
-  return reply(c, bytes, 200, 'application/vnd.mapbox-vector-tile')
+  return out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
 }
 

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { Random } from '../../../build-index/synth/random.js'
 import { openDataset, type OpenDataset } from '../../data/open-dataset.js'
-import { PARCEL_FILES, decodeGeometry } from '../../data/parcels-format.js'
+import { PARCEL_FILES } from '../../data/parcels-format.js'
+import { decodeGeometry } from '../../data/geometry-blob.js'
 import { JsonBytes } from '../../http/json-bytes.js'
 import { createParcelQueries, type Filter } from './queries.js'
 

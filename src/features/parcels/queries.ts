@@ -10,20 +10,19 @@ import {
   PARCEL_TYPES,
   SPECIFICITY,
   WORK_STATUS,
-  containsPointEncoded,
-  decodeGeometry,
   layerCode,
   lpiRowReader,
   sharedParcelFlags,
   sharedParcelIndex,
-  type MultiPolygon,
   type ParcelType,
 } from '../../data/parcels-format.js'
+import { containsPointEncoded, decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
 import { PREFILTER_STRIDE, createPrefilter } from '../../data/parcels-prefilter.js'
 import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'
 import { metresPerDegree } from '../../geo/geodesic.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
 import { bboxOf, coversPolygon, distanceToPointM, intersectsBox, polygonDistanceM, type BBox } from '../../geo/polygon.js'
+import { round } from '../../geo/round.js'
 
 export interface ParcelRecord {
   id: number
@@ -108,7 +107,6 @@ const ascending = (x: string, y: string) => (x === y ? 0 : x < y ? -1 : 1)
 /** Rows per generation of the shared-parcel row cache. */
 const ROW_CACHE = 50_000
 
-const round = (v: number, k: number) => Math.round(v * 10 ** k) / 10 ** k
 
 export type ParcelQueries = ReturnType<typeof createParcelQueries>
 

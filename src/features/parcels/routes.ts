@@ -1,6 +1,7 @@
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
 import type { ParcelType } from '../../data/parcels-format.js'
 import { ApiError } from '../../http/errors.js'
+import { requireService } from '../../http/service-guard.js'
 import { plural } from '../../http/text.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { simplifyPreserveTopology, toGeoJson, toWkt } from '../../geo/polygon.js'
@@ -65,11 +66,7 @@ function decodeCursor(cursor: string, v: string, q: string): number {
 /** The parcel cadastre service (spec 001): South Africa only, `parcels` product. */
 export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQueries | null): void {
   const mw = [requireProduct('parcels'), requireCountry('SOUTH_AFRICA')]
-  const q = () => {
-    const p = queries()
-    if (!p) throw new ApiError('ParcelDataUnavailable', 'the parcel dataset is not installed on this deployment')
-    return p
-  }
+  const q = requireService(queries, 'ParcelDataUnavailable', 'the parcel dataset is not installed on this deployment')
   const notFound = (what: string) => new ApiError('ParcelNotFound', `no parcel carries ${what}`)
 
   router.add(

@@ -4,6 +4,7 @@ import { decodeStrings, PLOT_COUNTRIES, PLOT_COUNTRY_ENUM, PLOT_FILES } from '..
 import { PointIndex, type PointHit } from '../../geo/point-index.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
 import type { City, Plot } from './schemas.js'
+import { round } from '../../geo/round.js'
 
 type CountryEnum = 'BOTSWANA' | 'SOUTH_AFRICA'
 
@@ -48,10 +49,6 @@ export interface FoundPlots {
 /** Which towns a request may see, per country: null = all of them. */
 export type CityScope = Partial<Record<CountryEnum, ReadonlySet<string> | null>>
 
-const round = (v: number, places: number) => {
-  const k = 10 ** places
-  return Math.round(v * k) / k
-}
 
 // the keys of a plot's JSON, as bytes (copied faster than written from strings)
 const K_FIRST = Buffer.from('[{"id":')

@@ -2,7 +2,7 @@ import type { Context } from 'hono'
 import { citiesAllowed, countriesInScope, assertCityPermitted, requireProduct } from '../../auth/middleware.js'
 import type { ApiKeyRecord, Country } from '../../auth/types.js'
 import type { AppEnv } from '../../http/env.js'
-import { ApiError } from '../../http/errors.js'
+import { requireService } from '../../http/service-guard.js'
 import { JsonBytes } from '../../http/json-bytes.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { json, reply } from '../../http/reply.js'
@@ -42,11 +42,7 @@ function plotsAnswer(c: Context<AppEnv>, plots: FoundPlots, message: string): Re
 /** The plot and coordinate lookup service (spec 000): four GET endpoints, `plots` product. */
 export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries | null): void {
   const mw = [requireProduct('plots')]
-  const q = () => {
-    const p = queries()
-    if (!p) throw new ApiError('PlotDataUnavailable', 'the plot dataset is not installed on this deployment')
-    return p
-  }
+  const q = requireService(queries, 'PlotDataUnavailable', 'the plot dataset is not installed on this deployment')
 
   router.add(
     {
