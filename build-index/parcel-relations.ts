@@ -31,6 +31,14 @@ const CHUNK = 8192
 const WORKER_MIN_PARCELS = 100_000
 
 /**
+ * The scratch table of touching pairs (a < b) this pass fills and drops once `neighbour` holds
+ * both directions; created with the parcel tables (it is never part of a dataset).
+ */
+export const NEIGHBOUR_PASS_SQL = `
+    CREATE TABLE neighbour_pass (a INTEGER NOT NULL, b INTEGER NOT NULL, shared_m REAL NOT NULL);
+  `
+
+/**
  * The rows one run of parcels yields, as flat arrays: touching pairs (a, b, shared m) with
  * a < b, beacons (parcel id, beacon row, ring position), General Plan links (parcel id, plan id).
  */

@@ -14,6 +14,10 @@
  *   guarantees in parcels-prefilter.ts.
  * - `parcels/parcels.lpi-hash` (optional likewise: without it lookups by LPI use the SQLite
  *   index `parcel_lpi`): LPI -> parcel ids, layout in lpi-hash.ts.
+ *
+ * Headers, checked when a dataset is opened (file-headers.ts): the `.sqlite` file SQLite's own,
+ * the `.flatbush` Flatbush v4's (magic 0xfb, then version and array type), the `.lpi-hash` its
+ * magic 'LPIH' and version (lpi-hash.ts); the `.u8` arrays have none.
  */
 import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
@@ -27,6 +31,31 @@ export const PARCEL_FILES = {
   prefilter: 'parcels/parcels.prefilter.u8',
   lpiHash: 'parcels/parcels.lpi-hash',
 } as const
+
+/**
+ * The tables of `parcels/parcels.sqlite`, created empty before the bulk load. The text is kept
+ * byte for byte as it was first written inline (SQLite stores each statement's text in
+ * `sqlite_master`, so re-indenting it changes every dataset's schema): do not reformat.
+ */
+export const PARCEL_SCHEMA_SQL = `
+    CREATE TABLE parcel (
+      id INTEGER PRIMARY KEY, parcel_type TEXT NOT NULL, province TEXT NOT NULL, lpi TEXT NOT NULL, source_key TEXT,
+      parcel_number INTEGER, portion INTEGER, tag_value TEXT, major_region TEXT, major_code TEXT, minor_region TEXT, minor_code TEXT,
+      lstatus TEXT NOT NULL, wstatus TEXT, extent_sqm REAL NOT NULL, label_lat REAL NOT NULL, label_lon REAL NOT NULL, date_stamp TEXT,
+      hidden INTEGER NOT NULL, geom BLOB NOT NULL);
+    CREATE TABLE neighbour (parcel_id INTEGER NOT NULL, neighbour_id INTEGER NOT NULL, shared_m REAL NOT NULL, PRIMARY KEY (parcel_id, neighbour_id)) WITHOUT ROWID;
+    CREATE TABLE beacon (id INTEGER PRIMARY KEY, beacon_id TEXT NOT NULL, name TEXT, description TEXT, date_stamp TEXT, latitude REAL NOT NULL, longitude REAL NOT NULL);
+    CREATE TABLE parcel_beacon (parcel_id INTEGER NOT NULL, beacon_row INTEGER NOT NULL, ring_position REAL NOT NULL, PRIMARY KEY (parcel_id, ring_position, beacon_row)) WITHOUT ROWID;
+    CREATE TABLE general_plan (id INTEGER PRIMARY KEY, sg_number TEXT NOT NULL, description TEXT, date_stamp TEXT, province TEXT NOT NULL, geom BLOB NOT NULL);
+    CREATE TABLE parcel_general_plan (parcel_id INTEGER NOT NULL, plan_id INTEGER NOT NULL, PRIMARY KEY (parcel_id, plan_id)) WITHOUT ROWID;
+    CREATE TABLE coverage (province TEXT NOT NULL, layer TEXT NOT NULL, records INTEGER NOT NULL, repaired INTEGER NOT NULL, rejected INTEGER NOT NULL, PRIMARY KEY (province, layer)) WITHOUT ROWID;
+  `
+
+/** The indexes of `parcels/parcels.sqlite`, created after the bulk load (build-index/write/sqlite-writer.ts). */
+export const PARCEL_INDEX_SQL = `
+    CREATE INDEX parcel_lpi ON parcel (lpi);
+    CREATE INDEX parcel_source_key ON parcel (source_key);
+  `
 
 /** The six parcel layers: source file name and the `parcel_type` served, in source order. */
 export const PARCEL_LAYERS = [
