@@ -31,7 +31,7 @@ import { findLayerFile, readLayer, type SourceProperties } from './sources/read-
 // polygon geometry as the parcels take it (closed, oriented, deduplicated, self-intersections
 // repaired), except that a ring's winding is not counted as a repair: the Board's shapefiles and
 // TopoJSON store exteriors clockwise by their format's convention
-import { normalisePolygonGeometry as normaliseBoundaryGeometry } from './transform/parcels.js'
+import { normalisePolygonGeometry as normaliseBoundaryGeometry } from './transform/polygon-geometry.js'
 import { datesOf, normaliseBoundary, parseSetJson, vintageOf, type SetDefaults } from './transform/boundaries.js'
 import type { DatasetWriter } from './write/dataset-writer.js'
 import { finishDb, openScratchDb } from './write/sqlite-writer.js'

@@ -4,7 +4,7 @@
  * (parcels-prefilter.ts) + the LPI hash index (lpi-hash.ts), with what the endpoints need precomputed (touching neighbours, beacon
  * ring positions, General Plan links, coverage ledger).
  */
-import { readdirSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import Flatbush from 'flatbush'
 import { encodeLpiHash, lpiBucketHash, lpiFingerprint } from '../src/data/lpi-hash.js'
@@ -12,36 +12,19 @@ import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
 import { FLAG_HIDDEN, PARCEL_FILES, PARCEL_INDEX_SQL, PARCEL_LAYERS, PARCEL_SCHEMA_SQL, layerCode } from '../src/data/parcels-format.js'
 import { encodeGeometry } from '../src/data/geometry-blob.js'
 import { PREFILTER_STRIDE } from '../src/data/parcels-prefilter.js'
-import { provinceCode, type ProvinceCode } from '../src/data/provinces.js'
+import type { ProvinceCode } from '../src/data/provinces.js'
 import { NEIGHBOUR_PASS_SQL, computeRelations } from './parcel-relations.js'
 import { prepareParcels, type LayerItem, type PreparedChunk } from './parcel-rows.js'
 import { countLines, createProgress } from './progress.js'
 import type { RejectLog } from './reject-log.js'
+import { provinceDirs } from './sources/province-dirs.js'
 import { findLayerFile, readLayer } from './sources/read-layer.js'
 import { OrderedWorkerPool, buildThreads, workerScript } from './threads.js'
-import { normaliseDate, normalisePolygonGeometry } from './transform/parcels.js'
+import { normaliseDate } from './transform/dates.js'
+import { normalisePolygonGeometry } from './transform/polygon-geometry.js'
 import type { DatasetWriter } from './write/dataset-writer.js'
 import { GrowableF64 } from './write/growable.js'
 import { finishDb, openScratchDb } from './write/sqlite-writer.js'
-
-/** Province folders of the export, resolved to codes, in code order (ids follow source order; the PostGIS bench loads in the same order). */
-export function provinceDirs(cadastre: string): { code: ProvinceCode; dir: string }[] {
-  let names: string[]
-  try {
-    names = readdirSync(cadastre)
-  } catch {
-    return []
-  }
-  const out: { code: ProvinceCode; dir: string }[] = []
-  for (const name of names.sort()) {
-    const dir = join(cadastre, name)
-    if (!statSync(dir).isDirectory()) continue
-    const code = provinceCode(name)
-    if (code) out.push({ code, dir })
-  }
-  return out.sort((a, b) => a.code.localeCompare(b.code))
-}
-
 
 function grownU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
   const b = new Uint32Array(a.length * 2)
