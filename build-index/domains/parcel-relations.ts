@@ -14,12 +14,12 @@
 import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import KDBush from 'kdbush'
-import { decodeGeometry, type MultiPolygon } from '../src/data/geometry-blob.js'
-import { metresPerDegree } from '../src/geo/geodesic.js'
-import { bboxOf, containsPoint, coversPolygon, locatePoint, sharedBoundaryM } from '../src/geo/polygon.js'
-import { createProgress } from './progress.js'
-import { buildThreads, runChunksOnWorkers, workerScript } from './threads.js'
-import { GrowableF64 } from './write/growable.js'
+import { decodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
+import { metresPerDegree } from '../../src/geo/geodesic.js'
+import { bboxOf, containsPoint, coversPolygon, locatePoint, sharedBoundaryM } from '../../src/geo/polygon.js'
+import { createProgress } from '../progress.js'
+import { buildThreads, runChunksOnWorkers, workerScript } from '../threads.js'
+import { GrowableF64 } from '../write/growable.js'
 
 /** Beacons attach to boundaries passing within this distance (SOURCE-FORMATS.md). */
 const BEACON_SNAP_M = 0.5

@@ -21,22 +21,22 @@ import {
   HEAT_CELL_DEG,
   linesAsPolygons,
   type EncumbranceClass,
-} from '../src/data/encumbrance-format.js'
-import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
-import { PARCEL_FILES } from '../src/data/parcels-format.js'
-import { encodeGeometry, type MultiPolygon } from '../src/data/geometry-blob.js'
-import { areaSqm, bufferLines, lineLengthM } from '../src/geo/overlay.js'
-import { linesBox } from '../src/geo/lines.js'
-import { bboxOf, type BBox } from '../src/geo/polygon.js'
+} from '../../src/data/encumbrance-format.js'
+import type { DomainManifest, LayerStats } from '../../src/data/manifest.js'
+import { PARCEL_FILES } from '../../src/data/parcels-format.js'
+import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
+import { areaSqm, bufferLines, lineLengthM } from '../../src/geo/overlay.js'
+import { linesBox } from '../../src/geo/lines.js'
+import { bboxOf, type BBox } from '../../src/geo/polygon.js'
 import { computeOverlaps } from './encumbrance-overlaps.js'
-import { countLines, createProgress } from './progress.js'
-import type { RejectLog } from './reject-log.js'
-import { provinceDirs } from './sources/province-dirs.js'
-import { findLayerFile, readLayer } from './sources/read-layer.js'
-import { normaliseEncumbrance, type EncumbranceRecord } from './transform/encumbrances.js'
-import type { DatasetWriter } from './write/dataset-writer.js'
-import { GrowableF64 } from './write/growable.js'
-import { finishDb, openScratchDb } from './write/sqlite-writer.js'
+import { countLines, createProgress } from '../progress.js'
+import type { RejectLog } from '../reject-log.js'
+import { provinceDirs } from '../sources/province-dirs.js'
+import { findLayerFile, readLayer } from '../sources/read-layer.js'
+import { normaliseEncumbrance, type EncumbranceRecord } from '../transform/encumbrances.js'
+import type { DatasetWriter } from '../write/dataset-writer.js'
+import { GrowableF64 } from '../write/growable.js'
+import { finishDb, openScratchDb } from '../write/sqlite-writer.js'
 
 const round2 = (v: number) => Math.round(v * 100) / 100
 

@@ -11,7 +11,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import Flatbush from 'flatbush'
-import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
+import type { DomainManifest, LayerStats } from '../../src/data/manifest.js'
 import {
   BOUNDARY_TYPES,
   JURISDICTION_FILES,
@@ -20,21 +20,21 @@ import {
   OVERVIEW_TOLERANCE_M,
   PARENT_TYPE,
   type BoundaryType,
-} from '../src/data/jurisdiction-format.js'
-import { encodeGeometry, type MultiPolygon } from '../src/data/geometry-blob.js'
-import { bboxOf, containsPoint, multiPolygonAreaSqm, simplifyPreserveTopology } from '../src/geo/polygon.js'
-import { createProgress } from './progress.js'
-import type { RejectLog } from './reject-log.js'
-import { splitCsvRecord } from './sources/csv-record.js'
-import { normaliseProperties } from './sources/properties.js'
-import { findLayerFile, readLayer, type SourceProperties } from './sources/read-layer.js'
+} from '../../src/data/jurisdiction-format.js'
+import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
+import { bboxOf, containsPoint, multiPolygonAreaSqm, simplifyPreserveTopology } from '../../src/geo/polygon.js'
+import { createProgress } from '../progress.js'
+import type { RejectLog } from '../reject-log.js'
+import { splitCsvRecord } from '../sources/csv-record.js'
+import { normaliseProperties } from '../sources/properties.js'
+import { findLayerFile, readLayer, type SourceProperties } from '../sources/read-layer.js'
 // polygon geometry as the parcels take it (closed, oriented, deduplicated, self-intersections
 // repaired), except that a ring's winding is not counted as a repair: the Board's shapefiles and
 // TopoJSON store exteriors clockwise by their format's convention
-import { normalisePolygonGeometry as normaliseBoundaryGeometry } from './transform/polygon-geometry.js'
-import { datesOf, normaliseBoundary, parseSetJson, vintageOf, type SetDefaults } from './transform/boundaries.js'
-import type { DatasetWriter } from './write/dataset-writer.js'
-import { finishDb, openScratchDb } from './write/sqlite-writer.js'
+import { normalisePolygonGeometry as normaliseBoundaryGeometry } from '../transform/polygon-geometry.js'
+import { datesOf, normaliseBoundary, parseSetJson, vintageOf, type SetDefaults } from '../transform/boundaries.js'
+import type { DatasetWriter } from '../write/dataset-writer.js'
+import { finishDb, openScratchDb } from '../write/sqlite-writer.js'
 
 interface Rec {
   id: number
