@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { encodeGeometry } from '../../src/data/geometry-blob.js'
-import { PREFILTER_STRIDE, describeParcel } from '../../src/data/parcels-prefilter.js'
+import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
+import { describeParcel } from '../../src/data/parcels-prefilter-writer.js'
 import { bboxOf } from '../../src/geo/polygon.js'
 import { prepareParcels, transferOf, type LayerItem } from './parcel-rows.js'
 import { normaliseParcel } from '../transform/parcels.js'

@@ -9,7 +9,8 @@
  */
 import { type ParcelType } from '../../src/data/parcels-format.js'
 import { encodeGeometry } from '../../src/data/geometry-blob.js'
-import { PREFILTER_STRIDE, describeParcel } from '../../src/data/parcels-prefilter.js'
+import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
+import { describeParcel } from '../../src/data/parcels-prefilter-writer.js'
 import type { ProvinceCode } from '../../src/data/provinces.js'
 import { bboxOf } from '../../src/geo/polygon.js'
 import { jsonFeatureToRow } from '../sources/geojson-feature.js'
