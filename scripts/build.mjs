@@ -12,11 +12,11 @@ const ENTRIES = {
   keys: 'src/auth/cli.ts',
   'build-index': 'build-index/main.ts',
   // the parcel layer pass's worker thread
-  'parcel-worker': 'build-index/parcel-worker.ts',
+  'parcel-worker': 'build-index/domains/parcel-worker.ts',
   // the encumbrance overlap pass's worker thread, loaded next to whichever bundle builds
-  'overlap-worker': 'build-index/overlap-worker.ts',
+  'overlap-worker': 'build-index/domains/overlap-worker.ts',
   // the parcel relation pass's worker thread
-  'relation-worker': 'build-index/relation-worker.ts',
+  'relation-worker': 'build-index/domains/relation-worker.ts',
   verify: 'build-index/verify.ts',
   synth: 'build-index/synth/main.ts',
   bench: 'bench/main.ts',

@@ -1,7 +1,8 @@
 import geographiclib from 'geographiclib-geodesic'
 import { describe, expect, it } from 'vitest'
 import { FARM_LPI, PORTION1_LPI, PORTION2_LPI, POINTS, erfLpi, sourceKey } from './fixtures/parcel-fixtures.js'
-import { PARCEL_FILES, lpiRowReader } from '../src/data/parcels-format.js'
+import { PARCEL_FILES } from '../src/data/parcels-format.js'
+import { lpiRowReader } from '../src/data/parcel-readers.js'
 import { json, makeTestApp } from './helpers.js'
 
 const { Geodesic } = geographiclib

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { SqliteKeyStore, MAX_RATE_PER_MINUTE } from '../../src/auth/key-store.js'
+import { MAX_RATE_PER_MINUTE } from '../../src/auth/key-options.js'
+import { SqliteKeyStore } from '../../src/auth/key-store.js'
 import type { Product } from '../../src/auth/types.js'
 
 export class BenchKeys {

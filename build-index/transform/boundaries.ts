@@ -16,7 +16,7 @@
 import { categoryFromCode, type BoundaryType } from '../../src/data/jurisdiction-format.js'
 import { PROVINCES, provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
 import type { SourceProperties } from '../sources/source-row.js'
-import { normaliseDate } from './parcels.js'
+import { normaliseDate } from './dates.js'
 
 /** A boundary record before geometry and parent resolution. */
 export interface BoundaryAttributes {

@@ -10,7 +10,8 @@ import { LINE_CLASSES, RECORD_STATUSES, normaliseEaseType, type EaseType, type E
 import type { MultiPolygon } from '../../src/geo/polygon.js'
 import { provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
-import { normaliseDate, normalisePolygonGeometry } from './parcels.js'
+import { normaliseDate } from './dates.js'
+import { normalisePolygonGeometry } from './polygon-geometry.js'
 
 export type Lines = [number, number][][]
 

@@ -1,6 +1,6 @@
 import KDBush from 'kdbush'
 import type { LayerStats } from '../../src/data/manifest.js'
-import { encodeStrings, PLOT_FILES, type PlotCountry } from '../../src/data/plots-format.js'
+import { encodeStrings, PLOT_FILES, PLOT_INDEX_SQL, PLOT_SCHEMA_SQL, type PlotCountry } from '../../src/data/plots-format.js'
 import type { PlotRecord } from '../transform/plots.js'
 import type { DatasetWriter } from './dataset-writer.js'
 import { finishDb, openScratchDb } from './sqlite-writer.js'
@@ -28,10 +28,7 @@ export class PlotLayerWriter {
   ) {
     this.scratch = ds.pathOf(PLOT_FILES[country].sqlite + '.scratch')
     this.db = openScratchDb(this.scratch)
-    this.db.exec(`
-      CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT NOT NULL, region TEXT NOT NULL, plot_count INTEGER NOT NULL);
-      CREATE TABLE plot (id INTEGER PRIMARY KEY, plot_number TEXT NOT NULL, latitude REAL NOT NULL, longitude REAL NOT NULL, city_id INTEGER NOT NULL);
-    `)
+    this.db.exec(PLOT_SCHEMA_SQL)
     this.insert = this.db.prepare('INSERT INTO plot (id, plot_number, latitude, longitude, city_id) VALUES (?, ?, ?, ?, ?)')
     this.db.exec('BEGIN')
   }
@@ -82,11 +79,7 @@ export class PlotLayerWriter {
     const insertCity = this.db.prepare('INSERT INTO city (id, name, region, plot_count) VALUES (?, ?, ?, ?)')
     for (const c of this.cities.values()) insertCity.run(c.id, c.name, c.region, c.count)
     this.db.exec('COMMIT')
-    // case-insensitive number and city lookups (the specs' rule); numbers are ASCII in practice
-    this.db.exec(`
-      CREATE INDEX plot_number_nocase ON plot (plot_number COLLATE NOCASE, city_id);
-      CREATE INDEX city_name_nocase ON city (name COLLATE NOCASE);
-    `)
+    this.db.exec(PLOT_INDEX_SQL)
     const files = PLOT_FILES[this.country]
     finishDb(this.db, this.scratch, this.ds.pathOf(files.sqlite))
     this.ds.addFile(files.sqlite, 'sqlite')

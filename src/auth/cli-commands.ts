@@ -1,12 +1,6 @@
 import { isValidIsoDate, johannesburgDate } from './dates.js'
-import {
-  DEFAULT_RATE_PER_MINUTE,
-  InvalidKeyOptionsError,
-  KeyNotFoundError,
-  KeyStateError,
-  MAX_RATE_PER_MINUTE,
-  SqliteKeyStore,
-} from './key-store.js'
+import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, MAX_RATE_PER_MINUTE } from './key-options.js'
+import { KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
 import { COUNTRIES, PRODUCTS, isCountry, isProduct, type ApiKeyRecord, type Country, type Product } from './types.js'
 
 /** Where the CLI writes and what it reads; injectable so tests run it in-process. */

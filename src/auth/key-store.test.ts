@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { hashApiKey } from './api-key.js'
-import { InvalidKeyOptionsError, KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
+import { InvalidKeyOptionsError } from './key-options.js'
+import { KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
 
 const NOW = new Date('2026-03-01T10:00:00Z')
 

@@ -5,9 +5,9 @@
  * - `encumbrances/encumbrances.sqlite`:
  *   - `encumbrance`: one row per source record of every class and province; `id` is the row id in
  *     source order (class, then province, then file order); `uid` the source's own id, served as
- *     `encumbrance_uid`; `geom` the record's geometry (polygons as in parcels-format; lines as a
- *     multipolygon of one-ring polygons, see {@link encodeLines}); `area_geom` the buffered strip
- *     of a dimensioned line (null otherwise);
+ *     `encumbrance_uid`; `geom` the record's geometry (the blob of geometry-blob.ts; lines as a
+ *     multipolygon of one-ring polygons, see {@link linesAsPolygons}); `area_geom` the buffered
+ *     strip of a dimensioned line (null otherwise);
  *   - `parcel_overlap`: one row per (current parcel, current encumbrance) pair that meet, computed
  *     at build time: relationship, overlap in m² and m, share of the parcel, and the clipped
  *     geometry when the relationship is `crosses`;
@@ -18,6 +18,10 @@
  *   is the record `encumbrances/<class>.ids.u32[i]`.
  * - `encumbrances/encumbrances.flags.u8`: per record id (index id - 1), {@link FLAG_NOT_CURRENT}
  *   and {@link FLAG_LINE}, so index hits are filtered without SQLite.
+ *
+ * Headers, checked when a dataset is opened (file-headers.ts): the `.sqlite` file SQLite's own,
+ * the `.flatbush` files Flatbush v4's (magic 0xfb, then version and array type); the `.u32` and
+ * `.u8` arrays have none.
  */
 import type { MultiPolygon } from '../geo/polygon.js'
 
@@ -27,6 +31,39 @@ export const ENCUMBRANCE_FILES = {
   flatbush: (cls: EncumbranceClass) => `encumbrances/${cls}.flatbush`,
   ids: (cls: EncumbranceClass) => `encumbrances/${cls}.ids.u32`,
 } as const
+
+/**
+ * The tables of `encumbrances/encumbrances.sqlite`, created empty before the bulk load. Kept byte
+ * for byte as first written (SQLite stores each statement's text in `sqlite_master`): do not
+ * reformat.
+ */
+export const ENCUMBRANCE_SCHEMA_SQL = `
+    CREATE TABLE encumbrance (
+      id INTEGER PRIMARY KEY, uid INTEGER NOT NULL, class TEXT NOT NULL, ease_type TEXT NOT NULL, ease_type_normalised TEXT NOT NULL,
+      listed INTEGER NOT NULL, sg_number TEXT, sg_reversed TEXT, province TEXT NOT NULL, extent_sqm REAL, length_m REAL, width_m REAL,
+      date_stamp TEXT, record_status TEXT, min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL,
+      geom BLOB NOT NULL, area_geom BLOB);
+    CREATE TABLE parcel_overlap (
+      parcel_id INTEGER NOT NULL, encumbrance_id INTEGER NOT NULL, relationship INTEGER NOT NULL, overlap_sqm REAL, overlap_m REAL,
+      pct REAL, geom BLOB, clip_is_line INTEGER NOT NULL, PRIMARY KEY (parcel_id, encumbrance_id)) WITHOUT ROWID;
+    CREATE TABLE heat_cell (class TEXT NOT NULL, cx INTEGER NOT NULL, cy INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (class, cy, cx)) WITHOUT ROWID;
+    CREATE TABLE coverage (province TEXT NOT NULL, class TEXT NOT NULL, records INTEGER NOT NULL, current INTEGER NOT NULL,
+      unspecified INTEGER NOT NULL, unlisted INTEGER NOT NULL, repaired INTEGER NOT NULL, rejected INTEGER NOT NULL,
+      PRIMARY KEY (province, class)) WITHOUT ROWID;
+  `
+
+/** The indexes of `encumbrances/encumbrances.sqlite`, created after the bulk load and the overlap pass. */
+export const ENCUMBRANCE_INDEX_SQL = `
+    CREATE INDEX encumbrance_uid ON encumbrance (uid);
+    CREATE INDEX encumbrance_sg ON encumbrance (sg_number);
+    CREATE INDEX encumbrance_sg_reversed ON encumbrance (sg_reversed);
+    -- /search filters, each with the id so a page is an ordered range scan, not a sort
+    CREATE INDEX encumbrance_normalised ON encumbrance (ease_type_normalised, id);
+    CREATE INDEX encumbrance_raw ON encumbrance (upper(trim(ease_type)), id);
+    CREATE INDEX encumbrance_class ON encumbrance (class, id);
+    CREATE INDEX encumbrance_province ON encumbrance (province, id);
+    CREATE INDEX parcel_overlap_encumbrance ON parcel_overlap (encumbrance_id, parcel_id);
+  `
 
 /** The source classes (SOURCE-FORMATS.md layout), in the build's source order. */
 export const ENCUMBRANCE_CLASSES = [

@@ -6,7 +6,7 @@
  *   - `boundary_set`: one row per source set folder (`2011`, `2016`, `2018`, `2020`, `register`…)
  *     with its dates, whether it carries geometry, and the source line of its `set.json`;
  *   - `boundary`: one row per boundary record of every set and type; `id` is the row id, in
- *     source order; `geom` (full resolution, encoded as in parcels-format) and `geom_lo` (the
+ *     source order; `geom` (full resolution, the blob of geometry-blob.ts) and `geom_lo` (the
  *     overview copy for maps, simplified to {@link OVERVIEW_TOLERANCE_M}) are null for records
  *     published without geometry (the 2016 wards);
  *   - `parent_id` is the record one level up, resolved by code at build time (never by a
@@ -14,12 +14,36 @@
  *   - `ancestor`: every (boundary, ancestor) pair up the chain, for the `parent` list filter.
  * - `jurisdiction/<type>.flatbush`: the boxes of the type's records that have geometry; item `i`
  *   is the `i`-th such record by id, its id in `jurisdiction/<type>.ids.u32`.
+ *
+ * Headers, checked when a dataset is opened (file-headers.ts): the `.sqlite` file SQLite's own,
+ * the `.flatbush` files Flatbush v4's (magic 0xfb, then version and array type); the `.u32`
+ * arrays have none.
  */
 export const JURISDICTION_FILES = {
   sqlite: 'jurisdiction/boundaries.sqlite',
   flatbush: (type: BoundaryType) => `jurisdiction/${type}.flatbush`,
   ids: (type: BoundaryType) => `jurisdiction/${type}.ids.u32`,
 } as const
+
+/**
+ * The tables of `jurisdiction/boundaries.sqlite`. Kept byte for byte as first written (SQLite
+ * stores each statement's text in `sqlite_master`): do not reformat.
+ */
+export const JURISDICTION_SCHEMA_SQL = `
+    CREATE TABLE boundary_set (name TEXT PRIMARY KEY, source TEXT, effective_from TEXT, effective_to TEXT, geometry INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE boundary (
+      id INTEGER PRIMARY KEY, type TEXT NOT NULL, code TEXT NOT NULL, name TEXT NOT NULL, category TEXT, province TEXT,
+      parent_id INTEGER, parent_code TEXT, ward_number INTEGER, set_name TEXT NOT NULL, vintage TEXT NOT NULL,
+      effective_from TEXT, effective_to TEXT, area_sqm REAL, min_x REAL, min_y REAL, max_x REAL, max_y REAL,
+      label_lon REAL, label_lat REAL, vertices INTEGER, geom BLOB, geom_lo BLOB);
+    CREATE TABLE ancestor (boundary_id INTEGER NOT NULL, ancestor_id INTEGER NOT NULL, PRIMARY KEY (ancestor_id, boundary_id)) WITHOUT ROWID;
+  `
+
+/** The indexes of `jurisdiction/boundaries.sqlite`, created after the rows are written. */
+export const JURISDICTION_INDEX_SQL = `
+    CREATE INDEX boundary_type_code ON boundary (type, code);
+    CREATE INDEX boundary_parent ON boundary (parent_id);
+  `
 
 /** The keys of a jurisdiction chain, in the spec's order. */
 export const CHAIN_TYPES = [

@@ -1,6 +1,8 @@
 /**
  * The parcel domain's files inside a dataset, shared by build-index (writer) and the server
- * (reader).
+ * (reader; the services' shared readers of these files are in parcel-readers.ts). Constants and
+ * table definitions only, so the writer and the request validators (`LPI_PATTERN`) import it
+ * without the reader's dependencies.
  *
  * - `parcels/parcels.sqlite`: table `parcel` (one row per source record; `id` = Flatbush item + 1),
  *   `neighbour` (touching pairs, both directions), `beacon` / `parcel_beacon`, `general_plan` /
@@ -14,12 +16,11 @@
  *   guarantees in parcels-prefilter.ts.
  * - `parcels/parcels.lpi-hash` (optional likewise: without it lookups by LPI use the SQLite
  *   index `parcel_lpi`): LPI -> parcel ids, layout in lpi-hash.ts.
+ *
+ * Headers, checked when a dataset is opened (file-headers.ts): the `.sqlite` file SQLite's own,
+ * the `.flatbush` Flatbush v4's (magic 0xfb, then version and array type), the `.lpi-hash` its
+ * magic 'LPIH' and version (lpi-hash.ts); the `.u8` arrays have none.
  */
-import type Database from 'better-sqlite3'
-import Flatbush from 'flatbush'
-import { LpiHashIndex } from './lpi-hash.js'
-import type { OpenDataset } from './open-dataset.js'
-
 export const PARCEL_FILES = {
   sqlite: 'parcels/parcels.sqlite',
   flatbush: 'parcels/parcels.flatbush',
@@ -27,6 +28,31 @@ export const PARCEL_FILES = {
   prefilter: 'parcels/parcels.prefilter.u8',
   lpiHash: 'parcels/parcels.lpi-hash',
 } as const
+
+/**
+ * The tables of `parcels/parcels.sqlite`, created empty before the bulk load. The text is kept
+ * byte for byte as it was first written inline (SQLite stores each statement's text in
+ * `sqlite_master`, so re-indenting it changes every dataset's schema): do not reformat.
+ */
+export const PARCEL_SCHEMA_SQL = `
+    CREATE TABLE parcel (
+      id INTEGER PRIMARY KEY, parcel_type TEXT NOT NULL, province TEXT NOT NULL, lpi TEXT NOT NULL, source_key TEXT,
+      parcel_number INTEGER, portion INTEGER, tag_value TEXT, major_region TEXT, major_code TEXT, minor_region TEXT, minor_code TEXT,
+      lstatus TEXT NOT NULL, wstatus TEXT, extent_sqm REAL NOT NULL, label_lat REAL NOT NULL, label_lon REAL NOT NULL, date_stamp TEXT,
+      hidden INTEGER NOT NULL, geom BLOB NOT NULL);
+    CREATE TABLE neighbour (parcel_id INTEGER NOT NULL, neighbour_id INTEGER NOT NULL, shared_m REAL NOT NULL, PRIMARY KEY (parcel_id, neighbour_id)) WITHOUT ROWID;
+    CREATE TABLE beacon (id INTEGER PRIMARY KEY, beacon_id TEXT NOT NULL, name TEXT, description TEXT, date_stamp TEXT, latitude REAL NOT NULL, longitude REAL NOT NULL);
+    CREATE TABLE parcel_beacon (parcel_id INTEGER NOT NULL, beacon_row INTEGER NOT NULL, ring_position REAL NOT NULL, PRIMARY KEY (parcel_id, ring_position, beacon_row)) WITHOUT ROWID;
+    CREATE TABLE general_plan (id INTEGER PRIMARY KEY, sg_number TEXT NOT NULL, description TEXT, date_stamp TEXT, province TEXT NOT NULL, geom BLOB NOT NULL);
+    CREATE TABLE parcel_general_plan (parcel_id INTEGER NOT NULL, plan_id INTEGER NOT NULL, PRIMARY KEY (parcel_id, plan_id)) WITHOUT ROWID;
+    CREATE TABLE coverage (province TEXT NOT NULL, layer TEXT NOT NULL, records INTEGER NOT NULL, repaired INTEGER NOT NULL, rejected INTEGER NOT NULL, PRIMARY KEY (province, layer)) WITHOUT ROWID;
+  `
+
+/** The indexes of `parcels/parcels.sqlite`, created after the bulk load (build-index/write/sqlite-writer.ts). */
+export const PARCEL_INDEX_SQL = `
+    CREATE INDEX parcel_lpi ON parcel (lpi);
+    CREATE INDEX parcel_source_key ON parcel (source_key);
+  `
 
 /** The six parcel layers: source file name and the `parcel_type` served, in source order. */
 export const PARCEL_LAYERS = [
@@ -55,61 +81,7 @@ export function isHidden(lstatus: string, wstatus: string | null): boolean {
   return lstatus === 'A' || lstatus === 'W' || wstatus === 'H'
 }
 
-/**
- * Of the visible versions of one LPI, the one a lookup by LPI answers with: the current one
- * (`wstatus` C or blank) first, then the lowest id; null when there is none. Picked in JS: an
- * `ORDER BY … LIMIT 1` made SQLite build a temporary B-tree on every call, about a fifth of a
- * national-scale lookup in a tight loop, for what is almost always one row.
- */
-export function publishedVersion<T extends { id: number; wstatus: string | null }>(rows: readonly T[]): T | null {
-  let best: T | null = null
-  let bestRank = 2
-  for (const r of rows) {
-    const rank = r.wstatus === null || r.wstatus === 'C' ? 0 : 1
-    if (rank < bestRank || (rank === bestRank && r.id < best!.id)) {
-      best = r
-      bestRank = rank
-    }
-  }
-  return best
-}
-
 /** 21-character SG key (DOMAIN.md 1.3). */
 export const LPI_PATTERN = /^[OBCFNT][A-Z0-9]{4}[0-9]{16}$/
 /** 26-character Surveyor-General parcel key. */
 export const SOURCE_KEY_PATTERN = /^[A-Z0-9]{26}$/
-
-/** The parcel Flatbush of a dataset, read once and shared by every service that searches parcels. */
-export function sharedParcelIndex(ds: OpenDataset): Flatbush {
-  return ds.memo(PARCEL_FILES.flatbush, () => Flatbush.from(ds.arrayBuffer(PARCEL_FILES.flatbush)))
-}
-
-/** The parcel flags array of a dataset (layer and hidden bit per parcel), read once and shared. */
-export function sharedParcelFlags(ds: OpenDataset): Uint8Array {
-  return ds.memo(PARCEL_FILES.flags, () => new Uint8Array(ds.arrayBuffer(PARCEL_FILES.flags)))
-}
-
-/**
- * The rows of table `parcel` carrying an LPI (exactly, as SQL's `lpi = ?`), ascending id, only
- * the visible ones (`hidden = 0`) when asked; `columns` must include `lpi`. Through the LPI hash
- * index where the dataset has one (its candidates' hidden flag checked before any row is read,
- * each row's LPI compared), else through SQLite's `parcel_lpi` index. Used by every lookup by LPI.
- */
-export function lpiRowReader<T extends { lpi: string }>(ds: OpenDataset, db: Database.Database, columns: string, visibleOnly: boolean): (lpi: string) => T[] {
-  if (!ds.has(PARCEL_FILES.lpiHash)) {
-    const st = db.prepare(`SELECT ${columns} FROM parcel WHERE lpi = ?${visibleOnly ? ' AND hidden = 0' : ''}`)
-    return (lpi) => st.all(lpi) as T[]
-  }
-  const hash = ds.memo(PARCEL_FILES.lpiHash, () => new LpiHashIndex(ds.arrayBuffer(PARCEL_FILES.lpiHash)))
-  const flags = visibleOnly ? sharedParcelFlags(ds) : null
-  const byId = db.prepare(`SELECT ${columns} FROM parcel WHERE id = ?`)
-  return (lpi) => {
-    const out: T[] = []
-    for (const id of hash.candidates(lpi)) {
-      if (flags && flags[id - 1] & FLAG_HIDDEN) continue
-      const r = byId.get(id) as T | undefined
-      if (r && r.lpi === lpi) out.push(r)
-    }
-    return out
-  }
-}

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
 import { bboxOf, type MultiPolygon, type Ring } from '../geo/polygon.js'
 import { containsPointEncoded, decodeGeometry, encodeGeometry } from './geometry-blob.js'
-import { PREFILTER_MARGIN_DEG, PREFILTER_STRIDE, createPrefilter, describeParcel } from './parcels-prefilter.js'
+import { PREFILTER_MARGIN_DEG, PREFILTER_STRIDE, createPrefilter } from './parcels-prefilter.js'
+import { describeParcel } from './parcels-prefilter-writer.js'
 
 const round7 = (v: number) => Math.round(v * 1e7) / 1e7
 

@@ -31,12 +31,9 @@ import {
   PARCEL_TYPES,
   SPECIFICITY,
   layerCode,
-  lpiRowReader,
-  publishedVersion,
-  sharedParcelFlags,
-  sharedParcelIndex,
   type ParcelType,
 } from '../../data/parcels-format.js'
+import { lpiRowReader, publishedVersion, sharedParcelFlags, sharedParcelIndex } from '../../data/parcel-readers.js'
 import { containsPointEncoded, decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
 import { metresPerDegree } from '../../geo/geodesic.js'
 import { cellsAlongLines, cellsOverPolygon } from '../../geo/cells.js'

@@ -11,11 +11,9 @@ import {
   SPECIFICITY,
   WORK_STATUS,
   layerCode,
-  lpiRowReader,
-  sharedParcelFlags,
-  sharedParcelIndex,
   type ParcelType,
 } from '../../data/parcels-format.js'
+import { lpiRowReader, sharedParcelFlags, sharedParcelIndex } from '../../data/parcel-readers.js'
 import { containsPointEncoded, decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
 import { PREFILTER_STRIDE, createPrefilter } from '../../data/parcels-prefilter.js'
 import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'

@@ -4,44 +4,27 @@
  * (parcels-prefilter.ts) + the LPI hash index (lpi-hash.ts), with what the endpoints need precomputed (touching neighbours, beacon
  * ring positions, General Plan links, coverage ledger).
  */
-import { readdirSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import Flatbush from 'flatbush'
-import { encodeLpiHash, lpiBucketHash, lpiFingerprint } from '../src/data/lpi-hash.js'
-import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
-import { FLAG_HIDDEN, PARCEL_FILES, PARCEL_LAYERS, layerCode } from '../src/data/parcels-format.js'
-import { encodeGeometry } from '../src/data/geometry-blob.js'
-import { PREFILTER_STRIDE } from '../src/data/parcels-prefilter.js'
-import { provinceCode, type ProvinceCode } from '../src/data/provinces.js'
-import { computeRelations } from './parcel-relations.js'
+import { encodeLpiHash, lpiBucketHash, lpiFingerprint } from '../../src/data/lpi-hash.js'
+import type { DomainManifest, LayerStats } from '../../src/data/manifest.js'
+import { FLAG_HIDDEN, PARCEL_FILES, PARCEL_INDEX_SQL, PARCEL_LAYERS, PARCEL_SCHEMA_SQL, layerCode } from '../../src/data/parcels-format.js'
+import { encodeGeometry } from '../../src/data/geometry-blob.js'
+import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
+import type { ProvinceCode } from '../../src/data/provinces.js'
+import { NEIGHBOUR_PASS_SQL, computeRelations } from './parcel-relations.js'
 import { prepareParcels, type LayerItem, type PreparedChunk } from './parcel-rows.js'
-import { countLines, createProgress } from './progress.js'
-import type { RejectLog } from './reject-log.js'
-import { findLayerFile, readLayer } from './sources/read-layer.js'
-import { OrderedWorkerPool, buildThreads, workerScript } from './threads.js'
-import { normaliseDate, normalisePolygonGeometry } from './transform/parcels.js'
-import type { DatasetWriter } from './write/dataset-writer.js'
-import { GrowableF64 } from './write/growable.js'
-import { finishDb, openScratchDb } from './write/sqlite-writer.js'
-
-/** Province folders of the export, resolved to codes, in code order (ids follow source order; the PostGIS bench loads in the same order). */
-export function provinceDirs(cadastre: string): { code: ProvinceCode; dir: string }[] {
-  let names: string[]
-  try {
-    names = readdirSync(cadastre)
-  } catch {
-    return []
-  }
-  const out: { code: ProvinceCode; dir: string }[] = []
-  for (const name of names.sort()) {
-    const dir = join(cadastre, name)
-    if (!statSync(dir).isDirectory()) continue
-    const code = provinceCode(name)
-    if (code) out.push({ code, dir })
-  }
-  return out.sort((a, b) => a.code.localeCompare(b.code))
-}
-
+import { countLines, createProgress } from '../progress.js'
+import type { RejectLog } from '../reject-log.js'
+import { provinceDirs } from '../sources/province-dirs.js'
+import { findLayerFile, readLayer } from '../sources/read-layer.js'
+import { OrderedWorkerPool, buildThreads, workerScript } from '../threads.js'
+import { normaliseDate } from '../transform/dates.js'
+import { normalisePolygonGeometry } from '../transform/polygon-geometry.js'
+import type { DatasetWriter } from '../write/dataset-writer.js'
+import { GrowableF64 } from '../write/growable.js'
+import { finishDb, openScratchDb } from '../write/sqlite-writer.js'
 
 function grownU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
   const b = new Uint32Array(a.length * 2)
@@ -67,20 +50,11 @@ export async function buildParcels(
 
   const scratch = ds.pathOf(PARCEL_FILES.sqlite + '.scratch')
   const db = openScratchDb(scratch)
-  db.exec(`
-    CREATE TABLE parcel (
-      id INTEGER PRIMARY KEY, parcel_type TEXT NOT NULL, province TEXT NOT NULL, lpi TEXT NOT NULL, source_key TEXT,
-      parcel_number INTEGER, portion INTEGER, tag_value TEXT, major_region TEXT, major_code TEXT, minor_region TEXT, minor_code TEXT,
-      lstatus TEXT NOT NULL, wstatus TEXT, extent_sqm REAL NOT NULL, label_lat REAL NOT NULL, label_lon REAL NOT NULL, date_stamp TEXT,
-      hidden INTEGER NOT NULL, geom BLOB NOT NULL);
-    CREATE TABLE neighbour (parcel_id INTEGER NOT NULL, neighbour_id INTEGER NOT NULL, shared_m REAL NOT NULL, PRIMARY KEY (parcel_id, neighbour_id)) WITHOUT ROWID;
-    CREATE TABLE neighbour_pass (a INTEGER NOT NULL, b INTEGER NOT NULL, shared_m REAL NOT NULL);
-    CREATE TABLE beacon (id INTEGER PRIMARY KEY, beacon_id TEXT NOT NULL, name TEXT, description TEXT, date_stamp TEXT, latitude REAL NOT NULL, longitude REAL NOT NULL);
-    CREATE TABLE parcel_beacon (parcel_id INTEGER NOT NULL, beacon_row INTEGER NOT NULL, ring_position REAL NOT NULL, PRIMARY KEY (parcel_id, ring_position, beacon_row)) WITHOUT ROWID;
-    CREATE TABLE general_plan (id INTEGER PRIMARY KEY, sg_number TEXT NOT NULL, description TEXT, date_stamp TEXT, province TEXT NOT NULL, geom BLOB NOT NULL);
-    CREATE TABLE parcel_general_plan (parcel_id INTEGER NOT NULL, plan_id INTEGER NOT NULL, PRIMARY KEY (parcel_id, plan_id)) WITHOUT ROWID;
-    CREATE TABLE coverage (province TEXT NOT NULL, layer TEXT NOT NULL, records INTEGER NOT NULL, repaired INTEGER NOT NULL, rejected INTEGER NOT NULL, PRIMARY KEY (province, layer)) WITHOUT ROWID;
-  `)
+  // the relation pass's scratch table first: the order tables are created in fixes the order of
+  // ANALYZE's sqlite_stat1 rows, and this one gives the bytes datasets had before the schema
+  // moved to parcels-format.ts
+  db.exec(NEIGHBOUR_PASS_SQL)
+  db.exec(PARCEL_SCHEMA_SQL)
   const insert = db.prepare(`INSERT INTO parcel VALUES (@id, @type, @province, @lpi, @sourceKey, @parcelNumber, @portion, @tagValue, @majorRegion, @majorCode,
     @minorRegion, @minorCode, @lstatus, @wstatus, @extentSqm, @labelLat, @labelLon, @dateStamp, @hidden, @geom)`)
   const insertCoverage = db.prepare('INSERT INTO coverage VALUES (?, ?, ?, ?, ?)')
@@ -204,10 +178,7 @@ export async function buildParcels(
   await loadGeneralPlans(provinces, db, rejects, layers, insertCoverage)
   const pairs = await computeRelations(db, scratch, index, boxes.a, n, log)
 
-  db.exec(`
-    CREATE INDEX parcel_lpi ON parcel (lpi);
-    CREATE INDEX parcel_source_key ON parcel (source_key);
-  `)
+  db.exec(PARCEL_INDEX_SQL)
   finishDb(db, scratch, ds.pathOf(PARCEL_FILES.sqlite))
   ds.addFile(PARCEL_FILES.sqlite, 'sqlite')
   ds.writeBinary(PARCEL_FILES.flatbush, 'flatbush', new Uint8Array(index.data))

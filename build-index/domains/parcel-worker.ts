@@ -3,8 +3,8 @@
  * (parcel-rows.ts) and answers with it, its typed arrays transferred, not copied.
  */
 import { parentPort } from 'node:worker_threads'
-import type { ParcelType } from '../src/data/parcels-format.js'
-import type { ProvinceCode } from '../src/data/provinces.js'
+import type { ParcelType } from '../../src/data/parcels-format.js'
+import type { ProvinceCode } from '../../src/data/provinces.js'
 import { prepareParcels, transferOf, type LayerItem } from './parcel-rows.js'
 
 parentPort!.on('message', (m: { chunk: number; items: LayerItem[]; type: ParcelType; province: ProvinceCode }) => {

@@ -14,12 +14,12 @@
 import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import KDBush from 'kdbush'
-import { decodeGeometry, type MultiPolygon } from '../src/data/geometry-blob.js'
-import { metresPerDegree } from '../src/geo/geodesic.js'
-import { bboxOf, containsPoint, coversPolygon, locatePoint, sharedBoundaryM } from '../src/geo/polygon.js'
-import { createProgress } from './progress.js'
-import { buildThreads, runChunksOnWorkers, workerScript } from './threads.js'
-import { GrowableF64 } from './write/growable.js'
+import { decodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
+import { metresPerDegree } from '../../src/geo/geodesic.js'
+import { bboxOf, containsPoint, coversPolygon, locatePoint, sharedBoundaryM } from '../../src/geo/polygon.js'
+import { createProgress } from '../progress.js'
+import { buildThreads, runChunksOnWorkers, workerScript } from '../threads.js'
+import { GrowableF64 } from '../write/growable.js'
 
 /** Beacons attach to boundaries passing within this distance (SOURCE-FORMATS.md). */
 const BEACON_SNAP_M = 0.5
@@ -29,6 +29,14 @@ const MIN_SHARED_M = 0.001
 const CHUNK = 8192
 /** Below this many parcels the pass stays in the thread. */
 const WORKER_MIN_PARCELS = 100_000
+
+/**
+ * The scratch table of touching pairs (a < b) this pass fills and drops once `neighbour` holds
+ * both directions; created with the parcel tables (it is never part of a dataset).
+ */
+export const NEIGHBOUR_PASS_SQL = `
+    CREATE TABLE neighbour_pass (a INTEGER NOT NULL, b INTEGER NOT NULL, shared_m REAL NOT NULL);
+  `
 
 /**
  * The rows one run of parcels yields, as flat arrays: touching pairs (a, b, shared m) with

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { encodeGeometry } from '../src/data/geometry-blob.js'
-import { PREFILTER_STRIDE, describeParcel } from '../src/data/parcels-prefilter.js'
-import { bboxOf } from '../src/geo/polygon.js'
+import { encodeGeometry } from '../../src/data/geometry-blob.js'
+import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
+import { describeParcel } from '../../src/data/parcels-prefilter-writer.js'
+import { bboxOf } from '../../src/geo/polygon.js'
 import { prepareParcels, transferOf, type LayerItem } from './parcel-rows.js'
-import { normaliseParcel } from './transform/parcels.js'
+import { normaliseParcel } from '../transform/parcels.js'
 
 const square = (x: number, y: number, d: number) => ({
   type: 'Polygon' as const,

@@ -7,14 +7,15 @@
  *
  * @module
  */
-import { type ParcelType } from '../src/data/parcels-format.js'
-import { encodeGeometry } from '../src/data/geometry-blob.js'
-import { PREFILTER_STRIDE, describeParcel } from '../src/data/parcels-prefilter.js'
-import type { ProvinceCode } from '../src/data/provinces.js'
-import { bboxOf } from '../src/geo/polygon.js'
-import { jsonFeatureToRow } from './sources/geojson-feature.js'
-import type { SourceGeometry, SourceProperties } from './sources/read-layer.js'
-import { normaliseParcel, type ParcelRecord } from './transform/parcels.js'
+import { type ParcelType } from '../../src/data/parcels-format.js'
+import { encodeGeometry } from '../../src/data/geometry-blob.js'
+import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
+import { describeParcel } from '../../src/data/parcels-prefilter-writer.js'
+import type { ProvinceCode } from '../../src/data/provinces.js'
+import { bboxOf } from '../../src/geo/polygon.js'
+import { jsonFeatureToRow } from '../sources/geojson-feature.js'
+import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
+import { normaliseParcel, type ParcelRecord } from '../transform/parcels.js'
 
 /** A source row as the pass hands it on: read, its feature text still to parse, or already rejected by the reader. */
 export type LayerItem = { properties: SourceProperties; geometry: SourceGeometry | null } | { text: string } | { reason: string }

@@ -14,27 +14,29 @@ import Flatbush from 'flatbush'
 import {
   ENCUMBRANCE_CLASSES,
   ENCUMBRANCE_FILES,
+  ENCUMBRANCE_INDEX_SQL,
+  ENCUMBRANCE_SCHEMA_SQL,
   FLAG_LINE,
   FLAG_NOT_CURRENT,
   HEAT_CELL_DEG,
   linesAsPolygons,
   type EncumbranceClass,
-} from '../src/data/encumbrance-format.js'
-import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
-import { PARCEL_FILES } from '../src/data/parcels-format.js'
-import { encodeGeometry, type MultiPolygon } from '../src/data/geometry-blob.js'
-import { areaSqm, bufferLines, lineLengthM } from '../src/geo/overlay.js'
-import { linesBox } from '../src/geo/lines.js'
-import { bboxOf, type BBox } from '../src/geo/polygon.js'
-import { provinceDirs } from './build-parcels.js'
+} from '../../src/data/encumbrance-format.js'
+import type { DomainManifest, LayerStats } from '../../src/data/manifest.js'
+import { PARCEL_FILES } from '../../src/data/parcels-format.js'
+import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
+import { areaSqm, bufferLines, lineLengthM } from '../../src/geo/overlay.js'
+import { linesBox } from '../../src/geo/lines.js'
+import { bboxOf, type BBox } from '../../src/geo/polygon.js'
 import { computeOverlaps } from './encumbrance-overlaps.js'
-import { countLines, createProgress } from './progress.js'
-import type { RejectLog } from './reject-log.js'
-import { findLayerFile, readLayer } from './sources/read-layer.js'
-import { normaliseEncumbrance, type EncumbranceRecord } from './transform/encumbrances.js'
-import type { DatasetWriter } from './write/dataset-writer.js'
-import { GrowableF64 } from './write/growable.js'
-import { finishDb, openScratchDb } from './write/sqlite-writer.js'
+import { countLines, createProgress } from '../progress.js'
+import type { RejectLog } from '../reject-log.js'
+import { provinceDirs } from '../sources/province-dirs.js'
+import { findLayerFile, readLayer } from '../sources/read-layer.js'
+import { normaliseEncumbrance, type EncumbranceRecord } from '../transform/encumbrances.js'
+import type { DatasetWriter } from '../write/dataset-writer.js'
+import { GrowableF64 } from '../write/growable.js'
+import { finishDb, openScratchDb } from '../write/sqlite-writer.js'
 
 const round2 = (v: number) => Math.round(v * 100) / 100
 
@@ -61,20 +63,7 @@ export async function buildEncumbrances(
 
   const scratch = ds.pathOf(ENCUMBRANCE_FILES.sqlite + '.scratch')
   const db = openScratchDb(scratch)
-  db.exec(`
-    CREATE TABLE encumbrance (
-      id INTEGER PRIMARY KEY, uid INTEGER NOT NULL, class TEXT NOT NULL, ease_type TEXT NOT NULL, ease_type_normalised TEXT NOT NULL,
-      listed INTEGER NOT NULL, sg_number TEXT, sg_reversed TEXT, province TEXT NOT NULL, extent_sqm REAL, length_m REAL, width_m REAL,
-      date_stamp TEXT, record_status TEXT, min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL,
-      geom BLOB NOT NULL, area_geom BLOB);
-    CREATE TABLE parcel_overlap (
-      parcel_id INTEGER NOT NULL, encumbrance_id INTEGER NOT NULL, relationship INTEGER NOT NULL, overlap_sqm REAL, overlap_m REAL,
-      pct REAL, geom BLOB, clip_is_line INTEGER NOT NULL, PRIMARY KEY (parcel_id, encumbrance_id)) WITHOUT ROWID;
-    CREATE TABLE heat_cell (class TEXT NOT NULL, cx INTEGER NOT NULL, cy INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (class, cy, cx)) WITHOUT ROWID;
-    CREATE TABLE coverage (province TEXT NOT NULL, class TEXT NOT NULL, records INTEGER NOT NULL, current INTEGER NOT NULL,
-      unspecified INTEGER NOT NULL, unlisted INTEGER NOT NULL, repaired INTEGER NOT NULL, rejected INTEGER NOT NULL,
-      PRIMARY KEY (province, class)) WITHOUT ROWID;
-  `)
+  db.exec(ENCUMBRANCE_SCHEMA_SQL)
   const insert = db.prepare(`INSERT INTO encumbrance VALUES (@id, @uid, @cls, @easeType, @easeTypeNormalised, @listed, @sgNumber, @sgReversed, @province,
     @extent, @length, @width, @dateStamp, @status, @minX, @minY, @maxX, @maxY, @geom, @areaGeom)`)
   const insertCoverage = db.prepare('INSERT INTO coverage VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
@@ -165,15 +154,7 @@ export async function buildEncumbrances(
   if (existsSync(ds.pathOf(PARCEL_FILES.sqlite))) await computeOverlaps(db, { sqlite: ds.pathOf(PARCEL_FILES.sqlite), flatbush: ds.pathOf(PARCEL_FILES.flatbush), flags: ds.pathOf(PARCEL_FILES.flags) }, n, flags, log)
   else log('encumbrances: no parcel domain in this build; parcel overlaps left empty')
 
-  db.exec(`CREATE INDEX encumbrance_uid ON encumbrance (uid);
-    CREATE INDEX encumbrance_sg ON encumbrance (sg_number);
-    CREATE INDEX encumbrance_sg_reversed ON encumbrance (sg_reversed);
-    -- /search filters, each with the id so a page is an ordered range scan, not a sort
-    CREATE INDEX encumbrance_normalised ON encumbrance (ease_type_normalised, id);
-    CREATE INDEX encumbrance_raw ON encumbrance (upper(trim(ease_type)), id);
-    CREATE INDEX encumbrance_class ON encumbrance (class, id);
-    CREATE INDEX encumbrance_province ON encumbrance (province, id);
-    CREATE INDEX parcel_overlap_encumbrance ON parcel_overlap (encumbrance_id, parcel_id);`)
+  db.exec(ENCUMBRANCE_INDEX_SQL)
   finishDb(db, scratch, ds.pathOf(ENCUMBRANCE_FILES.sqlite))
   ds.addFile(ENCUMBRANCE_FILES.sqlite, 'sqlite')
   ds.writeBinary(ENCUMBRANCE_FILES.flags, 'u8', flags.subarray(0, n))

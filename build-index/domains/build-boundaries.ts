@@ -11,22 +11,30 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import Flatbush from 'flatbush'
-import type { DomainManifest, LayerStats } from '../src/data/manifest.js'
-import { BOUNDARY_TYPES, JURISDICTION_FILES, OVERVIEW_TOLERANCE_M, PARENT_TYPE, type BoundaryType } from '../src/data/jurisdiction-format.js'
-import { encodeGeometry, type MultiPolygon } from '../src/data/geometry-blob.js'
-import { bboxOf, containsPoint, multiPolygonAreaSqm, simplifyPreserveTopology } from '../src/geo/polygon.js'
-import { createProgress } from './progress.js'
-import type { RejectLog } from './reject-log.js'
-import { splitCsvRecord } from './sources/csv-record.js'
-import { normaliseProperties } from './sources/properties.js'
-import { findLayerFile, readLayer, type SourceProperties } from './sources/read-layer.js'
+import type { DomainManifest, LayerStats } from '../../src/data/manifest.js'
+import {
+  BOUNDARY_TYPES,
+  JURISDICTION_FILES,
+  JURISDICTION_INDEX_SQL,
+  JURISDICTION_SCHEMA_SQL,
+  OVERVIEW_TOLERANCE_M,
+  PARENT_TYPE,
+  type BoundaryType,
+} from '../../src/data/jurisdiction-format.js'
+import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
+import { bboxOf, containsPoint, multiPolygonAreaSqm, simplifyPreserveTopology } from '../../src/geo/polygon.js'
+import { createProgress } from '../progress.js'
+import type { RejectLog } from '../reject-log.js'
+import { splitCsvRecord } from '../sources/csv-record.js'
+import { normaliseProperties } from '../sources/properties.js'
+import { findLayerFile, readLayer, type SourceProperties } from '../sources/read-layer.js'
 // polygon geometry as the parcels take it (closed, oriented, deduplicated, self-intersections
 // repaired), except that a ring's winding is not counted as a repair: the Board's shapefiles and
 // TopoJSON store exteriors clockwise by their format's convention
-import { normalisePolygonGeometry as normaliseBoundaryGeometry } from './transform/parcels.js'
-import { datesOf, normaliseBoundary, parseSetJson, vintageOf, type SetDefaults } from './transform/boundaries.js'
-import type { DatasetWriter } from './write/dataset-writer.js'
-import { finishDb, openScratchDb } from './write/sqlite-writer.js'
+import { normalisePolygonGeometry as normaliseBoundaryGeometry } from '../transform/polygon-geometry.js'
+import { datesOf, normaliseBoundary, parseSetJson, vintageOf, type SetDefaults } from '../transform/boundaries.js'
+import type { DatasetWriter } from '../write/dataset-writer.js'
+import { finishDb, openScratchDb } from '../write/sqlite-writer.js'
 
 interface Rec {
   id: number
@@ -184,15 +192,7 @@ export async function buildBoundaries(
 
   const scratch = ds.pathOf(JURISDICTION_FILES.sqlite + '.scratch')
   const db = openScratchDb(scratch)
-  db.exec(`
-    CREATE TABLE boundary_set (name TEXT PRIMARY KEY, source TEXT, effective_from TEXT, effective_to TEXT, geometry INTEGER NOT NULL) WITHOUT ROWID;
-    CREATE TABLE boundary (
-      id INTEGER PRIMARY KEY, type TEXT NOT NULL, code TEXT NOT NULL, name TEXT NOT NULL, category TEXT, province TEXT,
-      parent_id INTEGER, parent_code TEXT, ward_number INTEGER, set_name TEXT NOT NULL, vintage TEXT NOT NULL,
-      effective_from TEXT, effective_to TEXT, area_sqm REAL, min_x REAL, min_y REAL, max_x REAL, max_y REAL,
-      label_lon REAL, label_lat REAL, vertices INTEGER, geom BLOB, geom_lo BLOB);
-    CREATE TABLE ancestor (boundary_id INTEGER NOT NULL, ancestor_id INTEGER NOT NULL, PRIMARY KEY (ancestor_id, boundary_id)) WITHOUT ROWID;
-  `)
+  db.exec(JURISDICTION_SCHEMA_SQL)
   const insSet = db.prepare('INSERT INTO boundary_set VALUES (?, ?, ?, ?, ?)')
   for (const { name, set } of sets) insSet.run(name, set.source, set.effectiveFrom, set.effectiveTo, set.geometry ? 1 : 0)
   const ins = db.prepare(`INSERT INTO boundary VALUES (@id, @type, @code, @name, @category, @province, @parentId, @parentCode, @wardNumber, @setName, @vintage,
@@ -236,7 +236,7 @@ export async function buildBoundaries(
   }
   db.exec('COMMIT')
   progress.done()
-  db.exec('CREATE INDEX boundary_type_code ON boundary (type, code); CREATE INDEX boundary_parent ON boundary (parent_id)')
+  db.exec(JURISDICTION_INDEX_SQL)
   finishDb(db, scratch, ds.pathOf(JURISDICTION_FILES.sqlite))
   ds.addFile(JURISDICTION_FILES.sqlite, 'sqlite')
 

@@ -3,7 +3,7 @@
  * files once, then answers each chunk of encumbrances with their `parcel_overlap` rows.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads'
-import { fallbacks } from '../src/geo/clip.js'
+import { fallbacks } from '../../src/geo/clip.js'
 import { createOverlapComputer, type EncumbranceInput, type OverlapInsert, type ParcelPaths } from './encumbrance-overlaps.js'
 
 const computer = createOverlapComputer(workerData as ParcelPaths)

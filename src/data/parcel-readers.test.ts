@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { publishedVersion } from './parcels-format.js'
+import { publishedVersion } from './parcel-readers.js'
 
 describe('publishedVersion', () => {
   const v = (id: number, wstatus: string | null) => ({ id, wstatus })
