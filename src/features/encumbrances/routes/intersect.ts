@@ -57,7 +57,8 @@ export function registerIntersectRoute(router: ApiRouter, guards: RouteGuard[], 
       tags: TAG,
       summary: 'Corridor and area screening',
       description:
-        'Body `{"geometry": <GeoJSON LineString or Polygon>, "encumbrance_class"?: "a,b", "include_geometry"?: false}` (encumbrance geometries only on request: fetch one with /encumbrances/{uid}). A line up to 200 km (geodesic), a polygon up to 2 500 km² (holes allowed); longer, larger, self-intersecting, malformed, NaN/Infinity or out-of-range geometry answers 400 naming the problem. ' +
+        'Body `{"geometry": <GeoJSON LineString or Polygon>, "encumbrance_class"?: "a,b", "include_geometry"?: false}` (encumbrance geometries only on request: fetch one with /encumbrances/{uid}). ' +
+        '`geometry` may also be WKT text (`"LINESTRING (28.0 -26.2, 28.1 -26.25)"`, or a POLYGON), read into the GeoJSON form and checked as it is; malformed WKT or another WKT type answers 400. A line up to 200 km (geodesic), a polygon up to 2 500 km² (holes allowed); longer, larger, self-intersecting, malformed, NaN/Infinity or out-of-range geometry answers 400 naming the problem. ' +
         '`encumbrances`: every current encumbrance the geometry meets, `relationship` being the encumbrance relative to the geometry (within = inside the area, contains = covers the route or area, crosses, touches); routes report `overlap_m` (route length inside an area, shared length with a line); areas report `overlap_sqm` (and `overlap_m` for lines; null `overlap_sqm` with a note for undimensioned lines). ' +
         '`parcels`: every current parcel except parent farms whose interior the geometry enters (touch-only contacts left out), by parcel id, with `overlap_m` (routes) or `overlap_sqm` (areas). ' +
         `At most 5000 encumbrances and 10000 parcels are listed; \`encumbrances_truncated\` / \`parcels_truncated\` say when more met the geometry.`,
