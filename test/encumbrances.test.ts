@@ -324,6 +324,62 @@ describe('POST /encumbrances/intersect', () => {
     const raw = await t.app.request('/api/v1/encumbrances/intersect', { method: 'POST', headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: '{"geometry":{"type":"LineString","coordinates":[[17,-34],[Infinity,-34]]}}' })
     expect(raw.status).toBe(400)
   })
+
+  const wkt = (coords: number[][]) => coords.map(([x, y]) => `${x} ${y}`).join(', ')
+  it('WKT text: a LINESTRING and a POLYGON answer exactly as the same GeoJSON does', async () => {
+    const route = [[16.9995, -34.9045], [17.0035, -34.9045]]
+    const ring = [[17.0, -34.91], [17.01, -34.91], [17.01, -34.9], [17.0, -34.9], [17.0, -34.91]]
+    const pairs: [unknown, unknown][] = [
+      [{ geometry: { type: 'LineString', coordinates: route }, include_geometry: true }, { geometry: `LINESTRING (${wkt(route)})`, include_geometry: true }],
+      [{ geometry: { type: 'LineString', coordinates: route } }, { geometry: `  linestring(${wkt(route)}) ` }],
+      [{ geometry: { type: 'LineString', coordinates: route } }, { geometry: `SRID=4326;LINESTRING(${wkt(route)})` }],
+      [{ geometry: { type: 'Polygon', coordinates: [ring] }, encumbrance_class: 'servitude_area,servitude_line' }, { geometry: `POLYGON ((${wkt(ring)}))`, encumbrance_class: 'servitude_area,servitude_line' }],
+    ]
+    for (const [geoJson, asWkt] of pairs) {
+      const a = await post('/intersect', geoJson)
+      const b = await post('/intersect', asWkt)
+      expect(a.status).toBe(200)
+      expect(b.status, JSON.stringify(asWkt)).toBe(200)
+      const body = await json(b)
+      expect(body.encumbrances.length).toBeGreaterThan(0)
+      expect(body).toEqual(await json(a))
+    }
+  })
+
+  it('WKT text: malformed, another type, not WKT at all or another SRID answers 400 naming geometry; then the GeoJSON checks apply', async () => {
+    const cases: [string, RegExp][] = [
+      ['LINESTRING (17 -34, 17.01', /not valid WKT/],
+      ['LINESTRING (17 -34, 17.01 -34.01) and more', /not valid WKT/],
+      ['POLYGON ((17 -34, 17.01 -34, 17.01 -34.01, 17 -34))))', /not valid WKT/],
+      ['POINT (17 -34)', /POINT is not accepted/],
+      ['MULTIPOLYGON (((17 -34, 17.01 -34, 17.01 -34.01, 17 -34)))', /MULTIPOLYGON is not accepted/],
+      ['GEOMETRYCOLLECTION (POINT (17 -34))', /GEOMETRYCOLLECTION is not accepted/],
+      ['the farm next to the river', /not valid WKT/],
+      ['', /not valid WKT/],
+      ['{"type":"LineString","coordinates":[[17,-34],[17.01,-34]]}', /GeoJSON as an object/],
+      ['SRID=2048;LINESTRING (17 -34, 17.01 -34.01)', /SRID=2048/],
+    ]
+    for (const [text, msg] of cases) {
+      const res = await post('/intersect', { geometry: text })
+      expect(res.status, text).toBe(400)
+      const err = await json(res)
+      expect(err.error).toBe('ValidationError')
+      expect(fields(err), text).toEqual(['geometry'])
+      expect(err.details[0].message, text).toMatch(msg)
+      expect(err.message).toMatch(/geometry/)
+    }
+    // read into GeoJSON, WKT meets the same checks: too long, self-intersecting, out of range
+    const checks: [string, string, RegExp][] = [
+      ['LINESTRING (17 -34, 19.5 -34)', 'geometry', /km/],
+      ['LINESTRING (17 -34, 17.01 -34.01, 17.01 -34, 17 -34.01)', 'geometry.coordinates', /cross|intersect/],
+      ['LINESTRING (17 -34, 200 -34.01)', 'geometry.coordinates.1', /range/],
+    ]
+    for (const [text, field, msg] of checks) {
+      const err = await json(await post('/intersect', { geometry: text }))
+      expect(fields(err), text).toContain(field)
+      expect(err.details.map((d: Item) => d.message).join(' ')).toMatch(msg)
+    }
+  })
 })
 
 describe('POST /encumbrances/batch', () => {

@@ -3,6 +3,7 @@ import { EASE_TYPES, ENCUMBRANCE_CLASSES, RECORD_STATUSES, type EncumbranceClass
 import { LPI_PATTERN } from '../../data/parcels-format.js'
 import { boundedFloatParam, intParam, LpiParam, ProvinceParam } from '../../http/params.js'
 import type { BBox } from '../../geo/polygon.js'
+import { geoJsonOfWkt } from './wkt-input.js'
 
 export const BATCH_MAX = 500
 export const PAGE_LIMIT_MAX = 1000
@@ -196,18 +197,46 @@ export const BatchBodySchema = z
     example: [{ lpi: 'T0IR00010000000100000' }, { latitude: -26.2041, longitude: 28.0473 }],
   })
 
-/** The /intersect body: checked by hand in the route (GeoJSON problems need their own messages), documented here. */
+/**
+ * The /intersect geometry as a GeoJSON object. Its checks are refinements, which do not abort:
+ * in the union with {@link IntersectWktSchema} zod then answers the object's own issues
+ * (`geometry.type`, `geometry.coordinates`) rather than "no alternative matched". Not an object
+ * (nor text): the union's own message.
+ */
+const IntersectGeoJsonSchema = z
+  .object({
+    type: z
+      .any()
+      .refine((t) => t === 'LineString' || t === 'Polygon', { error: 'geometry.type must be LineString or Polygon' })
+      .openapi({ type: 'string', enum: ['LineString', 'Polygon'] }),
+    coordinates: z
+      .any()
+      .refine((c) => Array.isArray(c), { error: 'geometry.coordinates must be an array' })
+      .openapi({ type: 'array', items: {} }),
+  })
+  .openapi({ description: `GeoJSON LineString (at most ${ROUTE_MAX_M / 1000} km) or Polygon (at most ${AREA_MAX_SQM / 1e6} km², holes allowed), WGS84 [longitude, latitude], at most ${GEOMETRY_MAX_POSITIONS} positions, not self-intersecting.` })
+
+/** The /intersect geometry as WKT text, read into the GeoJSON form (wkt-input.ts); then checked as that form is. */
+const IntersectWktSchema = z
+  .string()
+  .transform((text, ctx) => {
+    const g = geoJsonOfWkt(text)
+    if ('problem' in g) {
+      // not aborting, as the object's refinements: the union answers this message for `geometry`
+      ctx.addIssue({ code: 'custom', message: g.problem, continue: true })
+      return z.NEVER
+    }
+    return g
+  })
+  .openapi({
+    description: 'The same geometry as WKT text: LINESTRING or POLYGON (an optional `SRID=4326;` prefix allowed), WGS84 longitude latitude, e.g. `LINESTRING (28.0 -26.2, 28.1 -26.25)`. Malformed WKT or another type answers 400.',
+    example: 'LINESTRING (28.0 -26.2, 28.1 -26.25)',
+  })
+
+/** The /intersect body: the geometry checked by hand in the route (GeoJSON problems need their own messages), documented here. */
 export const IntersectBodySchema = z
   .object({
-    geometry: z
-      .object(
-        {
-          type: z.enum(['LineString', 'Polygon'], { error: 'geometry.type must be LineString or Polygon' }),
-          coordinates: z.array(z.any(), { error: 'geometry.coordinates must be an array' }),
-        },
-        { error: 'geometry must be a GeoJSON LineString or Polygon object' },
-      )
-      .openapi({ description: `GeoJSON LineString (at most ${ROUTE_MAX_M / 1000} km) or Polygon (at most ${AREA_MAX_SQM / 1e6} km², holes allowed), WGS84 [longitude, latitude], at most ${GEOMETRY_MAX_POSITIONS} positions, not self-intersecting.` }),
+    geometry: z.union([IntersectGeoJsonSchema, IntersectWktSchema], { error: 'geometry must be a GeoJSON LineString or Polygon object, or WKT text' }),
     encumbrance_class: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: 'Classes to screen (comma list or array); default all.' }),
     include_geometry: z
       .boolean({ error: 'include_geometry must be true or false' })

@@ -1,0 +1,47 @@
+/**
+ * `GET /encumbrances/tiles/{z}/{x}/{y}.mvt`: vector tiles keyed by class (tileAnswer: ETag,
+ * 304, 204 when empty).
+ *
+ * @module
+ */
+import type { Context } from 'hono'
+import type { z } from 'zod'
+import type { AppEnv, RouteGuard } from '../../../http/env.js'
+import type { ApiRouter } from '../../../http/openapi.js'
+import { tileAnswer } from '../../../http/tile-answer.js'
+import { parseTileParams } from '../../../http/tile-params.js'
+import type { EncumbranceQueries } from '../queries.js'
+import { TileParamsSchema, TileQuerySchema } from '../schemas.js'
+import { TILE_MIN_ZOOM } from '../tiles.js'
+import { TAG, type EncumbranceService } from './shared.js'
+
+/** The tile of the classes asked for; its ETag names the dataset version and the classes. */
+export function answerTile(c: Context<AppEnv>, s: EncumbranceQueries, params: z.output<typeof TileParamsSchema>, query: z.output<typeof TileQuerySchema>): Response {
+  const { z, x, y } = parseTileParams(params)
+  return tileAnswer(c, `"${s.version}:${query.classes.join(',')}"`, () => s.tile(z, x, y, query.classes))
+}
+
+export function registerTileRoute(router: ApiRouter, guards: RouteGuard[], service: EncumbranceService): void {
+  router.add(
+    {
+      method: 'get',
+      path: '/encumbrances/tiles/{z}/{x}/{y}.mvt',
+      honoPath: '/encumbrances/tiles/:z/:x/:y{[^/]+\\.mvt}',
+      tags: TAG,
+      summary: 'Vector tiles keyed by class',
+      description:
+        'Mapbox Vector Tile 2.1 (`application/vnd.mapbox-vector-tile`, extent 4096), one layer per encumbrance class named as the class, current records only, features carrying encumbrance_uid, ease_type_normalised, ease_type and sg_number. ' +
+        `\`classes\`: comma list (default all); each layer appears from its zoom on: ${Object.entries(TILE_MIN_ZOOM)
+          .map(([k, v]) => `${k} z${v}`)
+          .join(', ')}. z 0–22, x and y 0–2^z−1, else 400. No feature in the tile: 204. ETag from the dataset version; If-None-Match answers 304.`,
+      request: { params: TileParamsSchema, query: TileQuerySchema },
+      responses: {
+        200: { description: 'The tile.', contentType: 'application/vnd.mapbox-vector-tile' },
+        204: { description: 'No feature in this tile.' },
+        304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      },
+    },
+    guards,
+    (c, { params, query }) => answerTile(c, service(), params, query),
+  )
+}

@@ -1,0 +1,43 @@
+/**
+ * Vector tiles of the encumbrances: one layer per class from its zoom on, current records only,
+ * as Mapbox Vector Tile bytes (src/geo/mvt.ts).
+ *
+ * @module
+ */
+import type { EncumbranceClass } from '../../data/encumbrance-format.js'
+import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt.js'
+import { tileBBox } from '../../geo/tiles.js'
+import { recordsInBox } from './spatial.js'
+import type { EncumbranceStore } from './store.js'
+
+/** Tile scale gates: the lowest zoom at which a class carries features. */
+export const TILE_MIN_ZOOM: Record<EncumbranceClass, number> = {
+  mineral_right: 8,
+  state_land: 8,
+  river_bed: 8,
+  proclamation_area: 8,
+  lease: 10,
+  established_boundary: 10,
+  proclamation_line: 10,
+  servitude_area: 12,
+  servitude_line: 12,
+}
+
+/** The tile's bytes, or none when no feature falls in it. */
+export function tileBytes(s: EncumbranceStore, z: number, x: number, y: number, classes: readonly EncumbranceClass[]): Uint8Array {
+  const box = tileBBox(z, x, y, DEFAULT_TILE_BUFFER_PX)
+  const out: TileLayer[] = []
+  for (const cls of classes) {
+    if (z < TILE_MIN_ZOOM[cls]) continue
+    const features = []
+    for (const { row: r, geometry } of recordsInBox(s, cls, box, Infinity)) {
+      features.push({
+        id: r.uid,
+        geometry: 'lines' in geometry ? geometry.lines : geometry.mp,
+        properties: { encumbrance_uid: r.uid, ease_type_normalised: r.easeTypeNormalised, ease_type: r.easeType, ...(r.sgNumber ? { sg_number: r.sgNumber } : {}) },
+      })
+    }
+    if (features.length) out.push({ name: cls, features })
+  }
+  return out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
+}
