@@ -35,7 +35,7 @@ import { parseInputGeometry } from '../../src/features/encumbrances/geometry-inp
 import { INTERSECT_MAX_ENCUMBRANCES, INTERSECT_MAX_PARCELS, type EncumbranceQueries } from '../../src/features/encumbrances/queries.js'
 import { ROUTE_MAX_M } from '../../src/features/encumbrances/schemas.js'
 import { fastGeodesicM, metresPerDegree } from '../../src/geo/geodesic.js'
-import { lineLengthM } from '../../src/geo/overlay.js'
+import { lineLengthM } from '../../src/geo/overlay/measure.js'
 import { tileAt } from '../../src/geo/tiles.js'
 import { withInProcessApp } from '../lib/batches.js'
 import { httpRoundsSection, runHttpRounds, type HttpRoundsData } from '../lib/http-rounds.js'

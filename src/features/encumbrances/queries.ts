@@ -41,7 +41,11 @@ import { containsPointEncoded, decodeGeometry, type MultiPolygon } from '../../d
 import { metresPerDegree } from '../../geo/geodesic.js'
 import { cellsAlongLines, cellsOverPolygon } from '../../geo/cells.js'
 import { distanceToLinesM, linesMeetBox, segmentMeetsBox, type Lines } from '../../geo/lines.js'
-import { areaSqm, lineLineOverlap, lineOverlap, NEAR_BOX_M, polygonOverlap, PreparedLines, PreparedPolygon } from '../../geo/overlay.js'
+import { lineLineOverlap, lineOverlap } from '../../geo/overlay/line-overlap.js'
+import { areaSqm } from '../../geo/overlay/measure.js'
+import { polygonOverlap } from '../../geo/overlay/polygon-overlap.js'
+import { PreparedLines, PreparedPolygon } from '../../geo/overlay/prepared.js'
+import { NEAR_BOX_M } from '../../geo/overlay/tolerance.js'
 import { distanceToPointM, intersectsBox, type BBox } from '../../geo/polygon.js'
 import { round } from '../../geo/round.js'
 
