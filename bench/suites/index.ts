@@ -12,7 +12,7 @@ import { jurisdictionSuite } from './jurisdiction.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
 import { parcelsSuite } from './parcels.js'
 import { plotsSuite } from './plots.js'
-import { postgisSuite } from './postgis.js'
+import { postgisSuite } from './postgis/index.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
 
