@@ -6,7 +6,7 @@
  */
 import type { Suite } from '../lib/suite.js'
 import { boundaryStrategiesSuite } from './boundary-strategies.js'
-import { encumbrancesSuite } from './encumbrances.js'
+import { encumbrancesSuite } from './encumbrances/index.js'
 import { httpSuite } from './http.js'
 import { jurisdictionSuite } from './jurisdiction.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
