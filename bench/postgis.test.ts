@@ -6,7 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { lineStringWkt, multiLineStringEwkt, multiPolygonEwkt, NO_POSTGIS_ENV, parsePgbench, pgbenchLogLatencies, pgbenchScript, type PgbenchResult } from './lib/postgis.js'
 import { Samples, type Summary } from './lib/stats.js'
 import type { SuiteContext, SuiteRecord } from './lib/suite.js'
-import { compare, explainDifference, httpPath, httpProbeIndices, postgisSuite, sameRunRatio, type PostgisData, type SameRunOp } from './suites/postgis.js'
+import { compare, explainDifference } from './suites/postgis/compare.js'
+import { httpPath, httpProbeIndices, sameRunRatio } from './suites/postgis/http.js'
+import { postgisSuite } from './suites/postgis/index.js'
+import type { PostgisData, SameRunOp } from './suites/postgis/model.js'
 
 const saved = process.env[NO_POSTGIS_ENV]
 afterEach(() => {

@@ -6,13 +6,13 @@
  */
 import type { Suite } from '../lib/suite.js'
 import { boundaryStrategiesSuite } from './boundary-strategies.js'
-import { encumbrancesSuite } from './encumbrances.js'
+import { encumbrancesSuite } from './encumbrances/index.js'
 import { httpSuite } from './http.js'
 import { jurisdictionSuite } from './jurisdiction.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
 import { parcelsSuite } from './parcels.js'
 import { plotsSuite } from './plots.js'
-import { postgisSuite } from './postgis.js'
+import { postgisSuite } from './postgis/index.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
 

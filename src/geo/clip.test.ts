@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { intersection as exactIntersection } from 'polyclip-ts'
 import { fallbacks, intersect, unite, withFallback } from './clip.js'
 import type { MultiPolygon } from './polygon.js'
-import { areaSqm } from './overlay.js'
+import { areaSqm } from './overlay/measure.js'
 
 const square = (x: number, y: number, s: number): MultiPolygon => [
   [

@@ -7,7 +7,8 @@
  */
 import type { FieldError } from '../../http/errors.js'
 import type { Lines } from '../../geo/lines.js'
-import { areaSqm, lineLengthM, lineProblems, polygonProblems } from '../../geo/overlay.js'
+import { areaSqm, lineLengthM } from '../../geo/overlay/measure.js'
+import { lineProblems, polygonProblems } from '../../geo/overlay/validity.js'
 import { ringSignedArea2, type MultiPolygon, type Ring } from '../../geo/polygon.js'
 import { AREA_MAX_SQM, GEOMETRY_MAX_POSITIONS, ROUTE_MAX_M } from './schemas.js'
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { EncumbranceClass } from '../../data/encumbrance-format.js'
-import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt.js'
+import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt/encode.js'
 import { tileBBox } from '../../geo/tiles.js'
 import { recordsInBox } from './spatial.js'
 import type { EncumbranceStore } from './store.js'

@@ -1,8 +1,8 @@
 import { VectorTile, VectorTileFeature, classifyRings } from '@mapbox/vector-tile'
 import { PbfReader } from 'pbf'
 import { describe, expect, it } from 'vitest'
-import { encodeTile, type TileFeature, type TileLayer } from './mvt.js'
-import type { MultiPolygon, Ring } from './polygon.js'
+import { encodeTile, type TileFeature, type TileLayer } from './encode.js'
+import type { MultiPolygon, Ring } from '../polygon.js'
 
 // tile 10/585/584 holds Gaborone; positions are written as tile pixels and turned into lon/lat
 // with the textbook formulas here, independently of tiles.ts
