@@ -124,20 +124,26 @@ const NONE: readonly Field[] = []
 function noValue(): null {
   return null
 }
-function spec(key: string, form: Form, read: Field['read'], omit: Absence = 'never', places = 0, fields = NONE): FieldSpec {
+function field(key: string, form: Form, read: Field['read'], omit: Absence = 'never', places = 0, fields = NONE): FieldSpec {
   return { key, form, read, omit, places, fields }
 }
 function int(key: string, read: (r: Row) => number | null, omit: Absence = 'never'): FieldSpec {
-  return spec(key, 'int', read, omit)
+  return field(key, 'int', read, omit)
 }
 function text(key: string, read: (r: Row) => string | null, omit: Absence = 'never'): FieldSpec {
-  return spec(key, 'text', read, omit)
+  return field(key, 'text', read, omit)
+}
+function name(key: string, read: (r: Row) => string): FieldSpec {
+  return field(key, 'name', read)
 }
 function rounded(key: string, read: (r: Row) => number, places: number): FieldSpec {
-  return spec(key, 'rounded', read, 'never', places)
+  return field(key, 'rounded', read, 'never', places)
+}
+function version(key: string): FieldSpec {
+  return field(key, 'version', noValue)
 }
 function object(key: string, read: Field['read'], omit: Absence, fields: readonly FieldSpec[]): FieldSpec {
-  return spec(key, 'object', read, omit, 0, listOf(fields))
+  return field(key, 'object', read, omit, 0, listOf(fields))
 }
 
 /** Fields with their prefixes; the first is never left out, as it opens the object. */
@@ -150,10 +156,10 @@ function listOf(specs: readonly FieldSpec[]): readonly Field[] {
 /** The record's fields in the order the spec lists them; absent fields are omitted, never null. */
 const FIELDS = listOf([
   int('id', (r) => r.id),
-  spec('parcel_type', 'name', (r) => r.parcel_type),
+  name('parcel_type', (r) => r.parcel_type),
   text('province', (r) => PROVINCES[r.province]),
   text('source_key', (r) => r.source_key, 'empty'),
-  spec('dataset_version', 'version', noValue),
+  version('dataset_version'),
   text('lpi', (r) => r.lpi),
   int('parcel_number', (r) => r.parcel_number, 'null'),
   int('portion', (r) => r.portion, 'null'),
