@@ -1,0 +1,26 @@
+/** What every parcel route shares: its guards and service, the status filter, the 404, and the byte writer. */
+import type { ParcelType } from '../../../data/parcels-format.js'
+import { ApiError } from '../../../http/errors.js'
+import type { RouteGuard } from '../../../http/env.js'
+import { JsonBytes } from '../../../http/json-bytes.js'
+import type { Filter, ParcelQueries } from '../queries.js'
+
+/** The guards of every parcel route and its service (a 503 when the dataset holds no parcels). */
+export interface ParcelRoutes {
+  guards: RouteGuard[]
+  service: () => ParcelQueries
+}
+
+/** The /parcels/at and batch answers are written by this one writer (synchronously, so requests never share it). */
+export const writer = new JsonBytes()
+
+export const TAG = ['Parcel cadastre']
+
+export const filterOf = (q: { include_status?: string; parcel_type?: string }): Filter => ({
+  all: q.include_status === 'all',
+  ...(q.parcel_type ? { type: q.parcel_type as ParcelType } : {}),
+})
+
+export const NOT_FOUND = { description: 'ParcelNotFound: no parcel (visible under the status filter) carries this identifier.' }
+
+export const notFound = (what: string) => new ApiError('ParcelNotFound', `no parcel carries ${what}`)
