@@ -281,7 +281,7 @@ describe('POST /encumbrances/intersect', () => {
     near(parcels[erfLpi(1)].overlap_m, 0.001 * m.lon)
     near(parcels[erfLpi(2)].overlap_m, 0.001 * m.lon)
     near(parcels[PORTION1_LPI].overlap_m, 0.0035 * m.lon)
-    // parent farms are not listed (DECISIONS.md), nor hidden parcels
+    // parent farms are not listed (docs/decisions.md), nor hidden parcels
     expect(parcels[FARM_LPI]).toBeUndefined()
     expect(parcels[erfLpi(1)]).toMatchObject({ parcel_type: 'ERF', province: 'WC', extent_sqm: expect.any(Number) })
     expect(body).toMatchObject({ encumbrances_truncated: false, parcels_truncated: false })

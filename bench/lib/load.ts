@@ -104,7 +104,7 @@ export function runWrk(o: LoadOptions): Promise<LoadResult> {
   })
 }
 
-/** Runs autocannon in this process (it needs about one core itself; PERF-FLOORS.md). */
+/** Runs autocannon in this process (it needs about one core itself; docs/benchmarks.md "Performance floors"). */
 export async function runAutocannon(o: LoadOptions): Promise<LoadResult> {
   let i = 0
   const r = await autocannon({

@@ -1,6 +1,6 @@
 /**
  * What ran the benchmark: recorded next to every table, because absolute numbers mean nothing
- * without the machine (PERF-FLOORS.md: the same HTTP test gave 10 k and 29 k req/s on one day).
+ * without the machine (docs/benchmarks.md "Performance floors": the same HTTP test gave 10 k and 29 k req/s on one day).
  *
  * @module
  */

@@ -15,7 +15,7 @@
  * Every strategy answers one boundary per point with the service's rule, applied the same way
  * everywhere: the boxes are widened by the service's 2e-9° tolerance, containment is the closed
  * set (a point within 1e-9° of an edge is inside), and when several boundaries hold the point
- * (a shared edge) the lowest code wins, then the lowest id (DECISIONS.md). A strategy whose
+ * (a shared edge) the lowest code wins, then the lowest id (docs/decisions.md). A strategy whose
  * answer differs from the reference's fails the run, unless the point lies within 1e-9° of an
  * edge of one of the two boundaries (then it is counted apart, as an edge case).
  *

@@ -1,7 +1,7 @@
 /**
  * HTTP throughput of the plot endpoints on loopback: the real server (`node dist/server.js`,
  * WORKERS=1 and 2) against a Hono hello-world floor with the same number of processes, in the
- * same run, interleaved, over several rounds (medians reported; PERF-FLOORS.md: this machine
+ * same run, interleaved, over several rounds (medians reported; docs/benchmarks.md "Performance floors": this machine
  * is noisy). Each load run gets a fresh key with the store's highest rate, a warm-up, and
  * rotating seeded URLs. Before loading, a few answers are compared with the in-process
  * `createPlotQueries` results. Any error or non-2xx answer fails the run.

@@ -5,7 +5,7 @@
  *
  * Each set folder holds `<type>.(geojsonl|gpkg|shp)` layers, or `<type>.csv` attribute tables
  * for a set published without geometry, and an optional `set.json` with the vintage labels and
- * dates (SOURCE-FORMATS.md). Parents are resolved by code, never by a second point-in-polygon
+ * dates (docs/source-formats.md). Parents are resolved by code, never by a second point-in-polygon
  * test: the Board simplified each layer separately.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'

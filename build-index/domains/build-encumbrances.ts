@@ -190,7 +190,7 @@ function rowOf(id: number, rec: EncumbranceRecord, b: BBox, strip: MultiPolygon 
     sgNumber: rec.sgNumber,
     sgReversed: rec.sgNumber ? [...rec.sgNumber].reverse().join('') : null,
     province: rec.province,
-    // the source's geom_area when present (DECISIONS.md "extent_sqm"); lines have none
+    // the source's geom_area when present (docs/decisions.md "extent_sqm"); lines have none
     extent: rec.mp ? round2(rec.geomArea ?? areaSqm(rec.mp)) : null,
     length: lines ? round2(lineLengthM(lines)) : null,
     width: rec.widthM,

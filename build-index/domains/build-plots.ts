@@ -63,9 +63,9 @@ export async function buildPlots(
 }
 
 /**
- * SOURCE-FORMATS.md: without `south_africa/erven`, each erf of the cadastre that passes the
+ * docs/source-formats.md: without `south_africa/erven`, each erf of the cadastre that passes the
  * default status filter becomes one record: its label point, `min_region` as township, and
- * `<parcel_no>` or `<parcel_no>/<portion>` as number (DECISIONS.md). Rows the parcel build
+ * `<parcel_no>` or `<parcel_no>/<portion>` as number (docs/decisions.md). Rows the parcel build
  * rejects are reported there, not twice here. Returns false when the export has no erf layer.
  */
 export async function deriveErvenFromCadastre(source: string, writer: PlotLayerWriter): Promise<boolean> {

@@ -1,6 +1,6 @@
 /**
  * The overlap pass of the encumbrance build: every current encumbrance against the current
- * parcels its search cells hold (DECISIONS.md "Encumbrances"), one `parcel_overlap` row per pair
+ * parcels its search cells hold (docs/decisions.md "Encumbrances"), one `parcel_overlap` row per pair
  * that meets.
  *
  * National exports hold half a million encumbrances, so the pass runs on worker threads when the
@@ -64,7 +64,7 @@ export interface OverlapRow {
 }
 
 /**
- * How an encumbrance meets a parcel (DECISIONS.md "Encumbrances"):
+ * How an encumbrance meets a parcel (docs/decisions.md "Encumbrances"):
  * - areas: the polygon overlap; `pct` of the parcel's computed area;
  * - lines: the relationship of the surveyed line itself (along the boundary only = touches,
  *   `overlap_sqm` 0); inside, an undimensioned line has `overlap_sqm` null, a dimensioned one the

@@ -21,7 +21,7 @@ import { createProgress } from '../progress.js'
 import { buildThreads, runChunksOnWorkers, workerScript } from '../threads.js'
 import { GrowableF64 } from '../write/growable.js'
 
-/** Beacons attach to boundaries passing within this distance (SOURCE-FORMATS.md). */
+/** Beacons attach to boundaries passing within this distance (docs/source-formats.md). */
 const BEACON_SNAP_M = 0.5
 /** Shared boundary shorter than this is a vertex contact, not touching. */
 const MIN_SHARED_M = 0.001
@@ -49,7 +49,7 @@ export interface RelationRows {
 }
 
 /**
- * A General Plan covers a parcel when they share interior area (DECISIONS.md): a vertex or the
+ * A General Plan covers a parcel when they share interior area (docs/decisions.md): a vertex or the
  * box centre of one strictly inside the other, or one covering the other.
  */
 export function sharesInterior(a: MultiPolygon, b: MultiPolygon): boolean {

@@ -8,8 +8,8 @@ const geo = loadGeography(join(process.cwd(), 'data', 'real'))
 const MAJOR_REGIONS = majorRegions(geo)
 
 describe('formatLpi', () => {
-  it('lays the parts out as DOMAIN.md 1.3 does', () => {
-    // DOMAIN.md's examples: erf 1068 in minor region 0024 of district 13, and portion 2 of farm 89
+  it('lays the parts out as docs/domain.md 1.3 does', () => {
+    // docs/domain.md's examples: erf 1068 in minor region 0024 of district 13, and portion 2 of farm 89
     expect(formatLpi('WC', '13', 24, 1068, 0)).toBe('C01300240000106800000')
     expect(formatLpi('WC', '13', 0, 89, 2)).toBe('C01300000000008900002')
     expect(formatLpi('GP', 'JR', 7, 524, 0)).toBe('T0JR00070000052400000')

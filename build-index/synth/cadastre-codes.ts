@@ -1,6 +1,6 @@
 /**
  * Surveyor-General codes for the synthetic cadastre: SG office letters, major regions per
- * province, and the 21-character LPI (DOMAIN.md 1.3).
+ * province, and the 21-character LPI (docs/domain.md 1.3).
  *
  * ```
  *   T 0 JR 0024 00001068 00000
@@ -15,8 +15,8 @@
  *
  * Major regions are the registration divisions of `registration-divisions.ts`: a township's
  * major region is the division cell that contains its centre, so the `registration_division`
- * boundary layer and every LPI agree. KwaZulu-Natal has the 14 letter pairs of DOMAIN.md 1.3 and
- * Gauteng JR, IR and IQ (DOMAIN.md 1.4); the other Transvaal letters, every district number and
+ * boundary layer and every LPI agree. KwaZulu-Natal has the 14 letter pairs of docs/domain.md 1.3 and
+ * Gauteng JR, IR and IQ (docs/domain.md 1.4); the other Transvaal letters, every district number and
  * name are assumptions, unique across the country so no LPI can repeat across provinces. No
  * province uses district code 13, which the hand-made test fixtures own (C013…).
  *
@@ -33,7 +33,7 @@ export interface MajorRegion {
   name: string
 }
 
-/** SG office letter per province (DOMAIN.md 1.3). */
+/** SG office letter per province (docs/domain.md 1.3). */
 export const SG_OFFICE: Readonly<Record<ProvinceCode, string>> = {
   EC: 'C',
   FS: 'F',

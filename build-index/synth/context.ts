@@ -3,7 +3,7 @@
  *
  * A layer is one module in `layers/` exporting a {@link LayerGenerator}, listed once in
  * `layers/index.ts`. It gets a {@link SynthContext}, writes its files under `ctx.outDir` in the
- * SOURCE-FORMATS.md layout, and returns a {@link LayerSummary}.
+ * docs/source-formats.md layout, and returns a {@link LayerSummary}.
  *
  * @module
  */
@@ -13,7 +13,7 @@ import type { Geography } from './geography.js'
 import { Random } from './random.js'
 import type { ScalePreset } from './scales.js'
 
-/** The export families of `export.json` (SOURCE-FORMATS.md). */
+/** The export families of `export.json` (docs/source-formats.md). */
 export type ExportDomain = 'plots' | 'cadastre' | 'encumbrances' | 'boundaries'
 
 /** One written file. */

@@ -32,7 +32,7 @@ export interface ProvinceInfo {
   mdbCode: string
   /** Natural Earth `iso_3166_2` value (ZA-GT, ZA-NL, ZA-LP differ from the spec code). */
   neIso: string
-  /** First digit of an MDB ward ID (DOMAIN.md 2.1). */
+  /** First digit of an MDB ward ID (docs/domain.md 2.1). */
   wardDigit: number
 }
 
@@ -61,7 +61,7 @@ export type TownPositionSource = 'wof-locality' | 'wof-region' | 'fallback'
 export interface BotswanaTownInfo {
   /** Name as written in the plots export (natural case). */
   name: string
-  /** District or urban authority (DOMAIN.md 3.1). */
+  /** District or urban authority (docs/domain.md 3.1). */
   district: string
   /** 2022 census population (Kasane: its district's), used to weight plot counts. */
   population: number
@@ -80,8 +80,8 @@ export interface BotswanaTownInfo {
 }
 
 /**
- * The 26 towns: the 21 of DOMAIN.md 3.1 and the next five by population (Mmopane, Thamaga,
- * Moshupa, Tonota, Bobonong). The set is a product decision (DOMAIN.md: no standard list).
+ * The 26 towns: the 21 of docs/domain.md 3.1 and the next five by population (Mmopane, Thamaga,
+ * Moshupa, Tonota, Bobonong). The set is a product decision (docs/domain.md: no standard list).
  */
 export const BOTSWANA_TOWNS: readonly BotswanaTownInfo[] = [
   { name: 'Gaborone', district: 'Gaborone City', population: 246_325, kind: 'city', tribalArea: false, wofNames: ['Gaborone'] },

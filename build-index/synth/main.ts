@@ -19,7 +19,7 @@ const USAGE = `usage: node dist/synth.js --scale ${SCALE_NAMES.join('|')} --seed
 
   --scale   size preset (default sample)
   --seed    unsigned 32-bit integer; the same seed gives byte-identical files (default 1)
-  --out     output folder, written in the SOURCE-FORMATS.md layout (required)
+  --out     output folder, written in the docs/source-formats.md layout (required)
   --only    comma-separated layers to write:
 ${LAYERS.map((l) => `              ${l.name.padEnd(8)} ${l.description}`).join('\n')}
 

@@ -1,13 +1,13 @@
 /**
  * Synthetic registration divisions: a partition of South Africa into exactly 221 cells, the
- * major regions of the cadastre's LPIs (DOMAIN.md 1.3) and the `registration_division` layer of
+ * major regions of the cadastre's LPIs (docs/domain.md 1.3) and the `registration_division` layer of
  * the boundaries register. Pure and deterministic (no seed): the same geography always gives the
  * same cells, codes and names, computed once per {@link Geography} and cached.
  *
  * How the cells are made, per province (Natural Earth outline):
  * 1. a target count proportional to the province's area, the nine summing to 221, except
- *    KwaZulu-Natal, which has the 14 divisions DOMAIN.md 1.3 lists (so Gauteng gets 3, for the
- *    JR, IR and IQ of DOMAIN.md 1.4);
+ *    KwaZulu-Natal, which has the 14 divisions docs/domain.md 1.3 lists (so Gauteng gets 3, for the
+ *    JR, IR and IQ of docs/domain.md 1.4);
  * 2. a lon/lat grid of roughly square cells, a little smaller than the target size, clipped to
  *    the outline (Sutherland–Hodgman per cell, cleaned up by polyclip-ts), so the cells cannot
  *    overlap and together cover the province;
@@ -20,7 +20,7 @@
  *   row letter by degree of latitude (… `J` 25–26° S, `I` 26–27° S, `H` 27–28° S …) and column
  *   letter by degree of longitude (… `Q` 27–28° E, `R` 28–29° E …), which reproduces JR
  *   (Pretoria), IR (Alberton), IQ (Krugersdorp) and the KwaZulu-Natal set; KZ and GP take
- *   exactly the DOMAIN.md codes (nearest letter square first), the others their natural pair or
+ *   exactly the docs/domain.md codes (nearest letter square first), the others their natural pair or
  *   the nearest free one;
  * - the Cape provinces and the Free State use 2-digit administrative-district numbers, in
  *   reading order (north to south, west to east), WC first, then EC, FS and NC; `13` is never
@@ -39,9 +39,9 @@ import { Polygonal, type PolygonalGeometry } from './geo-math.js'
 
 /** Registration divisions in the country (jurisdiction spec, standing coverage). */
 export const REGISTRATION_DIVISION_COUNT = 221
-/** KwaZulu-Natal's 14 divisions (DOMAIN.md 1.3). */
+/** KwaZulu-Natal's 14 divisions (docs/domain.md 1.3). */
 export const KZ_DIVISION_CODES: readonly string[] = 'ER ES ET FS FT FU GS GT GU GV HS HT HU HV'.split(' ')
-/** Gauteng's divisions (DOMAIN.md 1.4: JR, IR; IQ expected). */
+/** Gauteng's divisions (docs/domain.md 1.4: JR, IR; IQ expected). */
 export const GP_DIVISION_CODES: readonly string[] = ['JR', 'IR', 'IQ']
 
 /** Provinces whose major regions are registration-division letter pairs, in code-assignment order. */

@@ -51,7 +51,7 @@ export interface ScalePreset {
  * The presets.
  * - tiny: a few thousand rows, for tests (well under a second).
  * - sample: tens of thousands, the `npm start` default.
- * - national: real national counts (DOMAIN.md 1.5, 3.2 order of magnitude), streamed to disk.
+ * - national: real national counts (docs/domain.md 1.5, 3.2 order of magnitude), streamed to disk.
  */
 export const SCALES: Readonly<Record<ScaleName, ScalePreset>> = {
   tiny: {

@@ -53,7 +53,7 @@ export class SynthUsageError extends Error {
   override name = 'SynthUsageError'
 }
 
-/** Fixed as-of dates per export family (the SOURCE-FORMATS.md example's), so output is reproducible. */
+/** Fixed as-of dates per export family (the docs/source-formats.md example's), so output is reproducible. */
 export const EXPORT_AS_OF: Readonly<Record<ExportDomain, string>> = {
   plots: '2026-11-01',
   cadastre: '2026-09-30',
@@ -64,7 +64,7 @@ export const EXPORT_AS_OF: Readonly<Record<ExportDomain, string>> = {
 const DOMAIN_ORDER: readonly ExportDomain[] = ['plots', 'cadastre', 'encumbrances', 'boundaries']
 
 /**
- * How each family's export ids start, after the publishers in the SOURCE-FORMATS.md example
+ * How each family's export ids start, after the publishers in the docs/source-formats.md example
  * (`csg-2026q3`, `csg-enc-2026w46`, `mdb-2026-10`): clients and tests tell a CSG cadastre
  * export by its `csg-` prefix.
  */

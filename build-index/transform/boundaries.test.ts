@@ -8,7 +8,7 @@ const norm = (raw: Record<string, unknown>, type: Parameters<typeof normaliseBou
   return r.rec
 }
 
-describe('normaliseBoundary: the Board field names of each vintage (DOMAIN.md 2.5)', () => {
+describe('normaliseBoundary: the Board field names of each vintage (docs/domain.md 2.5)', () => {
   it('2011 ward (WARD, CAT_B, WARDNO, PROVINCE as a name)', () => {
     expect(norm({ WARD: '10101001', PROVINCE: 'Western Cape', CAT_B: 'WC011', MUNICNAME: 'Matzikama Local Municipality', WARDNO: 1 }, 'ward')).toEqual({
       code: '10101001',
@@ -48,7 +48,7 @@ describe('normaliseBoundary: the Board field names of each vintage (DOMAIN.md 2.
     })
   })
 
-  it('districts: category from the code where the source has none (DECISIONS.md), parent the province', () => {
+  it('districts: category from the code where the source has none (docs/decisions.md), parent the province', () => {
     expect(norm({ Name: 'West Rand', Code: 'DC48', Parent_cod: 'GT', Area: 1 }, 'district_municipality')).toMatchObject({ code: 'DC48', category: 'C', parentCode: 'GP', province: 'GP' })
     expect(norm({ Name: 'City of Cape Town', Code: 'CPT', Parent_cod: 'WC' }, 'district_municipality')).toMatchObject({ category: 'A', parentCode: 'WC' })
     expect(norm({ CATEGORY: 'C', DISTRICT: 'DC10', MUNICNAME: 'Cacadu', PROVINCE: 'EC' }, 'district_municipality')).toMatchObject({ code: 'DC10', name: 'Cacadu', province: 'EC' })
@@ -59,7 +59,7 @@ describe('normaliseBoundary: the Board field names of each vintage (DOMAIN.md 2.
     expect(norm({ Code: 'KZN', Name: 'KwaZulu-Natal', Parent_cod: 'ZA' }, 'province')).toMatchObject({ code: 'KZ', name: 'KWAZULU-NATAL' })
   })
 
-  it('register layers in the SOURCE-FORMATS form; a registration division defaults to ADMIN', () => {
+  it('register layers in the docs/source-formats.md form; a registration division defaults to ADMIN', () => {
     expect(norm({ code: 'jr', name: 'JR', province: 'GP', parent: 'GP', effective_from: '', effective_to: '' }, 'registration_division')).toMatchObject({
       code: 'JR',
       category: 'ADMIN',

@@ -1,7 +1,7 @@
 /**
- * Boundary records from any source form: the SOURCE-FORMATS.md boundary fields (`code`, `name`,
+ * Boundary records from any source form: the docs/source-formats.md boundary fields (`code`, `name`,
  * `category`, `province`, `parent`, `effective_from`, `effective_to`) or the Demarcation Board's
- * own published field names, which differ by vintage (DOMAIN.md 2.5):
+ * own published field names, which differ by vintage (docs/domain.md 2.5):
  *
  * | type     | code                         | name                        | parent                          | province            |
  * |----------|------------------------------|-----------------------------|---------------------------------|---------------------|
@@ -11,7 +11,7 @@
  * | province | Code, CODE                   | Name, PROVINCE              | —                               | the code            |
  *
  * Properties arrive with lower-cased keys (sources/properties.ts), so matching is
- * case-insensitive as SOURCE-FORMATS.md requires. Pure: no I/O.
+ * case-insensitive as docs/source-formats.md requires. Pure: no I/O.
  */
 import { categoryFromCode, type BoundaryType } from '../../src/data/jurisdiction-format.js'
 import { PROVINCES, provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
@@ -48,7 +48,7 @@ function first(props: SourceProperties, names: readonly string[]): string | null
   return null
 }
 
-/** Province digits of MDB ward ids (DOMAIN.md 2.1). */
+/** Province digits of MDB ward ids (docs/domain.md 2.1). */
 const WARD_DIGIT: Record<string, ProvinceCode> = { '1': 'WC', '2': 'EC', '3': 'NC', '4': 'FS', '5': 'KZ', '6': 'NW', '7': 'GP', '8': 'MP', '9': 'LP' }
 
 const CODE_FIELDS: Record<BoundaryType, readonly string[]> = {
@@ -100,7 +100,7 @@ export function normaliseBoundary(props: SourceProperties, type: BoundaryType): 
   }
   if (type === 'ward' && /^\d+(\.0+)?$/.test(code)) code = String(Number.parseInt(code, 10))
 
-  // DECISIONS.md: province names are returned upper-case, as every service returns them
+  // docs/decisions.md: province names are returned upper-case, as every service returns them
   let name = type === 'province' ? PROVINCES[code as ProvinceCode] : first(props, NAME_FIELDS[type])
   // the 2020 ward layer repeats the code as its name
   if (type === 'ward' && name !== null && name.toUpperCase() === code) name = null
@@ -118,7 +118,7 @@ export function normaliseBoundary(props: SourceProperties, type: BoundaryType): 
   let parentCode = first(props, PARENT_FIELDS[type])?.toUpperCase() ?? null
   if (type === 'district_municipality' && parentCode) parentCode = provinceCode(parentCode) ?? parentCode
   if (!province && type === 'district_municipality' && parentCode) province = provinceCode(parentCode)
-  // DECISIONS.md: a metro's parent is its province (the Board's files point metros at themselves)
+  // docs/decisions.md: a metro's parent is its province (the Board's files point metros at themselves)
   if (type === 'local_municipality' && category === 'A') parentCode = province
   if (type === 'district_municipality' && !parentCode) parentCode = province
   if (parentCode === code) parentCode = type === 'province' ? null : province
@@ -144,7 +144,7 @@ export function normaliseBoundary(props: SourceProperties, type: BoundaryType): 
   }
 }
 
-/** A set folder's `set.json` (SOURCE-FORMATS.md), every part optional. */
+/** A set folder's `set.json` (docs/source-formats.md), every part optional. */
 export interface SetDefaults {
   vintage: string | Record<string, string> | null
   effectiveFrom: string | null
@@ -202,7 +202,7 @@ export function vintageOf(set: SetDefaults, type: BoundaryType, folder: string):
   return set.vintage?.[type] ?? folder
 }
 
-/** A feature's dates: its own, else its type's in set.json, else the set's (DECISIONS.md). */
+/** A feature's dates: its own, else its type's in set.json, else the set's (docs/decisions.md). */
 export function datesOf(set: SetDefaults, type: BoundaryType, rec: BoundaryAttributes): { from: string | null; to: string | null } {
   const t = set.types[type]
   const from = rec.effectiveFrom ?? (t && 'effective_from' in t ? (t.effective_from ?? null) : set.effectiveFrom)

@@ -1,5 +1,5 @@
 /**
- * One encumbrance source row (SOURCE-FORMATS.md "Encumbrances") to the record the build stores:
+ * One encumbrance source row (docs/source-formats.md "Encumbrances") to the record the build stores:
  * fields checked and normalised, the raw `ease_type` kept as given and mapped to the spec's
  * vocabulary, geometry checked for the class's kind (areas Polygon/MultiPolygon, lines
  * LineString/MultiLineString).

@@ -1,6 +1,6 @@
 /**
  * Cadastre rows to stored parcels: required fields checked, geometry normalised and repaired
- * (DECISIONS.md "Ingest"; the rules in polygon-geometry.ts), a label point where the source
+ * (docs/decisions.md "Ingest"; the rules in polygon-geometry.ts), a label point where the source
  * gives none.
  */
 import { LPI_PATTERN, isHidden, type ParcelType } from '../../src/data/parcels-format.js'

@@ -1,5 +1,5 @@
 /**
- * Polygon geometry as every domain's build stores it (DECISIONS.md "Ingest"): coordinates
+ * Polygon geometry as every domain's build stores it (docs/decisions.md "Ingest"): coordinates
  * rounded to 1e-7°, unclosed rings closed, duplicate consecutive vertices dropped, winding set
  * to RFC 7946, self-intersections resolved keeping all covered area (a union, as PostGIS
  * ST_MakeValid does, via polyclip-ts). A ring with fewer than 3 distinct positions is rejected.

@@ -65,7 +65,7 @@ export const ENCUMBRANCE_INDEX_SQL = `
     CREATE INDEX parcel_overlap_encumbrance ON parcel_overlap (encumbrance_id, parcel_id);
   `
 
-/** The source classes (SOURCE-FORMATS.md layout), in the build's source order. */
+/** The source classes (docs/source-formats.md layout), in the build's source order. */
 export const ENCUMBRANCE_CLASSES = [
   'servitude_area',
   'servitude_line',
@@ -85,7 +85,7 @@ export const LINE_CLASSES: ReadonlySet<EncumbranceClass> = new Set(['servitude_l
 export const FLAG_NOT_CURRENT = 0b01
 export const FLAG_LINE = 0b10
 
-/** `record_status` values of non-current records (SOURCE-FORMATS.md `status`). */
+/** `record_status` values of non-current records (docs/source-formats.md `status`). */
 export const RECORD_STATUSES = ['CANCELLED', 'WITHDRAWN', 'HISTORIC', 'PENDING'] as const
 export type RecordStatus = (typeof RECORD_STATUSES)[number]
 
@@ -145,7 +145,7 @@ const RAW_TO_WORD: ReadonlyMap<string, EaseType> = new Map(
 const CLASS_WORD: Partial<Record<EncumbranceClass, EaseType>> = { state_land: 'state_land', river_bed: 'river_bed' }
 
 /**
- * The spec's mapping of a raw `ease_type` (trimmed, case-insensitive; DECISIONS.md "Ingest"): a
+ * The spec's mapping of a raw `ease_type` (trimmed, case-insensitive; docs/decisions.md "Ingest"): a
  * listed value maps to its word, blank to `unspecified`, the state_land and river_bed layers to
  * themselves, and any other non-blank value to `other` with `listed` false (counted as unlisted
  * in coverage). Nothing is guessed.

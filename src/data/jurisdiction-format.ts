@@ -79,7 +79,7 @@ export const DATED_TYPES: ReadonlySet<BoundaryType> = new Set(['province', 'dist
 /** Tolerance of the overview geometry kept for maps and heat maps. */
 export const OVERVIEW_TOLERANCE_M = 100
 
-/** A municipality's category from its code where the source has none (DECISIONS.md). */
+/** A municipality's category from its code where the source has none (docs/decisions.md). */
 export function categoryFromCode(code: string): 'A' | 'B' | 'C' {
   if (/^[A-Z]{3}$/.test(code)) return 'A'
   if (/^DC\d+$/.test(code)) return 'C'

@@ -124,7 +124,7 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
         db = new Database(need(path, 'sqlite'), { readonly: true, fileMustExist: true })
         db.pragma(`mmap_size = ${mmapBytes}`)
         // the file never changes while served: an exclusive (shared-read) lock taken once
-        // saves a lock round and change-counter check per statement (PERF-FLOORS: ~4x)
+        // saves a lock round and change-counter check per statement (docs/benchmarks.md "Performance floors": ~4x)
         db.pragma('locking_mode = EXCLUSIVE')
         db.pragma('query_only = 1')
         dbs.set(path, db)

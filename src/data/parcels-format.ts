@@ -67,7 +67,7 @@ export type ParcelType = (typeof PARCEL_LAYERS)[number]['type']
 export const PARCEL_TYPES = PARCEL_LAYERS.map((l) => l.type) as ParcelType[]
 export const layerCode = (t: ParcelType): number => PARCEL_TYPES.indexOf(t)
 
-/** DECISIONS.md "most specific first": erf, public place and street, then holding, farm portion, parent farm. */
+/** docs/decisions.md "most specific first": erf, public place and street, then holding, farm portion, parent farm. */
 export const SPECIFICITY: Record<ParcelType, number> = { ERF: 0, PUBLIC_PLACE: 0, STREET: 0, HOLDING: 1, FARM_PORTION: 2, PARENT_FARM: 3 }
 
 export const FLAG_LAYER_MASK = 0b0111
@@ -81,7 +81,7 @@ export function isHidden(lstatus: string, wstatus: string | null): boolean {
   return lstatus === 'A' || lstatus === 'W' || wstatus === 'H'
 }
 
-/** 21-character SG key (DOMAIN.md 1.3). */
+/** 21-character SG key (docs/domain.md 1.3). */
 export const LPI_PATTERN = /^[OBCFNT][A-Z0-9]{4}[0-9]{16}$/
 /** 26-character Surveyor-General parcel key. */
 export const SOURCE_KEY_PATTERN = /^[A-Z0-9]{26}$/

@@ -12,7 +12,7 @@ export const PROVINCES = {
 } as const
 export type ProvinceCode = keyof typeof PROVINCES
 
-// MDB and older ISO codes accepted on input (DECISIONS.md "Ingest")
+// MDB and older ISO codes accepted on input (docs/decisions.md "Ingest")
 const ALIASES: Record<string, ProvinceCode> = { GT: 'GP', KZN: 'KZ', NL: 'KZ', LIM: 'LP', NP: 'LP' }
 
 function squash(s: string): string {

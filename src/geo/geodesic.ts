@@ -1,5 +1,5 @@
 /**
- * Distances on the WGS84 ellipsoid (DECISIONS.md: "geodesic on the WGS84 ellipsoid, as PostGIS
+ * Distances on the WGS84 ellipsoid (docs/decisions.md: "geodesic on the WGS84 ellipsoid, as PostGIS
  * geography computes them").
  *
  * `geodesicDistanceM` is Vincenty's inverse formula (1975), accurate to well under a millimetre

@@ -2,7 +2,7 @@
  * Pure polygon geometry on [lon, lat] degrees for parcels (rings closed, RFC 7946 winding).
  * Distances and areas use a local equirectangular projection on the WGS84 ellipsoid's radii of
  * curvature at the query latitude: within 0.1 % of the geodesic values over the few kilometres
- * these functions are used for (2 km nearest rule, 5 km neighbours), as DECISIONS.md allows.
+ * these functions are used for (2 km nearest rule, 5 km neighbours), as docs/decisions.md allows.
  */
 import { metresPerDegree } from './geodesic.js'
 
@@ -102,7 +102,7 @@ export function locatePoint(mp: MultiPolygon, x: number, y: number): -1 | 0 | 1 
   return -1
 }
 
-/** Closed-set containment (DECISIONS.md: a point on the boundary is inside). */
+/** Closed-set containment (docs/decisions.md: a point on the boundary is inside). */
 export function containsPoint(mp: MultiPolygon, x: number, y: number): boolean {
   return locatePoint(mp, x, y) >= 0
 }
@@ -173,7 +173,7 @@ export function polygonDistanceM(a: MultiPolygon, b: MultiPolygon): number {
 
 /**
  * Length in metres of boundary the two polygons share (collinear overlapping edges). A single
- * shared vertex gives 0 (DECISIONS.md: touching needs a segment of positive length).
+ * shared vertex gives 0 (docs/decisions.md: touching needs a segment of positive length).
  */
 export function sharedBoundaryM(a: MultiPolygon, b: MultiPolygon): number {
   const m = metresPerDegree(a[0][0][0][1])

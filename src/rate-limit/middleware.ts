@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js'
 import { WINDOW_MS, type RateLimitResult, type RateLimiter } from './types.js'
 import { setHeader } from '../http/reply.js'
 
-/** The header values of draft-ietf-httpapi-ratelimit-headers-07 (see DOMAIN.md 4.1). */
+/** The header values of draft-ietf-httpapi-ratelimit-headers-07 (see docs/domain.md 4.1). */
 export function rateLimitHeaders(r: RateLimitResult, now: number): Record<string, string> {
   const reset = Math.max(0, Math.ceil((r.resetAt - now) / 1000))
   return {

@@ -9,7 +9,7 @@
  * - radius: `ST_DWithin(geog, point, 500)` on geography (ellipsoid), `ORDER BY ST_Distance, id LIMIT 100`;
  * - point in polygon: `ST_Intersects(geom, point)` on geometry(MultiPolygon, 4326) with the
  *   default status filter (hidden when lstatus is A or W, or wstatus is H). ST_Intersects, not
- *   ST_Contains: DECISIONS.md makes a point on a parcel's boundary inside it (closed set), as
+ *   ST_Contains: docs/decisions.md makes a point on a parcel's boundary inside it (closed set), as
  *   `createParcelQueries().at` does; ST_Contains would drop boundary points;
  * - corridor: a seeded LineString of 2–5 km through built-up areas against the current
  *   encumbrances (geography(Geometry, 4326), GiST): `ST_Intersects` on geography and, for each

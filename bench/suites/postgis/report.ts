@@ -114,7 +114,7 @@ export function renderPostgis(r: SuiteRecord<PostgisData>): string {
     lines.push(
       '',
       `What limits the per-query ratio: ${TARGETS.perQueryX}x asks ours to answer in a ${TARGETS.perQueryX}th of PostGIS's time as its client sees it, and that time starts at the loopback round trip and the client's parsing ` +
-        `(a bare \`SELECT $1\` through \`pg\` is ~70 µs on this machine, ../shared/PERF-FLOORS.md), so the round trip alone allows ours only ~${fmt(70 / TARGETS.perQueryX, 1)} µs; every further microsecond has to come from PostGIS's own work. ` +
+        `(a bare \`SELECT $1\` through \`pg\` is ~70 µs on this machine, docs/benchmarks.md "Performance floors"), so the round trip alone allows ours only ~${fmt(70 / TARGETS.perQueryX, 1)} µs; every further microsecond has to come from PostGIS's own work. ` +
         missed
           .map((row) => `${row.op}: ours would need p50 ≤ ${fmt(pgSequentialP50Us(row) / TARGETS.perQueryX, 1)} µs, it is ${fmt(row.ours.p50Us, 1)} µs (PostGIS server-side mean ${fmt(row.pgServerMeanUs)} µs)`)
           .join('; ') +

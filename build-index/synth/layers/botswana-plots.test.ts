@@ -61,7 +61,7 @@ beforeAll(async () => {
 })
 
 describe('botswana/plots.csv', () => {
-  it('has the SOURCE-FORMATS header and well-formed rows', () => {
+  it('has the docs/source-formats.md header and well-formed rows', () => {
     expect(header).toEqual(['plot_number', 'latitude', 'longitude', 'city', 'district'])
     for (const p of plots) {
       expect(p.raw).toHaveLength(5)

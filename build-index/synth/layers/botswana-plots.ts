@@ -1,13 +1,13 @@
 /**
  * Botswana plots: `botswana/plots.csv` with `plot_number,latitude,longitude,city,district`
- * (SOURCE-FORMATS.md) for the 26 towns of the plot service.
+ * (docs/source-formats.md) for the 26 towns of the plot service.
  *
  * Each town is a set of named extensions (cities and towns: "Extension 9", "Block 5", "Phase 2";
  * villages: wards), each extension a rectangle of street blocks of plots 20–40 m apart, filled
  * outward from the town's WOF position. Plot-service rule 2 shapes the numbers: every town
  * numbers from the same low ranges, so numbers recur across towns, and villages with tribal
  * (Land Board) land get a tribal area numbered again from the town's range, at least 3 km from
- * every plot of the first area (DOMAIN.md 3.2: "Mogoditshane Tribal Lot 5009").
+ * every plot of the first area (docs/domain.md 3.2: "Mogoditshane Tribal Lot 5009").
  *
  * Towns do not overlap: a point belongs to the town minimising (distance − the town's estimated
  * radius), so Gaborone's neighbours (Tlokweng, Mogoditshane, Mmopane) grow away from it. Plots

@@ -221,7 +221,7 @@ describe('the MDB sets', () => {
 describe('the cadastral register', () => {
   const divisions = () => features('register/registration_division.geojsonl')
 
-  it('writes the SOURCE-FORMATS fields, exact counts and unique codes per type', () => {
+  it('writes the docs/source-formats.md fields, exact counts and unique codes per type', () => {
     const expected: Record<string, number> = {
       registration_division: 221,
       township: SCALES.tiny.southAfricaTownships,

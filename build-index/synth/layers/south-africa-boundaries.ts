@@ -1,10 +1,10 @@
 /**
- * South African boundaries: `south_africa/boundaries/<set>/<type>.*` (SOURCE-FORMATS.md
+ * South African boundaries: `south_africa/boundaries/<set>/<type>.*` (docs/source-formats.md
  * "Boundaries"), one folder per boundary set, each with a `set.json` of defaults.
  *
  * The Board's sets are real data from `data/real`, written as the Board (or its re-publisher)
  * published them, field names and values untouched, so build-index has to read the published
- * forms (DOMAIN.md 2.5):
+ * forms (docs/domain.md 2.5):
  * ```
  * 2011/      2011 demarcation, from the TopoJSON in data/real/mdb-2011-topojson, converted with
  *            topojson-client to GeoJSONSeq (coordinates to 7 decimals, no other change)
@@ -39,7 +39,7 @@
  *   ward.shp (+.shx .dbf .prj)                   4468 Wards_2020 byte for byte: Parent_cod (local or
  *                                                    metro code), Code (8-digit ward id), Name (= Code),
  *                                                    Area
- * register/  the cadastral register (undated), synthetic, in the SOURCE-FORMATS.md form: code, name,
+ * register/  the cadastral register (undated), synthetic, in the docs/source-formats.md form: code, name,
  *            category, province (EC FS GP KZ LP MP NC NW WC), parent, effective_from, effective_to
  *   registration_division.geojsonl  221  registration-divisions.ts: code the LPI major code (JR, 26,
  *                                        A0), name upper-case, category ADMIN, parent the province
@@ -164,7 +164,7 @@ function convertedLines(path: string, round: boolean): string[] {
   return lines
 }
 
-/** Register-layer feature: the SOURCE-FORMATS.md "Boundaries" fields, in that order. */
+/** Register-layer feature: the docs/source-formats.md "Boundaries" fields, in that order. */
 function registerLine(p: { code: string; name: string; category: string; province: string; parent: string }, geometry: PolygonalGeometry): string {
   const props = { code: p.code, name: p.name, category: p.category, province: p.province, parent: p.parent, effective_from: '', effective_to: '' }
   return `{"type":"Feature","properties":${JSON.stringify(props)},"geometry":${JSON.stringify(geometry)}}\n`

@@ -22,7 +22,7 @@ interface Row extends Feature {
 const PARCEL_LAYERS = ['erf', 'farm_portion', 'holding', 'parent_farm', 'public_place', 'street']
 const FOLDERS = ['EC', 'FS', 'GP', 'KZN', 'LP', 'MP', 'NC', 'NW', 'WC']
 const HOLDING_FOLDERS = ['FS', 'GP', 'KZN', 'LP', 'MP', 'NW']
-// written independently of the generator: DOMAIN.md 1.3 office letters
+// written independently of the generator: docs/domain.md 1.3 office letters
 const OFFICE: Record<string, string> = { EC: 'C', FS: 'F', GP: 'T', KZN: 'N', LP: 'T', MP: 'T', NC: 'C', NW: 'T', WC: 'C' }
 const TITLE: Record<string, string> = {
   EC: 'Eastern Cape',
@@ -109,7 +109,7 @@ describe('south_africa/cadastre layout', () => {
       expect(p.maj_region).toBe(String(p.maj_region).toUpperCase())
       const farm = r.layer === 'parent_farm' || r.layer === 'farm_portion'
       expect(p.min_region === '', `${r.layer} ${p.id}`).toBe(farm)
-      // tags per DOMAIN.md 1.2: 1068, RE/1376 for a remainder, 2/89 for portion 2
+      // tags per docs/domain.md 1.2: 1068, RE/1376 for a remainder, 2/89 for portion 2
       const tag = String(p.tag_value)
       if (p.portion === 0) expect(tag === String(p.parcel_no) || tag === `RE/${p.parcel_no}`).toBe(true)
       else expect(tag).toBe(`${p.portion}/${p.parcel_no}`)

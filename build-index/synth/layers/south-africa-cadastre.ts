@@ -1,7 +1,7 @@
 /**
  * South African cadastre: `south_africa/cadastre/<PROV>/<layer>.geojsonl` for the six parcel
  * layers (erf, farm_portion, holding, parent_farm, public_place, street), beacons and General
- * Plans, in the CSG field layout of SOURCE-FORMATS.md "Cadastre parcels".
+ * Plans, in the CSG field layout of docs/source-formats.md "Cadastre parcels".
  *
  * Built on the erven layer's township plan and street-block layout (same random streams), so
  * every row of `south_africa/erven.csv` is exactly one current erf here: its label point is the
@@ -48,7 +48,7 @@ type CadastreFile = ParcelLayerFile | 'beacon' | 'general_plan'
 /**
  * The townships of the boundaries register, written here because a township's extent is the
  * cadastre's own geometry (its General Plan): without the cadastre layer there is no township
- * file. Fields as SOURCE-FORMATS.md "Boundaries": `code` the township's 8-character LPI prefix
+ * file. Fields as docs/source-formats.md "Boundaries": `code` the township's 8-character LPI prefix
  * (office, `0`, major code, minor code), `name` its name (`min_region`), `province` the spec
  * code, `parent` the registration division (major code), blank category and dates.
  */
@@ -57,12 +57,12 @@ export const TOWNSHIP_BOUNDARY_FILE = 'south_africa/boundaries/register/township
 /** Side of a parent-farm cell, degrees (about 1.7 × 1.85 km, ~300 ha: farms near towns are small). */
 export const FARM_CELL_DEG = 1 / 60
 
-// beacons kept per province: the Capes' exports are sparse (SOURCE-FORMATS.md "sparse in some provinces")
+// beacons kept per province: the Capes' exports are sparse (docs/source-formats.md "sparse in some provinces")
 const BEACON_KEEP: Readonly<Record<ProvinceCode, number>> = { EC: 0.2, FS: 0.7, GP: 0.7, KZ: 0.7, LP: 0.7, MP: 0.7, NC: 0.2, NW: 0.7, WC: 0.7 }
 const BEACON_DESCRIPTIONS = ['iron peg', 'iron peg in concrete', 'brass bolt in concrete', 'stone cairn', 'nail in wall', 'iron standard']
 // share of whole erven with a superseded (historic) version
 const HISTORIC_SHARE = 0.01
-// about half of the Northern Cape export leaves the work status blank (SOURCE-FORMATS.md)
+// about half of the Northern Cape export leaves the work status blank (docs/source-formats.md)
 const BLANK_WSTATUS_SHARE: Readonly<Partial<Record<ProvinceCode, number>>> = { NC: 0.5 }
 const DEFECTS = ['clockwise', 'duplicate-vertex', 'open-ring'] as const
 type Defect = (typeof DEFECTS)[number]

@@ -207,7 +207,7 @@ describe('south_africa/encumbrances layout', () => {
     expect(rows.length).toBeLessThan(1_000)
   })
 
-  it('gives every record exactly the SOURCE-FORMATS.md fields', () => {
+  it('gives every record exactly the docs/source-formats.md fields', () => {
     for (const r of rows) {
       const p = r.properties
       const line = LINE_CLASSES.includes(r.cls)

@@ -1,6 +1,6 @@
 /**
  * South African encumbrances: `south_africa/encumbrances/<PROV>/<class>.geojsonl` for the nine
- * classes of SOURCE-FORMATS.md "Encumbrances", with the fields `uid`, `ease_type`, `sg_no`,
+ * classes of docs/source-formats.md "Encumbrances", with the fields `uid`, `ease_type`, `sg_no`,
  * `province` (spec code), `geom_area` (m², blank on lines), `width_m` (dimensioned lines only),
  * `date_stamp` and `status`.
  *

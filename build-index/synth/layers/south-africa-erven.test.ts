@@ -54,7 +54,7 @@ beforeAll(async () => {
 })
 
 describe('south_africa/erven.csv', () => {
-  it('has the SOURCE-FORMATS header and well-formed rows', () => {
+  it('has the docs/source-formats.md header and well-formed rows', () => {
     expect(header).toEqual(['erf_number', 'latitude', 'longitude', 'township', 'province'])
     for (const e of erven) {
       expect(e.raw).toHaveLength(5)

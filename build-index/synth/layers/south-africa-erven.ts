@@ -1,6 +1,6 @@
 /**
  * South African erven for the plot service: `south_africa/erven.csv` with
- * `erf_number,latitude,longitude,township,province` (SOURCE-FORMATS.md).
+ * `erf_number,latitude,longitude,township,province` (docs/source-formats.md).
  *
  * Townships are real WOF locality and neighbourhood names, each laid out as a compact cluster
  * of street blocks around the WOF position and kept inside its province's Natural Earth
@@ -54,7 +54,7 @@ const MAX_TOWNSHIP_FACTOR = 15
 /**
  * Rough share of the country's urban erven per province, used to spread townships and rows.
  * An assumption that follows where households live (Gauteng largest, Northern Cape smallest),
- * not a published count: DOMAIN.md 1.5 gives only the national total.
+ * not a published count: docs/domain.md 1.5 gives only the national total.
  */
 export const PROVINCE_ERVEN_SHARE: Readonly<Record<ProvinceCode, number>> = {
   EC: 0.12,

@@ -1,6 +1,6 @@
 /**
  * `/intersect`: the overlaps of the caller's route (lines) or area with the current records and
- * the current parcels, computed on the fly (DECISIONS.md "Encumbrances").
+ * the current parcels, computed on the fly (docs/decisions.md "Encumbrances").
  *
  * @module
  */
@@ -45,7 +45,7 @@ const round2 = (v: number) => round(v, 2)
 /**
  * /intersect for a route (lines) or an area: the current encumbrances it meets, relationship
  * of each to the caller's geometry, and the current parcels except parent farms whose interior
- * it enters (DECISIONS.md "Encumbrances").
+ * it enters (docs/decisions.md "Encumbrances").
  */
 export function intersect(s: EncumbranceStore, geometry: { lines: Lines } | { mp: MultiPolygon }, classes: readonly EncumbranceClass[]): IntersectResult {
   const isRoute = 'lines' in geometry

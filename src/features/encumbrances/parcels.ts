@@ -80,7 +80,7 @@ export class ParcelStore {
     return p ? { id: p.id, lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, extent_sqm: p.extent_sqm } : null
   }
 
-  /** The most specific current parcel holding the point (DECISIONS.md "most specific first"), or null. */
+  /** The most specific current parcel holding the point (docs/decisions.md "most specific first"), or null. */
   at(lon: number, lat: number): ParcelRef | null {
     const flags = this.flags
     const hits = this.index.search(lon, lat, lon, lat, (i) => !(flags[i] & FLAG_HIDDEN))

@@ -1,6 +1,6 @@
 /**
  * The orders parcels are answered in: versions of one LPI (current first), and most specific
- * first (DECISIONS.md), over rows and over index items (by their flags).
+ * first (docs/decisions.md), over rows and over index items (by their flags).
  */
 import { FLAG_LAYER_MASK, PARCEL_TYPES, SPECIFICITY } from '../../data/parcels-format.js'
 import type { Row } from './records.js'
@@ -17,7 +17,7 @@ const newerFirst = (x: string, y: string) => (x === y ? 0 : x > y ? -1 : 1)
 /** Ascending by code unit, as SQLite's BINARY collation orders these ASCII keys. */
 export const ascending = (x: string, y: string) => (x === y ? 0 : x < y ? -1 : 1)
 
-/** DECISIONS.md: most specific layer first; within a layer the smaller parcel; versions of one LPI current first. */
+/** docs/decisions.md: most specific layer first; within a layer the smaller parcel; versions of one LPI current first. */
 export function mostSpecificFirst(rows: Row[]): Row[] {
   // the usual answer: one row, or rows of distinct LPIs (no versions to order among them)
   if (rows.length < 2) return rows

@@ -1,7 +1,7 @@
 /**
  * Lengths and areas of lines and polygons on [lon, lat] degrees.
  *
- * Measures (DECISIONS.md "Geometry and numbers"): lengths are WGS84 geodesic distances summed
+ * Measures (docs/decisions.md "Geometry and numbers"): lengths are WGS84 geodesic distances summed
  * per segment; areas are computed on the authalic sphere (the sphere with the ellipsoid's area,
  * reached through the authalic latitude, so area is preserved exactly) with great-circle edges.
  * That agrees with GeographicLib's ellipsoidal polygon area to 3e-7 from 100 m² to 2 500 km²
