@@ -5,6 +5,7 @@
  */
 import type { ChainType } from '../../data/jurisdiction-format.js'
 import type { ChainResolver } from './chain.js'
+import { morton } from './morton.js'
 import type { BoundaryRow } from './records.js'
 
 /** One item of a batch answer: its JSON text and the same as UTF-8 bytes. */
@@ -13,24 +14,6 @@ export interface BatchItem {
   bytes: Buffer
   /** false for the empty chain answered before the earliest set */
   found: boolean
-}
-
-/** Spreads the low 16 bits of v to the even bits. */
-function spread16(v: number): number {
-  v &= 0xffff
-  v = (v | (v << 8)) & 0x00ff00ff
-  v = (v | (v << 4)) & 0x0f0f0f0f
-  v = (v | (v << 2)) & 0x33333333
-  v = (v | (v << 1)) & 0x55555555
-  return v
-}
-
-/** Morton (Z-order) code of the 1/64° cell of a point: nearby points get nearby codes. */
-function morton(lon: number, lat: number): number {
-  const x = Math.min(0x7fff, Math.max(0, Math.floor((lon + 180) * 64)))
-  const y = Math.min(0x7fff, Math.max(0, Math.floor((lat + 90) * 64)))
-  // 30 bits: non-negative as an int32, so >>> 0 is not needed
-  return spread16(x) | (spread16(y) << 1)
 }
 
 /**
@@ -114,7 +97,7 @@ export class ChainItems {
    * the same bounded cache as the batch), or null outside every boundary (an empty chain with
    * its note before the earliest set). `GET /jurisdiction/at` writes its answer around it.
    */
-  resolveItem(lon: number, lat: number, d: string): BatchItem | null {
+  pointItem(lon: number, lat: number, d: string): BatchItem | null {
     return this.itemAt(lon, lat, d, this.itemsOn(d))
   }
 
@@ -124,7 +107,7 @@ export class ChainItems {
    * after another they read the same grid cells and polygons, which stay in the CPU caches (a
    * third of the lookup time on points spread over the country); each item lands at its index.
    */
-  resolveBatch(points: readonly { latitude: number; longitude: number }[], d: string): { items: (BatchItem | null)[]; found: number } {
+  batchItems(points: readonly { latitude: number; longitude: number }[], d: string): { items: (BatchItem | null)[]; found: number } {
     const n = points.length
     const out = new Array<BatchItem | null>(n).fill(null)
     const m = this.itemsOn(d)

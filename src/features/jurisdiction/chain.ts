@@ -5,6 +5,7 @@
  */
 import { CHAIN_TYPES, type ChainType } from '../../data/jurisdiction-format.js'
 import { inForce, linkOf, type BoundaryRow, type BoundarySetInfo, type Link } from './records.js'
+import type { LayerGrids } from './layer-grids.js'
 import type { JurisdictionStore } from './store.js'
 
 export type Chain = Record<ChainType, Link | null>
@@ -55,7 +56,7 @@ export class ChainResolver {
   }
 
   /** The frozen link object of a record. */
-  link(r: BoundaryRow): Link {
+  frozenLink(r: BoundaryRow): Link {
     let l = this.links.get(r.id)
     if (!l) this.links.set(r.id, (l = Object.freeze(linkOf(r))))
     return l
@@ -93,7 +94,8 @@ export class ChainResolver {
    * (or with none installed): false, and nothing put.
    */
   rowsAt(lon: number, lat: number, d: string, got: ChainRows): boolean {
-    const { earliest, rows, grids } = this.store
+    const { earliest, rows } = this.store
+    const grids: LayerGrids = this.store.grids
     if (earliest === null || d < earliest) return false
     // the most detailed dated layer first, then its parents by code
     const ward = grids.pip('ward', lon, lat, d)
@@ -177,13 +179,13 @@ export class ChainResolver {
     const chain = emptyChain()
     for (const t of CHAIN_TYPES) {
       const r = got[t]
-      if (r) chain[t] = this.link(r)
+      if (r) chain[t] = this.frozenLink(r)
     }
     return chain
   }
 
   /** The chain at a point on date `d` (spec resolution rules; DECISIONS.md for edges and metros). */
-  resolve(lon: number, lat: number, d: string): Resolution {
+  chainAt(lon: number, lat: number, d: string): Resolution {
     const got: ChainRows = {}
     const found = this.rowsAt(lon, lat, d, got)
     const notes = this.notesOf(d, got, found)

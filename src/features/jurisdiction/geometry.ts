@@ -15,27 +15,27 @@ export class BoundaryShapes {
   constructor(private readonly store: JurisdictionStore) {}
 
   /** The full-resolution polygon, or null for a record published without geometry. */
-  geometry(r: BoundaryRow): MultiPolygon | null {
+  geometryOf(r: BoundaryRow): MultiPolygon | null {
     return r.bbox ? decodeGeometry(this.store.blobOf(r.id)) : null
   }
 
   /** The overview polygon (the full one where the build kept none), or null without geometry. */
-  overview(r: BoundaryRow): MultiPolygon | null {
+  overviewOf(r: BoundaryRow): MultiPolygon | null {
     if (!r.bbox) return null
     const b = this.store.loStmt.get(r.id) as Uint8Array | null
-    return b ? decodeGeometry(b) : this.geometry(r)
+    return b ? decodeGeometry(b) : this.geometryOf(r)
   }
 
   /**
    * The boundary simplified for a map at about `tolM` metres: the tolerance is rounded up to a
    * power of two and the result kept (bounded), so panning and repeated views cost nothing.
    */
-  simplifiedFor(r: BoundaryRow, tolM: number): { geometry: MultiPolygon; toleranceM: number } | null {
+  simplifiedOf(r: BoundaryRow, tolM: number): { geometry: MultiPolygon; toleranceM: number } | null {
     const bucket = 2 ** Math.ceil(Math.log2(Math.max(1, tolM)))
     const key = `${r.id}:${bucket}`
     let g = this.simplifiedCache.get(key)
     if (!g) {
-      const base = bucket > OVERVIEW_TOLERANCE_M ? this.overview(r) : this.geometry(r)
+      const base = bucket > OVERVIEW_TOLERANCE_M ? this.overviewOf(r) : this.geometryOf(r)
       if (!base) return null
       g = bucket > 1 ? simplifyPreserveTopology(base, bucket) : base
       if (this.simplifiedCache.size >= 20_000) this.simplifiedCache.clear()
@@ -45,7 +45,7 @@ export class BoundaryShapes {
   }
 
   /** Records of `type` in force on `d` whose box meets the given box. */
-  inBox(type: BoundaryType, minX: number, minY: number, maxX: number, maxY: number, d: string): BoundaryRow[] {
+  recordsInBox(type: BoundaryType, minX: number, minY: number, maxX: number, maxY: number, d: string): BoundaryRow[] {
     const ix = this.store.indexes.get(type)
     if (!ix) return []
     const rows = this.store.rows

@@ -47,10 +47,10 @@ export function listBoundaries(store: JurisdictionStore, type: BoundaryType, f: 
  * districts of a province, townships of a division, suburbs of a township); a metro's
  * district-file record has the metro itself below it.
  */
-export function childrenOf(store: JurisdictionStore, r: BoundaryRow, d: string): BoundaryRow[] {
+export function childrenInForce(store: JurisdictionStore, r: BoundaryRow, d: string): BoundaryRow[] {
   const want = CHILD_TYPE[r.type]
   if (!want) return []
-  let list = store.childrenOf(r.id).filter((c) => c.type === want && inForce(c, d))
+  let list = store.childrenById(r.id).filter((c) => c.type === want && inForce(c, d))
   if (r.type === 'district_municipality' && r.category === 'A') {
     const metro = store.byCode('local_municipality', r.code, d)
     if (metro) list = [metro, ...list]
@@ -70,7 +70,7 @@ export function resolveParcel(store: JurisdictionStore, chains: ChainResolver, l
   if (!store.parcelRows) return 'no-parcels'
   const p = publishedVersion(store.parcelRows(lpi))
   if (!p) return null
-  const res = chains.resolve(p.label_lon, p.label_lat, d)
+  const res = chains.chainAt(p.label_lon, p.label_lat, d)
   if (!res.found) return { ...res, lpi: p.lpi, label: [p.label_lon, p.label_lat] }
   const mp = decodeGeometry(p.geom)
   const samples: [number, number][] = []

@@ -33,7 +33,7 @@ export class NearestFinder {
   }
 
   /** The nearest boundary of the most general installed dated type, for NoJurisdictionAtPoint. */
-  nearest(lon: number, lat: number, d: string, maxResults = 8): NearestBoundary | null {
+  closest(lon: number, lat: number, d: string, maxResults = 8): NearestBoundary | null {
     const { indexes, rows } = this.store
     for (const type of ['province', 'local_municipality', 'district_municipality', 'ward'] as const) {
       const ix = indexes.get(type)

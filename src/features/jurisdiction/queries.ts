@@ -12,7 +12,7 @@ import type { MultiPolygon } from '../../data/geometry-blob.js'
 import { ChainResolver, type Resolution } from './chain.js'
 import { ChainItems, type BatchItem } from './chain-items.js'
 import { BoundaryShapes } from './geometry.js'
-import { childrenOf, listBoundaries, resolveParcel, type ListFilter, type ParcelResolution } from './lookups.js'
+import { childrenInForce, listBoundaries, resolveParcel, type ListFilter, type ParcelResolution } from './lookups.js'
 import { NearestFinder, type NearestBoundary } from './nearest.js'
 import { recordOf, type BoundaryRow, type BoundarySetInfo, type Link } from './records.js'
 import { NameSearch, type SearchHit } from './search.js'
@@ -24,7 +24,7 @@ export type { ListFilter } from './lookups.js'
 export { inForce, type BoundaryRow, type BoundarySetInfo, type Link } from './records.js'
 
 /** Boundary lookups over one open dataset: everything is read or built once, in the constructor. */
-export class JurisdictionService {
+export class JurisdictionQueries {
   readonly version: string
   readonly asOf: string
   readonly sets: BoundarySetInfo[]
@@ -71,7 +71,7 @@ export class JurisdictionService {
     return this.store.ancestorsOf(r)
   }
   childrenOf(r: BoundaryRow, d: string): BoundaryRow[] {
-    return childrenOf(this.store, r, d)
+    return childrenInForce(this.store, r, d)
   }
   list(type: BoundaryType, f: ListFilter): BoundaryRow[] {
     return listBoundaries(this.store, type, f)
@@ -84,7 +84,7 @@ export class JurisdictionService {
     return recordOf(r, r.parentId !== null ? this.store.byId(r.parentId) : undefined)
   }
   link(r: BoundaryRow): Link {
-    return this.chains.link(r)
+    return this.chains.frozenLink(r)
   }
   /** Rows, rejects and repairs of one `<set>/<type>` layer, from the manifest. */
   layerStats(key: string) {
@@ -96,42 +96,40 @@ export class JurisdictionService {
 
   // ---- the chain
   resolve(lon: number, lat: number, d: string): Resolution {
-    return this.chains.resolve(lon, lat, d)
+    return this.chains.chainAt(lon, lat, d)
   }
   resolveItem(lon: number, lat: number, d: string): BatchItem | null {
-    return this.items.resolveItem(lon, lat, d)
+    return this.items.pointItem(lon, lat, d)
   }
   resolveBatch(points: readonly { latitude: number; longitude: number }[], d: string): { items: (BatchItem | null)[]; found: number } {
-    return this.items.resolveBatch(points, d)
+    return this.items.batchItems(points, d)
   }
   resolveParcel(lpi: string, d: string): ParcelResolution | null | 'no-parcels' {
     return resolveParcel(this.store, this.chains, lpi, d)
   }
   nearest(lon: number, lat: number, d: string, maxResults?: number): NearestBoundary | null {
-    return this.nearestFinder.nearest(lon, lat, d, maxResults)
+    return this.nearestFinder.closest(lon, lat, d, maxResults)
   }
 
   // ---- search and geometry
   search(q: string, types: readonly BoundaryType[], d: string, limit: number): SearchHit[] {
-    return this.names.search(q, types, d, limit)
+    return this.names.find(q, types, d, limit)
   }
   geometry(r: BoundaryRow): MultiPolygon | null {
-    return this.shapes.geometry(r)
+    return this.shapes.geometryOf(r)
   }
   overview(r: BoundaryRow): MultiPolygon | null {
-    return this.shapes.overview(r)
+    return this.shapes.overviewOf(r)
   }
   simplifiedFor(r: BoundaryRow, tolM: number): { geometry: MultiPolygon; toleranceM: number } | null {
-    return this.shapes.simplifiedFor(r, tolM)
+    return this.shapes.simplifiedOf(r, tolM)
   }
   inBox(type: BoundaryType, minX: number, minY: number, maxX: number, maxY: number, d: string): BoundaryRow[] {
-    return this.shapes.inBox(type, minX, minY, maxX, maxY, d)
+    return this.shapes.recordsInBox(type, minX, minY, maxX, maxY, d)
   }
 }
 
-export type JurisdictionQueries = JurisdictionService
-
 /** The jurisdiction service of an open dataset (see services.ts). */
 export function createJurisdictionQueries(ds: OpenDataset): JurisdictionQueries {
-  return new JurisdictionService(ds)
+  return new JurisdictionQueries(ds)
 }

@@ -93,7 +93,7 @@ export function readBoundarySets(db: Database.Database): BoundarySetInfo[] {
   }[]).map((s) => ({ name: s.name, source: s.source, effectiveFrom: s.effective_from, effectiveTo: s.effective_to, geometry: s.geometry === 1 }))
 }
 
-/** The link object of a record (the chain caches one frozen copy per record: see ChainResolver.link). */
+/** The link object of a record (the chain caches one frozen copy per record: see ChainResolver.frozenLink). */
 export function linkOf(r: BoundaryRow): Link {
   // keys in the spec's order: code, name, category, vintage, effective_from
   const l: Record<string, string> = { code: r.code, name: r.name }

@@ -23,7 +23,7 @@ export class NameSearch {
   }
 
   /** Up to `limit` records of `types` in force on `d` whose code is `q` or whose name is like it, best first. */
-  search(q: string, types: readonly BoundaryType[], d: string, limit: number): SearchHit[] {
+  find(q: string, types: readonly BoundaryType[], d: string, limit: number): SearchHit[] {
     const { all } = this.store
     const wanted = new Set(types)
     const accept = (i: number) => {

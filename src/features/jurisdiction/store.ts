@@ -115,7 +115,7 @@ export class JurisdictionStore {
   }
 
   /** The records whose parent is `id`. */
-  childrenOf(id: number): readonly BoundaryRow[] {
+  childrenById(id: number): readonly BoundaryRow[] {
     return this.children.get(id) ?? []
   }
 

@@ -31,7 +31,7 @@ function acceptFor(l: CountryLayer, scope: CityScope): ((i: number) => boolean) 
 }
 
 /** Plot and erf lookups over one open dataset; statements prepared once. */
-export class PlotService {
+export class PlotQueries {
   readonly countries: CountryEnum[]
   private readonly layers: Map<CountryEnum, CountryLayer>
 
@@ -130,9 +130,7 @@ export class PlotService {
   }
 }
 
-export type PlotQueries = PlotService
-
 /** The plot service of an open dataset (see services.ts). */
 export function createPlotQueries(ds: OpenDataset): PlotQueries {
-  return new PlotService(ds)
+  return new PlotQueries(ds)
 }
