@@ -27,7 +27,6 @@ export class JurisdictionStore {
   readonly manifest: DomainManifest
   readonly version: string
   readonly asOf: string
-  readonly db: Database.Database
   /** Every record at its id (holes where no id is). */
   readonly rows: BoundaryRow[]
   /** Every record, by id. */
@@ -56,7 +55,7 @@ export class JurisdictionStore {
     this.manifest = m
     this.version = m.dataset_version
     this.asOf = m.as_of
-    const db = (this.db = ds.sqlite(JURISDICTION_FILES.sqlite))
+    const db = ds.sqlite(JURISDICTION_FILES.sqlite)
 
     // ---- every record in memory (tens of thousands of rows, a few MB)
     const rows = (this.rows = readBoundaryRows(db))

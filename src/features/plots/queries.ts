@@ -4,10 +4,10 @@
  * layers are opened once (store.ts); plots are answered as objects or bytes (found.ts).
  */
 import type { OpenDataset } from '../../data/open-dataset.js'
+import type { PointHit } from '../../geo/point-index.js'
 import { FoundHits, toPlot, type FoundPlots, type LayerHit } from './found.js'
 import type { City, Plot } from './schemas.js'
 import { openPlotLayers, type CountryEnum, type CountryLayer } from './store.js'
-import type { PointHit } from '../../geo/point-index.js'
 
 export type { FoundPlots } from './found.js'
 
