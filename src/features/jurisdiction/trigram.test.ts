@@ -43,7 +43,7 @@ function bruteForce(
 }
 
 describe('trigrams (show_trgm)', () => {
-  it('pads each word with two spaces before and one after (DOMAIN.md §4.7 / pg_trgm docs: cat)', () => {
+  it('pads each word with two spaces before and one after (docs/domain.md §4.7 / pg_trgm docs: cat)', () => {
     expect(sorted(trigrams('cat'))).toEqual(['  c', ' ca', 'at ', 'cat'])
   })
 

@@ -1,4 +1,6 @@
+/** The plot and coordinate routes (docs/api.md "Plots (spec 000)"): one family of four GET endpoints, each a named handler over the service. */
 import type { Context } from 'hono'
+import type { z } from '@hono/zod-openapi'
 import { citiesAllowed, countriesInScope, assertCityPermitted, requireProduct } from '../../auth/middleware.js'
 import type { ApiKeyRecord, Country } from '../../auth/types.js'
 import type { AppEnv } from '../../http/env.js'
@@ -39,7 +41,7 @@ function plotsAnswer(c: Context<AppEnv>, plots: FoundPlots, message: string): Re
   return reply(c, writer.take(), 200, 'application/json')
 }
 
-/** The plot and coordinate lookup service (spec 000): four GET endpoints, `plots` product. */
+/** The plot and coordinate lookup service (docs/api.md "Plots (spec 000)"): four GET endpoints, `plots` product. */
 export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries | null): void {
   const mw = [requireProduct('plots')]
   const q = requireService(queries, 'PlotDataUnavailable', 'the plot dataset is not installed on this deployment')
@@ -55,15 +57,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       responses: { 200: { description: 'Plots within the radius, nearest first (ties by id).', schema: PlotsEnvelopeSchema } },
     },
     mw,
-    (c, { query }) => {
-      const key = c.get('apiKey')
-      const countries = countriesInScope(key, query.country)
-      const plots = q().radius(query.longitude, query.latitude, query.radius, query.limit, countries, scopeOf(key, countries))
-      const message = plots.length
-        ? `${plural(plots.length, 'plot')} within ${query.radius} m, nearest first${plots.length === query.limit ? ` (limited to ${query.limit})` : ''}`
-        : `No plots found within ${query.radius} m of the point`
-      return plotsAnswer(c, plots, message)
-    },
+    (c, { query }) => plotsNear(c, q(), query),
   )
 
   router.add(
@@ -77,15 +71,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       responses: { 200: { description: 'Zero or one plot, with `distance_meters`.', schema: PlotsEnvelopeSchema } },
     },
     mw,
-    (c, { query }) => {
-      const key = c.get('apiKey')
-      const countries = countriesInScope(key, query.country)
-      const plots = q().reverse(query.longitude, query.latitude, REVERSE_REACH_M, countries, scopeOf(key, countries))
-      const message = plots.length
-        ? `Nearest plot is ${plots.distanceM(0)} m away`
-        : `No plot found within ${REVERSE_REACH_M / 1000} km of the point`
-      return plotsAnswer(c, plots, message)
-    },
+    (c, { query }) => nearestPlot(c, q(), query),
   )
 
   router.add(
@@ -102,16 +88,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       responses: { 200: { description: 'Every matching plot (up to `limit`); empty when none.', schema: PlotsEnvelopeSchema } },
     },
     mw,
-    (c, { params, query }) => {
-      const key = c.get('apiKey')
-      const countries = countriesInScope(key, query.country)
-      if (query.city !== undefined) assertCityPermitted(key, countries, query.city)
-      const plotNumber = params.plot_number.trim()
-      const plots = q().byNumber(plotNumber, query.city, query.limit, countries, scopeOf(key, countries))
-      const where = query.city ? ` in ${query.city}` : ''
-      const message = plots.length ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}` : `No plot numbered ${plotNumber} found${where}`
-      return json(c, { plots, message })
-    },
+    (c, { params, query }) => plotsByNumber(c, q(), params.plot_number, query),
   )
 
   router.add(
@@ -126,14 +103,51 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       responses: { 200: { description: 'Cities with their plot counts, by country then name.', schema: CitiesEnvelopeSchema } },
     },
     mw,
-    (c, { query }) => {
-      const key = c.get('apiKey')
-      let countries: Country[]
-      if (query.country === 'ALL') countries = [...key.countries]
-      else if (query.country) countries = countriesInScope(key, query.country)
-      else countries = key.countries.includes('BOTSWANA') ? ['BOTSWANA'] : [...key.countries]
-      const cities = q().cities(countries, scopeOf(key, countries))
-      return json(c, { cities, message: cities.length ? `${plural(cities.length, 'city')} in ${countries.join(', ')}` : `No cities found in ${countries.join(', ')}` })
-    },
+    (c, { query }) => cityList(c, q(), query),
   )
+}
+
+/** The plots within the radius of the point, nearest first, in the key's scope. */
+function plotsNear(c: Context<AppEnv>, s: PlotQueries, query: z.infer<typeof SearchQuerySchema>): Response {
+  const key = c.get('apiKey')
+  const countries = countriesInScope(key, query.country)
+  const plots = s.radius(query.longitude, query.latitude, query.radius, query.limit, countries, scopeOf(key, countries))
+  const message = plots.length
+    ? `${plural(plots.length, 'plot')} within ${query.radius} m, nearest first${plots.length === query.limit ? ` (limited to ${query.limit})` : ''}`
+    : `No plots found within ${query.radius} m of the point`
+  return plotsAnswer(c, plots, message)
+}
+
+/** The nearest plot to the point within REVERSE_REACH_M, in the key's scope. */
+function nearestPlot(c: Context<AppEnv>, s: PlotQueries, query: z.infer<typeof ReverseQuerySchema>): Response {
+  const key = c.get('apiKey')
+  const countries = countriesInScope(key, query.country)
+  const plots = s.reverse(query.longitude, query.latitude, REVERSE_REACH_M, countries, scopeOf(key, countries))
+  const message = plots.length
+    ? `Nearest plot is ${plots.distanceM(0)} m away`
+    : `No plot found within ${REVERSE_REACH_M / 1000} km of the point`
+  return plotsAnswer(c, plots, message)
+}
+
+/** The plots carrying a number, optionally in one city the key may see. */
+function plotsByNumber(c: Context<AppEnv>, s: PlotQueries, number: string, query: z.infer<typeof ByNumberQuerySchema>): Response {
+  const key = c.get('apiKey')
+  const countries = countriesInScope(key, query.country)
+  if (query.city !== undefined) assertCityPermitted(key, countries, query.city)
+  const plotNumber = number.trim()
+  const plots = s.byNumber(plotNumber, query.city, query.limit, countries, scopeOf(key, countries))
+  const where = query.city ? ` in ${query.city}` : ''
+  const message = plots.length ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}` : `No plot numbered ${plotNumber} found${where}`
+  return json(c, { plots, message })
+}
+
+/** The towns of the countries asked (default Botswana where the key has it) that the key may see. */
+function cityList(c: Context<AppEnv>, s: PlotQueries, query: z.infer<typeof CitiesQuerySchema>): Response {
+  const key = c.get('apiKey')
+  let countries: Country[]
+  if (query.country === 'ALL') countries = [...key.countries]
+  else if (query.country) countries = countriesInScope(key, query.country)
+  else countries = key.countries.includes('BOTSWANA') ? ['BOTSWANA'] : [...key.countries]
+  const cities = s.cities(countries, scopeOf(key, countries))
+  return json(c, { cities, message: cities.length ? `${plural(cities.length, 'city')} in ${countries.join(', ')}` : `No cities found in ${countries.join(', ')}` })
 }
