@@ -1,7 +1,7 @@
 /**
  * An encumbrance record: its row as the queries read it (the `encumbrance` table's columns, one
  * field table for the SQL column list and the row reader), its stored geometry, how it meets a
- * parcel or the caller's geometry, and its object form in the answers (the field order of docs/api.md "Encumbrances and jurisdiction (docs/api.md "Encumbrances and jurisdiction (spec 002)")").
+ * parcel or the caller's geometry, and its object form in the answers (the field order of docs/api.md "Encumbrances and jurisdiction (spec 002)").
  *
  * @module
  */

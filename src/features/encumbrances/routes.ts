@@ -1,5 +1,5 @@
 /**
- * The encumbrance service's routes (docs/api.md "Encumbrances and jurisdiction (docs/api.md "Encumbrances and jurisdiction (spec 002)")"): South Africa only, `encumbrance` product. One
+ * The encumbrance service's routes (docs/api.md "Encumbrances and jurisdiction (spec 002)"): South Africa only, `encumbrance` product. One
  * file per endpoint family under routes/, registered here in the order of the OpenAPI paths
  * (which is also the order Hono matches them in: `/encumbrances/{encumbrance_uid}` comes last).
  *

@@ -15,7 +15,7 @@ import { registerRelationRoutes } from './routes/relations.js'
 import type { ParcelRoutes } from './routes/shared.js'
 import { registerWithinRoute } from './routes/within.js'
 
-/** The parcel cadastre service (docs/api.md "Parcel cadastre (docs/api.md "Parcel cadastre (spec 001)")"): South Africa only, `parcels` product. */
+/** The parcel cadastre service (docs/api.md "Parcel cadastre (spec 001)"): South Africa only, `parcels` product. */
 export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQueries | null): void {
   const routes: ParcelRoutes = {
     guards: [requireProduct('parcels'), requireCountry('SOUTH_AFRICA')],
