@@ -9,18 +9,38 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { expect, inject, it } from 'vitest'
 
-it('npm run bench --quick runs the in-process suites (plots, strategies, parcels, parcel-strategies, encumbrances) and reports agreement', () => {
+it('npm run bench --quick runs the in-process suites (plots, strategies, parcels, parcel-strategies, encumbrances) ' +
+  'and reports agreement', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'run.json')
   execFileSync(
     process.execPath,
-    [resolve('dist/bench.js'), '--quick', '--no-write', '--no-http', '--only', 'plots,strategies,parcels,parcel-strategies,encumbrances', '--dataset', inject('datasetDir'), '--json', out],
+    [
+      resolve('dist/bench.js'),
+      '--quick',
+      '--no-write',
+      '--no-http',
+      '--only',
+      'plots,strategies,parcels,parcel-strategies,encumbrances',
+      '--dataset',
+      inject('datasetDir'),
+      '--json',
+      out,
+    ],
     { stdio: 'pipe', timeout: 120_000 },
   )
   const { records } = JSON.parse(readFileSync(out, 'utf8'))
-  expect(records.map((r: { name: string }) => r.name)).toEqual(['plots', 'strategies', 'parcels', 'parcel-strategies', 'encumbrances'])
+  expect(records.map((r: { name: string }) => r.name)).toEqual([
+    'plots',
+    'strategies',
+    'parcels',
+    'parcel-strategies',
+    'encumbrances',
+  ])
   for (const r of records) expect(r.failures).toEqual([])
   const rows = records[1].data.rows as { strategy: string; probes: number; radiusAgree: number; nearestAgree: number }[]
-  expect(new Set(rows.map((r) => r.strategy))).toEqual(new Set(['kdbush (PointIndex)', 'kdbush + geokdbush around', 'flatbush', 'sqlite r*tree', 'brute force']))
+  expect(new Set(rows.map((r) => r.strategy))).toEqual(
+    new Set(['kdbush (PointIndex)', 'kdbush + geokdbush around', 'flatbush', 'sqlite r*tree', 'brute force']),
+  )
   for (const r of rows) {
     expect(r.probes).toBeGreaterThan(0)
     expect(r.radiusAgree).toBe(r.probes)
@@ -39,7 +59,16 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
   for (const r of parcels.rows) expect(r.all.n).toBeGreaterThan(0)
   // lookups by LPI: through the hash index file and SQLite's index on the same probes (the suite
   // fails the run on any differing answer or unexpected status), found and absent LPIs both timed
-  const lpi = (records[2].data as { lpi: { found: number; absent: number; hashIndex: boolean; rows: { op: string; variant: string; near: { n: number }; random: { n: number }; meanResults: number }[] } }).lpi
+  const lpi = (
+    records[2].data as {
+      lpi: {
+        found: number
+        absent: number
+        hashIndex: boolean
+        rows: { op: string; variant: string; near: { n: number }; random: { n: number }; meanResults: number }[]
+      }
+    }
+  ).lpi
   expect(lpi.hashIndex).toBe(true)
   expect(lpi.found).toBeGreaterThan(0)
   expect(lpi.absent).toBeGreaterThan(0)
@@ -58,13 +87,27 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
   const ps = records[3].data as {
     parcels: number
     identicalToServed: boolean
-    rows: { strategy: string; pipProbes: number; boxProbes: number; pipAgree: number; boxAgree: number; pip: { n: number }; box: { n: number } }[]
+    rows: {
+      strategy: string
+      pipProbes: number
+      boxProbes: number
+      pipAgree: number
+      boxAgree: number
+      pip: { n: number }
+      box: { n: number }
+    }[]
   }
   expect(ps.parcels).toBeGreaterThan(0)
   // both suites count the parcel rows (not beacons or General Plans)
   expect(parcels.parcels).toBe(ps.parcels)
   expect(ps.identicalToServed).toBe(true)
-  expect(ps.rows.map((r) => r.strategy)).toEqual(['flatbush (production)', 'service at() / within()', 'sqlite r*tree', 'kdbush over box centres', 'brute force'])
+  expect(ps.rows.map((r) => r.strategy)).toEqual([
+    'flatbush (production)',
+    'service at() / within()',
+    'sqlite r*tree',
+    'kdbush over box centres',
+    'brute force',
+  ])
   for (const r of ps.rows) {
     expect(r.pipProbes).toBeGreaterThan(0)
     expect(r.boxProbes).toBeGreaterThan(0)
@@ -75,7 +118,13 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
   }
   // encumbrances: parcel lookups, routes and areas through /intersect, z14 tiles; every answer
   // checked against the queries (a mismatch would be in failures, asserted empty above)
-  const enc = records[4].data as { skipped?: string; records: number; lookupRows: { all: { n: number } }[]; intersectRows: { all: { n: number } }[]; tiles: { tiles: number } | null }
+  const enc = records[4].data as {
+    skipped?: string
+    records: number
+    lookupRows: { all: { n: number } }[]
+    intersectRows: { all: { n: number } }[]
+    tiles: { tiles: number } | null
+  }
   expect(enc.skipped).toBeUndefined()
   expect(enc.records).toBeGreaterThan(0)
   expect(enc.lookupRows).toHaveLength(4)

@@ -42,7 +42,8 @@ Suites:
 ${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`
 
 const t0 = performance.now()
-const log = (line: string) => process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`)
+const log = (line: string) =>
+  process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`)
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '__build') {
@@ -53,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
     runHello(Number(argv[1]), Number(argv[2]))
     return -1 // keep serving
   }
+  // biome-ignore lint/suspicious/noImplicitAnyLet: typed by parseArgs where it is assigned
   let values
   try {
     ;({ values } = parseArgs({
@@ -83,17 +85,34 @@ async function main(argv: string[]): Promise<number> {
   }
   const scale = values.scale!
   if (!SCALES.includes(scale)) return usage(`unknown --scale ${scale}`)
-  if (!/^\d+$/.test(values.seed!) || Number(values.seed) > 0xffffffff) return usage(`--seed must be an unsigned 32-bit integer`)
+  if (!/^\d+$/.test(values.seed!) || Number(values.seed) > 0xffffffff)
+    return usage(`--seed must be an unsigned 32-bit integer`)
   if (!['auto', 'wrk', 'autocannon'].includes(values.tool!)) return usage(`unknown --tool ${values.tool}`)
-  const names = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : SUITES.map((s) => s.name)
+  const names = values.only
+    ? values.only
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : SUITES.map((s) => s.name)
   const unknown = names.filter((n) => !SUITES.some((s) => s.name === n))
   if (unknown.length) return usage(`unknown suite(s) ${unknown.join(', ')}`)
   const durationS = values.duration ? Number(values.duration) : values.quick ? 1 : 10
   if (!(durationS > 0 && durationS <= 120)) return usage('--duration must be between 0 and 120 seconds')
-  const opts: BenchOptions = { scale, quick: values.quick!, seed: Number(values.seed), tool: values.tool as BenchOptions['tool'], durationS, http: !values['no-http'] }
+  const opts: BenchOptions = {
+    scale,
+    quick: values.quick!,
+    seed: Number(values.seed),
+    tool: values.tool as BenchOptions['tool'],
+    durationS,
+    http: !values['no-http'],
+  }
 
-  const dataset = values.dataset ? describeDataset(resolve(values.dataset), scale, null, true) : await ensureDataset(scale, log, { rebuild: values.rebuild })
-  log(`dataset ${dataset.scale}: ${dataset.counts.botswana} Botswana plots, ${dataset.counts.south_africa} erven (${dataset.dir})`)
+  const dataset = values.dataset
+    ? describeDataset(resolve(values.dataset), scale, null, true)
+    : await ensureDataset(scale, log, { rebuild: values.rebuild })
+  log(
+    `dataset ${dataset.scale}: ${dataset.counts.botswana} Botswana plots, ${dataset.counts.south_africa} erven (${dataset.dir})`,
+  )
 
   const records: SuiteRecord[] = []
   const allFailures: string[] = []
@@ -120,7 +139,12 @@ async function main(argv: string[]): Promise<number> {
         durationS: (performance.now() - started) / 1000,
         machine,
         cpuCheckEndMs: cpuCheckMs(),
-        dataset: { scale: dataset.scale, counts: dataset.counts, sizeBytes: dataset.sizeBytes, ...(dataset.staleCode ? { staleCode: dataset.staleCode } : {}) },
+        dataset: {
+          scale: dataset.scale,
+          counts: dataset.counts,
+          sizeBytes: dataset.sizeBytes,
+          ...(dataset.staleCode ? { staleCode: dataset.staleCode } : {}),
+        },
         seed: opts.seed,
         quick: opts.quick,
         failures,

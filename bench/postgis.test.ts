@@ -3,7 +3,16 @@
  * its EWKT writer. The suite itself (apt-get, a private cluster) is run by `npm run bench -- --only postgis`.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { lineStringWkt, multiLineStringEwkt, multiPolygonEwkt, NO_POSTGIS_ENV, parsePgbench, pgbenchLogLatencies, pgbenchScript, type PgbenchResult } from './lib/postgis.js'
+import {
+  lineStringWkt,
+  multiLineStringEwkt,
+  multiPolygonEwkt,
+  NO_POSTGIS_ENV,
+  parsePgbench,
+  pgbenchLogLatencies,
+  pgbenchScript,
+  type PgbenchResult,
+} from './lib/postgis.js'
 import { Samples, type Summary } from './lib/stats.js'
 import type { SuiteContext, SuiteRecord } from './lib/suite.js'
 import { compare, explainDifference } from './suites/postgis/compare.js'
@@ -20,7 +29,12 @@ afterEach(() => {
 it(`skips at once, cleanly, with ${NO_POSTGIS_ENV}=1`, async () => {
   process.env[NO_POSTGIS_ENV] = '1'
   const failures: string[] = []
-  const ctx = { dataset: { dir: '/nonexistent/dataset' }, log: () => {}, fail: (m: string) => failures.push(m), opts: { quick: true, seed: 1 } } as unknown as SuiteContext
+  const ctx = {
+    dataset: { dir: '/nonexistent/dataset' },
+    log: () => {},
+    fail: (m: string) => failures.push(m),
+    opts: { quick: true, seed: 1 },
+  } as unknown as SuiteContext
   const t0 = performance.now()
   const data = await postgisSuite.run(ctx)
   expect(performance.now() - t0).toBeLessThan(1000)
@@ -61,27 +75,60 @@ it('writes multipolygons as EWKT in SRID 4326', () => {
     [1, 1],
     [0, 0],
   ]
-  expect(multiPolygonEwkt([[sq], [sq, sq]])).toBe('SRID=4326;MULTIPOLYGON(((0 0,1 0,1 1,0 0)),((0 0,1 0,1 1,0 0),(0 0,1 0,1 1,0 0)))')
+  expect(multiPolygonEwkt([[sq], [sq, sq]])).toBe(
+    'SRID=4326;MULTIPOLYGON(((0 0,1 0,1 1,0 0)),((0 0,1 0,1 1,0 0),(0 0,1 0,1 1,0 0)))',
+  )
 })
 
 it('writes lines as EWKT and WKT', () => {
-  expect(multiLineStringEwkt([[[0, 0], [1, 1]], [[2, 2], [3, 3.5]]])).toBe('SRID=4326;MULTILINESTRING((0 0,1 1),(2 2,3 3.5))')
-  expect(lineStringWkt([[18.5, -33.9], [18.6, -33.8]])).toBe('LINESTRING(18.5 -33.9,18.6 -33.8)')
+  expect(
+    multiLineStringEwkt([
+      [
+        [0, 0],
+        [1, 1],
+      ],
+      [
+        [2, 2],
+        [3, 3.5],
+      ],
+    ]),
+  ).toBe('SRID=4326;MULTILINESTRING((0 0,1 1),(2 2,3 3.5))')
+  expect(
+    lineStringWkt([
+      [18.5, -33.9],
+      [18.6, -33.8],
+    ]),
+  ).toBe('LINESTRING(18.5 -33.9,18.6 -33.8)')
 })
 
 describe('pgbench', () => {
   /** The value pgbench gives a `\\set` expression for probe k, read as JavaScript. */
   const evaluate = (expr: string, k: number): number =>
-    new Function('k', `return ${expr.replace(/case when /g, '(').replace(/ then /g, ' ? ').replace(/ else /g, ' : ').replace(/ end/g, ')').replace(/:k/g, 'k')}`)(k) as number
+    new Function(
+      'k',
+      `return ${expr
+        .replace(/case when /g, '(')
+        .replace(/ then /g, ' ? ')
+        .replace(/ else /g, ' : ')
+        .replace(/ end/g, ')')
+        .replace(/:k/g, 'k')}`,
+    )(k) as number
 
-  it('writes a script that asks the same statement with probe k\'s parameters, k drawn at random', () => {
+  it("writes a script that asks the same statement with probe k's parameters, k drawn at random", () => {
     const probes = Array.from({ length: 37 }, (_, k) => [18 + k / 7, -34 + k / 11, 500, 100])
     probes[5][0] = -0.000123
     probes[6][1] = 1e-7
-    const script = pgbenchScript('SELECT id FROM plot\n  WHERE ST_DWithin(geog, ST_MakePoint($1::float8, $2::float8)::geography, $3::float8) LIMIT $4::int', probes)
+    const script = pgbenchScript(
+      'SELECT id FROM plot\n  WHERE ST_DWithin(geog, ST_MakePoint($1::float8, $2::float8)::geography, $3::float8) ' +
+        'LIMIT $4::int',
+      probes,
+    )
     const lines = script.trimEnd().split('\n')
     expect(lines[0]).toBe('\\set k random(0, 36)')
-    expect(lines.at(-1)).toBe('SELECT id FROM plot WHERE ST_DWithin(geog, ST_MakePoint(:p1::float8, :p2::float8)::geography, :p3::float8) LIMIT :p4::int;')
+    expect(lines.at(-1)).toBe(
+      'SELECT id FROM plot WHERE ST_DWithin(geog, ST_MakePoint(:p1::float8, :p2::float8)::geography, :p3::float8) ' +
+        'LIMIT :p4::int;',
+    )
     expect(lines).toHaveLength(6)
     for (let j = 0; j < 4; j++) {
       const [name, ...rest] = lines[j + 1].slice('\\set '.length).split(' ')
@@ -97,7 +144,9 @@ describe('pgbench', () => {
 
   it('refuses statements with a parameter it cannot type and parameters that are not numbers', () => {
     expect(() => pgbenchScript('SELECT $1', [[1]])).toThrow(/without a cast/)
-    expect(() => pgbenchScript('SELECT $1::text', [['LINESTRING(0 0,1 1)' as unknown as number]])).toThrow(/not a finite number/)
+    expect(() => pgbenchScript('SELECT $1::text', [['LINESTRING(0 0,1 1)' as unknown as number]])).toThrow(
+      /not a finite number/,
+    )
     expect(() => pgbenchScript('SELECT $1::float8', [])).toThrow(/no probes/)
   })
 
@@ -125,8 +174,24 @@ describe('pgbench', () => {
 })
 
 it('compares throughput with the faster PostGIS client, and per-query time with the quicker one', () => {
-  const sum = (p50Us: number): Summary => ({ n: 100, p50Us, p99Us: p50Us * 2, meanUs: p50Us, minUs: p50Us / 2, maxUs: p50Us * 3 })
-  const bench = (qps: number, p50Us: number, clients: number): PgbenchResult => ({ qps, latencyMeanUs: p50Us, latency: sum(p50Us), transactions: qps * 10, failed: 0, clients, threads: 1, seconds: 10 })
+  const sum = (p50Us: number): Summary => ({
+    n: 100,
+    p50Us,
+    p99Us: p50Us * 2,
+    meanUs: p50Us,
+    minUs: p50Us / 2,
+    maxUs: p50Us * 3,
+  })
+  const bench = (qps: number, p50Us: number, clients: number): PgbenchResult => ({
+    qps,
+    latencyMeanUs: p50Us,
+    latency: sum(p50Us),
+    transactions: qps * 10,
+    failed: 0,
+    clients,
+    threads: 1,
+    seconds: 10,
+  })
   const data: PostgisData = {
     server: 'PostgreSQL 15.18, PostGIS 3.3.2',
     connections: 8,
@@ -149,7 +214,15 @@ it('compares throughput with the faster PostGIS client, and per-query time with 
         agreement: { agreed: 100, tolerated: 0, disagreed: 0 },
       },
     ],
-    http: [{ op: 'at', endpoint: '/parcels/at', reqPerS: 16_000, ranAt: '2026-11-26T19:55:00.000Z', cpu: { totalUs: 142.4, answerUs: 56.8 } }],
+    http: [
+      {
+        op: 'at',
+        endpoint: '/parcels/at',
+        reqPerS: 16_000,
+        ranAt: '2026-11-26T19:55:00.000Z',
+        cpu: { totalUs: 142.4, answerUs: 56.8 },
+      },
+    ],
     notes: [],
   }
   const md = postgisSuite.render({ data } as SuiteRecord<PostgisData>)
@@ -158,19 +231,24 @@ it('compares throughput with the faster PostGIS client, and per-query time with 
   expect(row).toContain('| 6.0x (target ≥ 50x: missed) | 2.0x (target ≥ 3x: missed) |')
   expect(row).toContain('365 / 730; 120 / 240')
   expect(row).toContain('5,000; 15,000')
-  expect(md).toContain('- /parcels/at: 16,000 req/s (measured 2026-11-26 19:55 UTC) vs 15,000 q/s → 1.1x (target ≥ 3x: missed)')
+  expect(md).toContain(
+    '- /parcels/at: 16,000 req/s (measured 2026-11-26 19:55 UTC) vs 15,000 q/s → 1.1x (target ≥ 3x: missed)',
+  )
   expect(md).toContain('at: ours would need ≥ 45,000 ops/s, it is 30,000')
   expect(md).toContain(
-    "What limits it over HTTP: PostGIS is measured without an HTTP layer, ours through one. /parcels/at: each request cost 142 µs of CPU on one worker (its suite's profile), of which 56.8 µs the lookup and its answer",
+    'What limits it over HTTP: PostGIS is measured without an HTTP layer, ours through one. /parcels/at: each ' +
+      "request cost 142 µs of CPU on one worker (its suite's profile), of which 56.8 µs the lookup and its answer",
   )
   expect(md).toContain("in process, one thread, ours serves 2.0x PostGIS's 8-connection throughput.")
-  expect(md).toContain('pgbench: PostgreSQL\'s C client')
+  expect(md).toContain("pgbench: PostgreSQL's C client")
   // without pgbench the pg figures stand
   const { pgbench, pgbenchSeq, ...plain } = data.rows![0]
   void pgbench
   void pgbenchSeq
   const md2 = postgisSuite.render({ data: { ...data, rows: [plain] } } as SuiteRecord<PostgisData>)
-  expect(md2.split('\n').find((l) => l.startsWith('| at |'))).toContain('| 18.3x (target ≥ 50x: missed) | 6.0x (≥ 3x met) |')
+  expect(md2.split('\n').find((l) => l.startsWith('| at |'))).toContain(
+    '| 18.3x (target ≥ 50x: missed) | 6.0x (≥ 3x met) |',
+  )
   expect(md2).not.toContain('What limits the in-process throughput ratio')
   // 16,000 req/s over HTTP against pg's 5,000 q/s: met, so nothing to explain
   expect(md2).not.toContain('What limits it over HTTP')
@@ -178,6 +256,7 @@ it('compares throughput with the faster PostGIS client, and per-query time with 
 
 describe('ours over HTTP next to PostGIS in the same run', () => {
   it('asks the endpoint at the very probe PostGIS was asked', () => {
+    // biome-ignore lint/correctness/noPrecisionLoss: more digits than a double holds, as a client may send
     const lon = 25.923112345678901
     const lat = -1e-7
     const path = httpPath('radius', lon, lat)
@@ -200,13 +279,45 @@ describe('ours over HTTP next to PostGIS in the same run', () => {
   })
 
   it('reports each turn, the ratio of the medians, and what limits a miss', () => {
-    const turn = (ours: number, pg: number) => ({ oursReqPerS: ours, oursP50Ms: 3.5, oursP99Ms: 8.25, oursErrors: 0, pgQps: pg })
-    const at: SameRunOp = { op: 'at', endpoint: '/parcels/at', probes: 4000, checked: 25, agreed: 25, turns: [turn(12_000, 7_000), turn(11_000, 8_000), turn(13_000, 6_000)] }
+    const turn = (ours: number, pg: number) => ({
+      oursReqPerS: ours,
+      oursP50Ms: 3.5,
+      oursP99Ms: 8.25,
+      oursErrors: 0,
+      pgQps: pg,
+    })
+    const at: SameRunOp = {
+      op: 'at',
+      endpoint: '/parcels/at',
+      probes: 4000,
+      checked: 25,
+      agreed: 25,
+      turns: [turn(12_000, 7_000), turn(11_000, 8_000), turn(13_000, 6_000)],
+    }
     // medians 12,000 and 7,000 (not the mean of the per-turn ratios)
     expect(sameRunRatio(at)).toEqual({ ours: 12_000, pg: 7_000, ratio: 12_000 / 7_000 })
-    const reverse: SameRunOp = { op: 'nearest', endpoint: '/plots/reverse', probes: 5000, checked: 25, agreed: 24, turns: [turn(12_500, 400)] }
+    const reverse: SameRunOp = {
+      op: 'nearest',
+      endpoint: '/plots/reverse',
+      probes: 5000,
+      checked: 25,
+      agreed: 24,
+      turns: [turn(12_500, 400)],
+    }
     const sum: Summary = { n: 10, p50Us: 15, p99Us: 30, meanUs: 15, minUs: 5, maxUs: 40 }
-    const row = { probes: 10, ours: sum, oursOpsPerS: 70_000, pgSeq: sum, pgSeqQps: 3_000, pgConc: sum, pgConcQps: 5_000, pgServerMeanUs: 90, meanResultsOurs: 1, meanResultsPg: 1, agreement: { agreed: 10, tolerated: 0, disagreed: 0 } }
+    const row = {
+      probes: 10,
+      ours: sum,
+      oursOpsPerS: 70_000,
+      pgSeq: sum,
+      pgSeqQps: 3_000,
+      pgConc: sum,
+      pgConcQps: 5_000,
+      pgServerMeanUs: 90,
+      meanResultsOurs: 1,
+      meanResultsPg: 1,
+      agreement: { agreed: 10, tolerated: 0, disagreed: 0 },
+    }
     const data: PostgisData = {
       server: 'PostgreSQL 15.18, PostGIS 3.3.2',
       connections: 8,
@@ -216,22 +327,51 @@ describe('ours over HTTP next to PostGIS in the same run', () => {
         { op: 'at', ...row },
       ],
       // an earlier suite's figure: its profile explains the miss, its req/s is not used
-      http: [{ op: 'at', endpoint: '/parcels/at', reqPerS: 99_999, ranAt: '2026-11-26T19:55:00.000Z', cpu: { totalUs: 123, answerUs: 54.4 } }],
-      sameRun: { tool: 'wrk', workers: 2, connections: 50, durationS: 10, pgClient: 'pgbench', pgConnections: 8, pgSeconds: 10, ops: [reverse, at] },
+      http: [
+        {
+          op: 'at',
+          endpoint: '/parcels/at',
+          reqPerS: 99_999,
+          ranAt: '2026-11-26T19:55:00.000Z',
+          cpu: { totalUs: 123, answerUs: 54.4 },
+        },
+      ],
+      sameRun: {
+        tool: 'wrk',
+        workers: 2,
+        connections: 50,
+        durationS: 10,
+        pgClient: 'pgbench',
+        pgConnections: 8,
+        pgSeconds: 10,
+        ops: [reverse, at],
+      },
       notes: [],
     }
     const md = postgisSuite.render({ data } as SuiteRecord<PostgisData>)
-    expect(md).toContain('and PostGIS with no HTTP (pgbench, 8 connections, 10 s per turn) took turns, query by query, 3 round(s)')
+    expect(md).toContain(
+      'and PostGIS with no HTTP (pgbench, 8 connections, 10 s per turn) took turns, query by query, 3 round(s)',
+    )
     expect(md).toContain('Before the turns, 49 of 50 answers over HTTP were identical to ours in process.')
-    expect(md).toContain('| /parcels/at | 4,000 | 12,000, 11,000, 13,000 | 3.50 / 8.25 | 7,000, 8,000, 6,000 | 1.7x (target ≥ 3x: missed) |')
+    expect(md).toContain(
+      '| /parcels/at | 4,000 | 12,000, 11,000, 13,000 | 3.50 / 8.25 | 7,000, 8,000, 6,000 | 1.7x (target ≥ 3x: ' +
+        'missed) |',
+    )
     expect(md).toContain('| /plots/reverse | 5,000 | 12,500 | 3.50 / 8.25 | 400 | 31.3x (≥ 3x met) |')
     expect(md).not.toContain('99,999')
     expect(md).not.toContain("from this run's http / parcels suites")
     expect(md).toContain(
-      "What limits it over HTTP: PostGIS is measured without an HTTP layer, ours through one. /parcels/at: each request cost 123 µs of CPU on one worker (its suite's profile), of which 54.4 µs the lookup and its answer and the rest HTTP (socket writes, Node's parser, Hono, the access log); in process, one thread, ours serves 14.0x PostGIS's 8-connection throughput.",
+      'What limits it over HTTP: PostGIS is measured without an HTTP layer, ours through one. /parcels/at: each ' +
+        "request cost 123 µs of CPU on one worker (its suite's profile), of which 54.4 µs the lookup and its " +
+        "answer and the rest HTTP (socket writes, Node's parser, Hono, the access log); in process, one thread, " +
+        "ours serves 14.0x PostGIS's 8-connection throughput.",
     )
     // both met: nothing to explain
     const met = { ...at, turns: [turn(30_000, 7_000)] }
-    expect(postgisSuite.render({ data: { ...data, sameRun: { ...data.sameRun!, ops: [reverse, met] } } } as SuiteRecord<PostgisData>)).not.toContain('What limits it over HTTP')
+    expect(
+      postgisSuite.render({
+        data: { ...data, sameRun: { ...data.sameRun!, ops: [reverse, met] } },
+      } as SuiteRecord<PostgisData>),
+    ).not.toContain('What limits it over HTTP')
   })
 })

@@ -39,26 +39,45 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
     if (exports.plots) {
       const plots = await buildPlots(source, ds, rejects, exports.plots)
       if (plots) ds.setDomain('plots', plots)
-      else log('plots: export.json names a plots export but no botswana/plots or south_africa/erven layer exists; domain skipped')
+      else
+        log(
+          'plots: export.json names a plots export but no botswana/plots or south_africa/erven layer exists; ' +
+            'domain skipped',
+        )
     }
     if (exports.cadastre) {
       const parcels = await buildParcels(source, ds, rejects, exports.cadastre, log)
       if (parcels) ds.setDomain('parcels', parcels)
-      else log('parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer; domain skipped')
+      else
+        log(
+          'parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer; domain ' +
+            'skipped',
+        )
     }
     if (exports.encumbrances) {
       // after the parcels: the overlaps are computed against the parcel files just written
       const encumbrances = await buildEncumbrances(source, ds, rejects, exports.encumbrances, log)
       if (encumbrances) ds.setDomain('encumbrances', encumbrances)
-      else log('encumbrances: export.json names an encumbrance export but south_africa/encumbrances holds no layer; domain skipped')
+      else
+        log(
+          'encumbrances: export.json names an encumbrance export but south_africa/encumbrances holds no layer; ' +
+            'domain skipped',
+        )
     }
     if (exports.boundaries) {
       const boundaries = await buildBoundaries(source, ds, rejects, exports.boundaries, log)
       if (boundaries) ds.setDomain('jurisdiction', boundaries)
-      else log('jurisdiction: export.json names a boundaries export but south_africa/boundaries holds no set; domain skipped')
+      else
+        log(
+          'jurisdiction: export.json names a boundaries export but south_africa/boundaries holds no set; domain ' +
+            'skipped',
+        )
     }
     if (rejects.total > 0 && !opts.allowRejects) {
-      throw new BuildError(`${rejects.total} source rows were rejected (see above); fix the export or pass --allow-rejects to build without them`)
+      throw new BuildError(
+        `${rejects.total} source rows were rejected (see above); fix the export or pass --allow-rejects to build ` +
+          `without them`,
+      )
     }
     const manifest = await ds.finish()
     rmSync(out, { recursive: true, force: true })

@@ -4,11 +4,18 @@ import { BuildError, buildDataset } from './build.js'
 const USAGE = 'usage: npm run build-index -- --source DIR --out DIR [--allow-rejects] [--force]'
 
 async function main(argv: string[]): Promise<number> {
+  // biome-ignore lint/suspicious/noImplicitAnyLet: typed by parseArgs where it is assigned
   let values
   try {
     ;({ values } = parseArgs({
       args: argv,
-      options: { source: { type: 'string' }, out: { type: 'string' }, 'allow-rejects': { type: 'boolean' }, force: { type: 'boolean' }, help: { type: 'boolean' } },
+      options: {
+        source: { type: 'string' },
+        out: { type: 'string' },
+        'allow-rejects': { type: 'boolean' },
+        force: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
       strict: true,
     }))
   } catch (err) {
@@ -24,8 +31,18 @@ async function main(argv: string[]): Promise<number> {
     return 2
   }
   try {
-    const m = await buildDataset({ source: values.source, out: values.out, allowRejects: values['allow-rejects'], force: values.force })
-    const rows = Object.entries(m.domains).map(([d, v]) => `${d}: ${Object.entries(v!.layers).map(([l, s]) => `${l} ${s.rows}`).join(', ')}`)
+    const m = await buildDataset({
+      source: values.source,
+      out: values.out,
+      allowRejects: values['allow-rejects'],
+      force: values.force,
+    })
+    const rows = Object.entries(m.domains).map(
+      ([d, v]) =>
+        `${d}: ${Object.entries(v!.layers)
+          .map(([l, s]) => `${l} ${s.rows}`)
+          .join(', ')}`,
+    )
     console.error(`built ${values.out} (${m.files.length} files; ${rows.join('; ')})`)
     return 0
   } catch (err) {

@@ -7,7 +7,11 @@ export interface Progress {
   done(summary?: string): void
 }
 
-export function createProgress(label: string, total: number | null, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function createProgress(
+  label: string,
+  total: number | null,
+  stream: NodeJS.WriteStream = process.stderr,
+): Progress {
   const tty = Boolean(stream.isTTY)
   const start = Date.now()
   let count = 0
@@ -43,7 +47,11 @@ export function createProgress(label: string, total: number | null, stream: Node
     },
     done(summary) {
       const secs = ((Date.now() - start) / 1000).toFixed(1)
-      stream.write(`${tty ? '\r' : ''}${label}: ${summary ?? `${count} rows`} in ${secs} s${tty ? '                              ' : ''}\n`)
+      stream.write(
+        `${tty ? '\r' : ''}${label}: ${summary ?? `${count} rows`} in ${secs} s${
+          tty ? '                           ' + '   ' : ''
+        }\n`,
+      )
     },
   }
 }

@@ -28,23 +28,27 @@ parentPort.on('message', (m) => {
 type Answer = { chunk: number; doubled: number; held: number; thread: number }
 
 describe('OrderedWorkerPool', () => {
-  it('hands answers over in submission order, at most two chunks in flight per worker and four per worker outstanding', async () => {
-    const got: Answer[] = []
-    const pool = new OrderedWorkerPool<Answer>(script, 2, null, (a) => got.push(a))
-    let maxAhead = 0
-    for (let k = 0; k < 24; k++) {
-      await pool.submit({ message: { v: k, delay: (k * 7) % 5 === 0 ? 15 : 1 } })
-      maxAhead = Math.max(maxAhead, k + 1 - got.length)
-    }
-    await pool.drain()
-    await pool.close()
-    expect(got.map((a) => a.chunk)).toEqual([...Array(24).keys()])
-    expect(got.map((a) => a.doubled)).toEqual([...Array(24).keys()].map((k) => 2 * k))
-    expect(new Set(got.map((a) => a.thread)).size).toBe(2)
-    expect(Math.max(...got.map((a) => a.held))).toBeLessThanOrEqual(2)
-    expect(maxAhead).toBeLessThanOrEqual(8)
-    expect(maxAhead).toBeGreaterThan(2)
-  })
+  it(
+    'hands answers over in submission order, at most two chunks in flight per worker and four per worker ' +
+      'outstanding',
+    async () => {
+      const got: Answer[] = []
+      const pool = new OrderedWorkerPool<Answer>(script, 2, null, (a) => got.push(a))
+      let maxAhead = 0
+      for (let k = 0; k < 24; k++) {
+        await pool.submit({ message: { v: k, delay: (k * 7) % 5 === 0 ? 15 : 1 } })
+        maxAhead = Math.max(maxAhead, k + 1 - got.length)
+      }
+      await pool.drain()
+      await pool.close()
+      expect(got.map((a) => a.chunk)).toEqual([...Array(24).keys()])
+      expect(got.map((a) => a.doubled)).toEqual([...Array(24).keys()].map((k) => 2 * k))
+      expect(new Set(got.map((a) => a.thread)).size).toBe(2)
+      expect(Math.max(...got.map((a) => a.held))).toBeLessThanOrEqual(2)
+      expect(maxAhead).toBeLessThanOrEqual(8)
+      expect(maxAhead).toBeGreaterThan(2)
+    },
+  )
 
   it('rejects submit and drain once a worker fails, and still closes', async () => {
     const pool = new OrderedWorkerPool<Answer>(script, 1, null, () => {})
@@ -75,7 +79,14 @@ describe('OrderedWorkerPool', () => {
 describe('runChunksOnWorkers', () => {
   it('runs every chunk and answers in chunk order', async () => {
     const got: number[] = []
-    await runChunksOnWorkers<Answer>(script, 3, null, 10, (k) => ({ message: { chunk: k, v: k, delay: (10 - k) % 3 } }), (a) => got.push(a.doubled))
+    await runChunksOnWorkers<Answer>(
+      script,
+      3,
+      null,
+      10,
+      (k) => ({ message: { chunk: k, v: k, delay: (10 - k) % 3 } }),
+      (a) => got.push(a.doubled),
+    )
     expect(got).toEqual([...Array(10).keys()].map((k) => 2 * k))
   })
 })

@@ -43,4 +43,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (process.argv[1] && /verify\.(js|ts)$/.test(process.argv[1])) main(process.argv.slice(2)).then((code) => process.exit(code))
+if (process.argv[1] && /verify\.(js|ts)$/.test(process.argv[1]))
+  main(process.argv.slice(2)).then((code) => process.exit(code))

@@ -43,7 +43,10 @@ function buildAddon() {
   if (existsSync(ADDON) && Math.max(...sources.map((s) => statSync(s).mtimeMs)) < statSync(ADDON).mtimeMs) return
   // node-gyp: npm's own (npm names it to the scripts it runs), else the one installed beside node
   const prefix = dirname(dirname(process.execPath))
-  const gyp = [process.env.npm_config_node_gyp, join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js')].find((p) => p && existsSync(p))
+  const gyp = [
+    process.env.npm_config_node_gyp,
+    join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js'),
+  ].find((p) => p && existsSync(p))
   if (!gyp) {
     console.error(`build: node-gyp not found, ${ADDON} not built: the server will read its index files into memory`)
     return
@@ -63,7 +66,10 @@ if (process.argv.includes('--if-stale')) {
   const outputs = Object.keys(entries).map((n) => `dist/${n}.js`)
   if (outputs.every((o) => existsSync(o))) {
     const oldestOut = Math.min(...outputs.map((o) => statSync(o).mtimeMs))
-    const newestSrc = Math.max(...['src', 'build-index', 'scripts', 'bench'].map(newestMtime), statSync('package.json').mtimeMs)
+    const newestSrc = Math.max(
+      ...['src', 'build-index', 'scripts', 'bench'].map(newestMtime),
+      statSync('package.json').mtimeMs,
+    )
     if (newestSrc < oldestOut) process.exit(0)
   }
 }

@@ -21,7 +21,9 @@ const SAMPLE_SEED = 1
 
 async function prepareSample(): Promise<void> {
   if (existsSync(SAMPLE_SOURCE) && !exportIsCurrent(SAMPLE_SOURCE, 'sample', SAMPLE_SEED)) {
-    console.error(`${SAMPLE_SOURCE} was made by an older generator (preset or layers differ); generating the sample again`)
+    console.error(
+      `${SAMPLE_SOURCE} was made by an older generator (preset or layers differ); generating the sample again`,
+    )
     rmSync(SAMPLE_SOURCE, { recursive: true, force: true })
     rmSync(SAMPLE_DATASET, { recursive: true, force: true })
   }
@@ -39,7 +41,10 @@ function issueDemoKey(keysDb: string, port: number): void {
   const store = new SqliteKeyStore(keysDb)
   try {
     if (store.count() > 0) return
-    const { key, record } = store.issue({ products: ['plots', 'parcels', 'encumbrance', 'jurisdiction'], countries: ['BOTSWANA', 'SOUTH_AFRICA'] })
+    const { key, record } = store.issue({
+      products: ['plots', 'parcels', 'encumbrance', 'jurisdiction'],
+      countries: ['BOTSWANA', 'SOUTH_AFRICA'],
+    })
     const base = `http://localhost:${port}/api/v1`
     console.log(
       [

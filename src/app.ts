@@ -5,10 +5,9 @@ import type { Logger } from 'pino'
 import { API_KEY_HEADER, authenticate } from './auth/middleware.js'
 import type { ApiKeyRecord, KeyVerifier } from './auth/types.js'
 import type { DatasetHandle } from './data/open-dataset.js'
-import type { Domain } from './data/manifest.js'
 import { mountDocs } from './http/docs.js'
 import type { AppEnv } from './http/env.js'
-import { ApiError, handleError, handleNotFound, type ErrorCode } from './http/errors.js'
+import { ApiError, handleError, handleNotFound } from './http/errors.js'
 import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
 import { PrefixRouter } from './http/prefix-router.js'
@@ -63,7 +62,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     // GET and HEAD bodies are never read; skipping them keeps @hono/node-server from building a
     // full WHATWG Request per query (about a sixth of the CPU of a /plots/reverse request).
     // bodyLimit returns what its `next` returns: here the answer.
-    c.req.method === 'GET' || c.req.method === 'HEAD' ? gate(c, run) : (limitBody(c, (async () => gate(c, run)) as unknown as Next) as Promise<Response>)
+    c.req.method === 'GET' || c.req.method === 'HEAD'
+      ? gate(c, run)
+      : (limitBody(c, (async () => gate(c, run)) as unknown as Next) as Promise<Response>)
   const gate = (c: Context<AppEnv>, run: Answerer): Answer => {
     const now = clock()
     const key = authenticate(deps.keys, requestHeader(c, keyHeader), now)
@@ -76,10 +77,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     return counted instanceof Promise ? counted.then(() => run(c)) : run(c)
   }
   // no route: under the API root the key and the count come first (401 before 404), as for a route
-  const notFound: Answerer = (c) => (c.req.path.startsWith(`${API_BASE}/`) ? gated(c, handleNotFound) : handleNotFound(c))
+  const notFound: Answerer = (c) =>
+    c.req.path.startsWith(`${API_BASE}/`) ? gated(c, handleNotFound) : handleNotFound(c)
   app.notFound(open(notFound))
 
-  app.get('/healthz', open((c) => json(c, { status: 'ok' })))
+  app.get(
+    '/healthz',
+    open((c) => json(c, { status: 'ok' })),
+  )
   app.get(
     '/readyz',
     open((c) => {
@@ -94,7 +99,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
   )
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-KEY' })
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-KEY',
+  })
   const openapi = (c: Context<AppEnv>) =>
     json(
       c,
@@ -104,8 +113,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
           title: 'Land-data API: South Africa and Botswana',
           version: '1.0.0',
           description:
-            'Plots and erven, the South African parcel cadastre, encumbrances and jurisdiction. Every /api/v1 request needs `X-API-KEY`. ' +
-            'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries `X-Request-Id`. ' +
+            'Plots and erven, the South African parcel cadastre, encumbrances and jurisdiction. Every /api/v1 ' +
+            'request needs `X-API-KEY`. ' +
+            'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries ' +
+            '`X-Request-Id`. ' +
             'Errors share one body: `error`, `message`, `details`, `requestId`.',
         },
         servers: [{ url: '/' }],

@@ -17,7 +17,9 @@ describe('loadConfig', () => {
 
   it('stops the start on a bad value, naming every bad setting', () => {
     expect(() => loadConfig({ SQLITE_MMAP_MB: '4096' })).toThrow(/invalid configuration: SQLITE_MMAP_MB: /)
-    expect(() => loadConfig({ SQLITE_MMAP_MB: 'lots', WORKERS: '0' })).toThrow(/WORKERS: .*; SQLITE_MMAP_MB: |SQLITE_MMAP_MB: .*; WORKERS: /)
+    expect(() => loadConfig({ SQLITE_MMAP_MB: 'lots', WORKERS: '0' })).toThrow(
+      /WORKERS: .*; SQLITE_MMAP_MB: |SQLITE_MMAP_MB: .*; WORKERS: /,
+    )
     expect(() => loadConfig({ SQLITE_MMAP_MB: '-1' })).toThrow(/SQLITE_MMAP_MB/)
   })
 })

@@ -7,10 +7,19 @@ const ConfigSchema = z.object({
   KEYS_DB: z.string().min(1).default('data/keys.db'),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** MiB of each SQLite file to memory-map (2048: as much as SQLite allows, just under 2 GiB); 0 = none (see README, Configuration) */
+  /**
+   * MiB of each SQLite file to memory-map (2048: as much as SQLite allows, just under 2 GiB); 0 = none (see README,
+   * Configuration)
+   */
   SQLITE_MMAP_MB: z.coerce.number().int().min(0).max(2048).default(2048),
-  /** 1: memory-map the index files where the native addon is built; 0: read them into each worker's memory (see README, Configuration) */
-  INDEX_MMAP: z.enum(['0', '1']).default('1').transform((v) => v === '1'),
+  /**
+   * 1: memory-map the index files where the native addon is built; 0: read them into each worker's memory (see README,
+   * Configuration)
+   */
+  INDEX_MMAP: z
+    .enum(['0', '1'])
+    .default('1')
+    .transform((v) => v === '1'),
 })
 export type Config = z.infer<typeof ConfigSchema>
 
@@ -18,6 +27,9 @@ export type Config = z.infer<typeof ConfigSchema>
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked = Object.fromEntries(Object.keys(ConfigSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]))
   const r = ConfigSchema.safeParse(picked)
-  if (!r.success) throw new Error(`invalid configuration: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+  if (!r.success)
+    throw new Error(
+      `invalid configuration: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    )
   return r.data
 }

@@ -18,14 +18,25 @@ export interface RunningServer {
 /** Opens the dataset and key store and serves on one process. */
 export async function startServer(config: Config, opts: { inCluster?: boolean } = {}): Promise<RunningServer> {
   const log = createLogger(config.LOG_LEVEL)
-  const dataset = openDataset(config.DATASET_DIR, { mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20, mapIndexes: config.INDEX_MMAP })
+  const dataset = openDataset(config.DATASET_DIR, {
+    mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20,
+    mapIndexes: config.INDEX_MMAP,
+  })
   const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset))
   const keys = new SqliteKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
   const app = createApp({ log, keys, limiter, data })
   return new Promise((resolve) => {
     const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-      log.info({ port: info.port, dataset: config.DATASET_DIR, domains: Object.keys(dataset.manifest.domains), indexes: dataset.indexes }, 'listening')
+      log.info(
+        {
+          port: info.port,
+          dataset: config.DATASET_DIR,
+          domains: Object.keys(dataset.manifest.domains),
+          indexes: dataset.indexes,
+        },
+        'listening',
+      )
       resolve({
         port: info.port,
         close: () =>

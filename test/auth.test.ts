@@ -7,7 +7,11 @@ const CITIES = '/api/v1/cities'
 async function cli(keysDb: string, ...argv: string[]) {
   let out = ''
   let err = ''
-  const code = await runKeysCli(argv, { out: (s) => (out += s + '\n'), err: (s) => (err += s + '\n'), env: { KEYS_DB: keysDb } })
+  const code = await runKeysCli(argv, {
+    out: (s) => (out += s + '\n'),
+    err: (s) => (err += s + '\n'),
+    env: { KEYS_DB: keysDb },
+  })
   return { code, out, err }
 }
 
@@ -67,7 +71,9 @@ describe('403 codes', () => {
     expect(res.status).toBe(403)
     expect((await json(res)).error).toBe('ProductNotPermitted')
     const parcelsOnly = t.issue({ products: ['plots'] })
-    expect((await json(await t.get('/api/v1/parcels/at?latitude=-26&longitude=28', parcelsOnly.key))).error).toBe('ProductNotPermitted')
+    expect((await json(await t.get('/api/v1/parcels/at?latitude=-26&longitude=28', parcelsOnly.key))).error).toBe(
+      'ProductNotPermitted',
+    )
   })
 
   it('CountryNotPermitted for a country outside the key, on plots and on the South-Africa-only services', async () => {
@@ -108,29 +114,33 @@ describe('503 for a domain missing from the dataset', () => {
 describe('key lifecycle through the CLI, seen by the running app without a restart', () => {
   const t = makeTestApp({ keyRecheckMs: 0 })
 
-  it('issue -> works; suspend -> 401; unsuspend -> works; set-rate -> new policy; redate past -> expired; revoke -> 401', async () => {
-    const issued = await cli(t.keysDb, 'issue', '--products', 'plots', '--countries', 'BOTSWANA', '--json')
-    expect(issued.code).toBe(0)
-    const { key, id } = JSON.parse(issued.out.trim())
-    expect((await t.get(CITIES, key)).status).toBe(200)
+  it(
+    'issue -> works; suspend -> 401; unsuspend -> works; set-rate -> new policy; redate past -> expired; revoke ' +
+      '-> 401',
+    async () => {
+      const issued = await cli(t.keysDb, 'issue', '--products', 'plots', '--countries', 'BOTSWANA', '--json')
+      expect(issued.code).toBe(0)
+      const { key, id } = JSON.parse(issued.out.trim())
+      expect((await t.get(CITIES, key)).status).toBe(200)
 
-    expect((await cli(t.keysDb, 'suspend', '--id', id)).code).toBe(0)
-    expect((await json(await t.get(CITIES, key))).error).toBe('ApiKeySuspended')
-    expect((await cli(t.keysDb, 'unsuspend', '--id', id)).code).toBe(0)
-    expect((await t.get(CITIES, key)).status).toBe(200)
+      expect((await cli(t.keysDb, 'suspend', '--id', id)).code).toBe(0)
+      expect((await json(await t.get(CITIES, key))).error).toBe('ApiKeySuspended')
+      expect((await cli(t.keysDb, 'unsuspend', '--id', id)).code).toBe(0)
+      expect((await t.get(CITIES, key)).status).toBe(200)
 
-    expect((await cli(t.keysDb, 'set-rate', '--id', id, '--rate', '7')).code).toBe(0)
-    expect((await t.get(CITIES, key)).headers.get('RateLimit-Policy')).toBe('7;w=60')
+      expect((await cli(t.keysDb, 'set-rate', '--id', id, '--rate', '7')).code).toBe(0)
+      expect((await t.get(CITIES, key)).headers.get('RateLimit-Policy')).toBe('7;w=60')
 
-    expect((await cli(t.keysDb, 'redate', '--id', id, '--expires', '2021-06-30')).code).toBe(0)
-    expect((await json(await t.get(CITIES, key))).message).toContain('2021-06-30')
-    expect((await cli(t.keysDb, 'redate', '--id', id, '--expires', 'none')).code).toBe(0)
-    expect((await t.get(CITIES, key)).status).toBe(200)
+      expect((await cli(t.keysDb, 'redate', '--id', id, '--expires', '2021-06-30')).code).toBe(0)
+      expect((await json(await t.get(CITIES, key))).message).toContain('2021-06-30')
+      expect((await cli(t.keysDb, 'redate', '--id', id, '--expires', 'none')).code).toBe(0)
+      expect((await t.get(CITIES, key)).status).toBe(200)
 
-    expect((await cli(t.keysDb, 'revoke', '--id', id)).code).toBe(0)
-    expect((await json(await t.get(CITIES, key))).error).toBe('ApiKeySuspended')
-    const list = await cli(t.keysDb, 'list', '--json')
-    expect(JSON.parse(list.out).find((k: { id: string }) => k.id === id).status).toBe('revoked')
-    expect(list.out).not.toContain(key)
-  })
+      expect((await cli(t.keysDb, 'revoke', '--id', id)).code).toBe(0)
+      expect((await json(await t.get(CITIES, key))).error).toBe('ApiKeySuspended')
+      const list = await cli(t.keysDb, 'list', '--json')
+      expect(JSON.parse(list.out).find((k: { id: string }) => k.id === id).status).toBe('revoked')
+      expect(list.out).not.toContain(key)
+    },
+  )
 })

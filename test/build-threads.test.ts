@@ -13,16 +13,30 @@ describe('build passes on worker threads', () => {
     // the fixture export, with rows the layer pass rejects among the good ones of one layer
     const source = join(work, 'source')
     cpSync(inject('sourceDir'), source, { recursive: true })
-    const layer = readdirSync(join(source, 'south_africa/cadastre'), { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('erf.geojsonl'))!
-    const lines = readFileSync(join(source, 'south_africa/cadastre', layer), 'utf8').trimEnd().split('\n')
-    const bad = ['{"type":"Feature", bad', '{"type":"Feature","properties":{"id":"not an lpi","lstatus":"R"},"geometry":null}']
-    writeFileSync(join(source, 'south_africa/cadastre', layer), [lines[0], bad[0], ...lines.slice(1, 3), bad[1], ...lines.slice(3)].join('\n') + '\n')
+    const layer = readdirSync(join(source, 'south_africa/cadastre'), { recursive: true, encoding: 'utf8' }).find((f) =>
+      f.endsWith('erf.geojsonl'),
+    )!
+    const lines = readFileSync(join(source, 'south_africa/cadastre', layer), 'utf8')
+      .trimEnd()
+      .split('\n')
+    const bad = [
+      '{"type":"Feature", bad',
+      '{"type":"Feature","properties":{"id":"not an lpi","lstatus":"R"},"geometry":null}',
+    ]
+    writeFileSync(
+      join(source, 'south_africa/cadastre', layer),
+      [lines[0], bad[0], ...lines.slice(1, 3), bad[1], ...lines.slice(3)].join('\n') + '\n',
+    )
     const build = (threads: number) => {
       const out = join(work, `t${threads}`)
-      const r = spawnSync(process.execPath, ['dist/build-index.js', '--source', source, '--out', out, '--allow-rejects'], {
-        env: { ...process.env, LANDDATA_BUILD_THREADS: String(threads) },
-        encoding: 'utf8',
-      })
+      const r = spawnSync(
+        process.execPath,
+        ['dist/build-index.js', '--source', source, '--out', out, '--allow-rejects'],
+        {
+          env: { ...process.env, LANDDATA_BUILD_THREADS: String(threads) },
+          encoding: 'utf8',
+        },
+      )
       expect(r.status, r.stderr).toBe(0)
       return { out, log: r.stdout + r.stderr }
     }
@@ -41,7 +55,9 @@ describe('build passes on worker threads', () => {
       expect.stringMatching(new RegExp(`${layer}:5: id "NOT AN LPI" is not a 21-character LPI`)),
     ])
     for (const f of Object.values(PARCEL_FILES)) expect(sha(join(two.out, f)), f).toBe(sha(join(one.out, f)))
-    expect(sha(join(two.out, 'encumbrances/encumbrances.sqlite'))).toBe(sha(join(one.out, 'encumbrances/encumbrances.sqlite')))
+    expect(sha(join(two.out, 'encumbrances/encumbrances.sqlite'))).toBe(
+      sha(join(one.out, 'encumbrances/encumbrances.sqlite')),
+    )
     expect(sha(join(two.out, 'manifest.json'))).toBe(sha(join(one.out, 'manifest.json')))
   }, 120_000)
 })

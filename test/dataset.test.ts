@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { buildDataset } from '../build-index/build.js'
@@ -49,7 +59,9 @@ describe('build-index', () => {
     const line = readFileSync(plots, 'utf8').trimEnd().split('\n').length + 1
     appendFileSync(plots, 'X1,not-a-lat,25.9,Gaborone,Gaborone City\n')
     const lines: string[] = []
-    await expect(buildDataset({ source: src, out: join(tmp(), 'o'), log: (l) => lines.push(l) })).rejects.toThrow(/1 source rows were rejected/)
+    await expect(buildDataset({ source: src, out: join(tmp(), 'o'), log: (l) => lines.push(l) })).rejects.toThrow(
+      /1 source rows were rejected/,
+    )
     expect(lines.join('\n')).toContain(`plots.csv:${line}`)
     const m = await buildDataset({ source: src, out: join(tmp(), 'o2'), allowRejects: true, log: () => {} })
     expect(m.domains.plots!.layers.botswana.rejected).toBe(1)
@@ -57,7 +69,9 @@ describe('build-index', () => {
 
   it('shows plain progress lines when not on a terminal', () => {
     const out = join(tmp(), 'cli')
-    const r = spawnSync(process.execPath, ['dist/build-index.js', '--source', inject('sourceDir'), '--out', out], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, ['dist/build-index.js', '--source', inject('sourceDir'), '--out', out], {
+      encoding: 'utf8',
+    })
     expect(r.status).toBe(0)
     expect(r.stderr).toMatch(/plots\/botswana: \d+% \(\d+ rows\)/)
     expect(r.stderr).not.toContain('\r')
@@ -101,12 +115,15 @@ describe('opening a dataset', () => {
     const copy = join(tmp(), 'ds')
     cpSync(inject('datasetDir'), copy, { recursive: true })
     appendFileSync(join(copy, 'plots', 'south_africa.city-ids.u32'), 'xxxx')
-    const r = spawnSync(process.execPath, ['dist/server.js'], { encoding: 'utf8', env: { ...process.env, DATASET_DIR: copy, PORT: '0', KEYS_DB: join(copy, 'k.db') }, timeout: 20_000 })
+    const r = spawnSync(process.execPath, ['dist/server.js'], {
+      encoding: 'utf8',
+      env: { ...process.env, DATASET_DIR: copy, PORT: '0', KEYS_DB: join(copy, 'k.db') },
+      timeout: 20_000,
+    })
     expect(r.status).toBe(1)
     expect(r.stderr).toContain('south_africa.city-ids.u32')
   })
 })
-
 
 describe('South African erven derived from the cadastre', () => {
   it('without erven.csv, every erf passing the default status filter becomes one plot record', async () => {
@@ -114,15 +131,31 @@ describe('South African erven derived from the cadastre', () => {
     const wc = join(source, 'south_africa', 'cadastre', 'WC')
     mkdirSync(wc, { recursive: true })
     for (const [layer, lines] of parcelFixtureLines()) writeFileSync(join(wc, `${layer}.geojsonl`), lines)
-    writeFileSync(join(source, 'export.json'), JSON.stringify({ plots: { export_id: 'plots-derived', as_of: '2026-11-01' }, cadastre: { export_id: 'csg-x', as_of: '2026-09-30' } }))
+    writeFileSync(
+      join(source, 'export.json'),
+      JSON.stringify({
+        plots: { export_id: 'plots-derived', as_of: '2026-11-01' },
+        cadastre: { export_id: 'csg-x', as_of: '2026-09-30' },
+      }),
+    )
     const out = join(tmp(), 'ds')
     const m = await buildDataset({ source, out, log: () => {} })
     expect(m.domains.plots!.layers.south_africa.meta!.derived_from).toBe('cadastre erf layers')
     const ds = openDataset(out)
     try {
-      const rows = ds.sqlite('plots/south_africa.sqlite').prepare('SELECT p.plot_number, p.latitude, p.longitude, c.name, c.region FROM plot p JOIN city c ON c.id = p.city_id ORDER BY p.id').all()
+      const rows = ds
+        .sqlite('plots/south_africa.sqlite')
+        .prepare(
+          'SELECT p.plot_number, p.latitude, p.longitude, c.name, c.region FROM plot p JOIN city c ON c.id = ' +
+            'p.city_id ORDER BY p.id',
+        )
+        .all()
       // erf 1 (current version only), 2, 3, 4; erf 5 (archived) and 6 (withdrawn) are hidden
-      expect(rows).toEqual([1, 2, 3, 4].map((n) => expect.objectContaining({ plot_number: String(n), name: 'FIXTURE TOWN', region: 'WESTERN CAPE' })))
+      expect(rows).toEqual(
+        [1, 2, 3, 4].map((n) =>
+          expect.objectContaining({ plot_number: String(n), name: 'FIXTURE TOWN', region: 'WESTERN CAPE' }),
+        ),
+      )
     } finally {
       ds.close()
     }
@@ -179,7 +212,10 @@ describe('preload and loadServices', () => {
       await all.preload()
       const files = all.manifest.files.filter((f) => f.kind !== 'sqlite')
       for (const f of files) rmSync(join(dir2, f.path))
-      for (const f of files) expect(bytes(all.arrayBuffer(f.path)).equals(readFileSync(join(inject('datasetDir'), f.path))), f.path).toBe(true)
+      for (const f of files)
+        expect(bytes(all.arrayBuffer(f.path)).equals(readFileSync(join(inject('datasetDir'), f.path))), f.path).toBe(
+          true,
+        )
       all.close()
     } finally {
       ds.close()
@@ -192,7 +228,9 @@ describe('preload and loadServices', () => {
     // an odd chunk size: the last chunk is a short one
     expect(want.length % 4099).not.toBe(0)
     expect(bytes(await readWhole(file, 'x', 4099)).equals(want)).toBe(true)
-    await expect(readWhole(join(inject('datasetDir'), 'nope.u32'), 'nope.u32')).rejects.toThrow(/nope\.u32: cannot open/)
+    await expect(readWhole(join(inject('datasetDir'), 'nope.u32'), 'nope.u32')).rejects.toThrow(
+      /nope\.u32: cannot open/,
+    )
   })
 
   it('a file gone before its preload fails with a DatasetError naming it', async () => {
@@ -204,20 +242,27 @@ describe('preload and loadServices', () => {
     ds.close()
   })
 
-  it('maps the index files by default (the native addon is built): the same bytes, a preload with nothing to read, a missing file named', async () => {
-    const dir = copyOf()
-    const ds = openDataset(dir)
-    try {
-      expect(ds.indexes).toBe('mapped')
-      for (const f of ds.manifest.files.filter((f) => f.kind !== 'sqlite')) expect(bytes(ds.arrayBuffer(f.path)).equals(readFileSync(join(dir, f.path))), f.path).toBe(true)
-      await ds.preload()
-      rmSync(join(dir, 'plots/botswana.kdbush'))
-      expect(() => ds.arrayBuffer('plots/botswana.kdbush')).toThrow(DatasetError)
-      expect(() => ds.arrayBuffer('plots/botswana.kdbush')).toThrow(/plots\/botswana\.kdbush: cannot open .*No such file/)
-    } finally {
-      ds.close()
-    }
-  })
+  it(
+    'maps the index files by default (the native addon is built): the same bytes, a preload with nothing to read, ' +
+      'a missing file named',
+    async () => {
+      const dir = copyOf()
+      const ds = openDataset(dir)
+      try {
+        expect(ds.indexes).toBe('mapped')
+        for (const f of ds.manifest.files.filter((f) => f.kind !== 'sqlite'))
+          expect(bytes(ds.arrayBuffer(f.path)).equals(readFileSync(join(dir, f.path))), f.path).toBe(true)
+        await ds.preload()
+        rmSync(join(dir, 'plots/botswana.kdbush'))
+        expect(() => ds.arrayBuffer('plots/botswana.kdbush')).toThrow(DatasetError)
+        expect(() => ds.arrayBuffer('plots/botswana.kdbush')).toThrow(
+          /plots\/botswana\.kdbush: cannot open .*No such file/,
+        )
+      } finally {
+        ds.close()
+      }
+    },
+  )
 
   it('loadServices answers every service as buildServices does, the index files read or mapped', async () => {
     const dataset = openDataset(inject('datasetDir'), { mapIndexes: false })
@@ -226,8 +271,14 @@ describe('preload and loadServices', () => {
     const a = loaded.issue().key
     const b = built.issue().key
     // probes at real plots and parcels of the test dataset
-    const plots = dataset.sqlite('plots/south_africa.sqlite').prepare('SELECT latitude, longitude FROM plot ORDER BY id LIMIT 6').all() as { latitude: number; longitude: number }[]
-    const parcels = dataset.sqlite('parcels/parcels.sqlite').prepare('SELECT lpi, label_lat, label_lon FROM parcel ORDER BY id LIMIT 6').all() as { lpi: string; label_lat: number; label_lon: number }[]
+    const plots = dataset
+      .sqlite('plots/south_africa.sqlite')
+      .prepare('SELECT latitude, longitude FROM plot ORDER BY id LIMIT 6')
+      .all() as { latitude: number; longitude: number }[]
+    const parcels = dataset
+      .sqlite('parcels/parcels.sqlite')
+      .prepare('SELECT lpi, label_lat, label_lon FROM parcel ORDER BY id LIMIT 6')
+      .all() as { lpi: string; label_lat: number; label_lon: number }[]
     const urls = [
       ...plots.flatMap((p) => [
         `/api/v1/plots/reverse?latitude=${p.latitude}&longitude=${p.longitude}`,

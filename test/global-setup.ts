@@ -4,7 +4,16 @@
  * test/fixtures (so writer/reader drift shows up in tests).
  */
 import { execFileSync } from 'node:child_process'
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
@@ -33,7 +42,9 @@ function appendRows(file: string, rows: string): void {
   appendFileSync(file, (text === '' || text.endsWith('\n') ? '' : '\n') + rows)
 }
 
-/** Adds the hand-made parcels to the Western Cape cadastre folder, naming a cadastre export if the generator did not. */
+/**
+ * Adds the hand-made parcels to the Western Cape cadastre folder, naming a cadastre export if the generator did not.
+ */
 function addParcelFixtures(source: string): void {
   const dir = join(source, 'south_africa', 'cadastre', 'WC')
   mkdirSync(dir, { recursive: true })
@@ -47,7 +58,10 @@ function addParcelFixtures(source: string): void {
   }
 }
 
-/** Adds the hand-made encumbrances to the Western Cape encumbrance folder, naming an encumbrance export if the generator did not. */
+/**
+ * Adds the hand-made encumbrances to the Western Cape encumbrance folder, naming an encumbrance export if the generator
+ * did not.
+ */
 function addEncumbranceFixtures(source: string): void {
   const dir = join(source, 'south_africa', 'encumbrances', 'WC')
   mkdirSync(dir, { recursive: true })

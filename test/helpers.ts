@@ -17,14 +17,27 @@ export const BOTH: Country[] = ['BOTSWANA', 'SOUTH_AFRICA']
  * dataset and the services already built on it (as the server's loadServices does).
  */
 export function makeTestApp(
-  opts: { datasetDir?: string; clock?: () => number; keyRecheckMs?: number; loaded?: { dataset: OpenDataset; services: Services }; routes?: AppDeps['routes'] } = {},
+  opts: {
+    datasetDir?: string
+    clock?: () => number
+    keyRecheckMs?: number
+    loaded?: { dataset: OpenDataset; services: Services }
+    routes?: AppDeps['routes']
+  } = {},
 ) {
   const keysDb = join(mkdtempSync(join(inject('workDir'), 'keys-')), 'keys.db')
   const keys = new SqliteKeyStore(keysDb, { recheckMs: opts.keyRecheckMs ?? 0 })
   const data = opts.loaded
     ? new DatasetHandle(opts.loaded.dataset, buildServices, opts.loaded.services)
     : new DatasetHandle(openDataset(opts.datasetDir ?? inject('datasetDir')), buildServices)
-  const app = createApp({ log: pino({ level: 'silent' }), keys, limiter: new MemoryRateLimiter(), data, clock: opts.clock, routes: opts.routes })
+  const app = createApp({
+    log: pino({ level: 'silent' }),
+    keys,
+    limiter: new MemoryRateLimiter(),
+    data,
+    clock: opts.clock,
+    routes: opts.routes,
+  })
   const issue = (o: Partial<Parameters<SqliteKeyStore['issue']>[0]> = {}) =>
     keys.issue({ products: ALL_PRODUCTS, countries: BOTH, ratePerMinute: 100000, ...o })
   const get = (path: string, key?: string, headers: Record<string, string> = {}) =>

@@ -49,8 +49,14 @@ describe('request ids', () => {
     expect(routes.length).toBeGreaterThan(30)
     const open = new Set(['/healthz', '/readyz', '/docs', '/docs/assets/:file', '/api/v1/openapi.json'])
     for (const r of routes) {
-      const path = r.path.replace(/:(\w+)(\{[^}]*\})?/g, (_m, name: string) => (name === 'file' ? 'swagger-ui.css' : '1'))
-      const res = await t.app.request(path, { method: r.method, headers: { 'X-Request-Id': 'door-1' }, ...(r.method === 'POST' ? { body: '{}' } : {}) })
+      const path = r.path.replace(/:(\w+)(\{[^}]*\})?/g, (_m, name: string) =>
+        name === 'file' ? 'swagger-ui.css' : '1',
+      )
+      const res = await t.app.request(path, {
+        method: r.method,
+        headers: { 'X-Request-Id': 'door-1' },
+        ...(r.method === 'POST' ? { body: '{}' } : {}),
+      })
       expect(res.headers.get('X-Request-Id'), `${r.method} ${r.path}`).toBe('door-1')
       expect(res.status, `${r.method} ${r.path}`).toBe(open.has(r.path) ? 200 : 401)
     }
@@ -74,7 +80,11 @@ describe('error envelope', () => {
     const res = await t.get('/nope', key)
     expect(res.status).toBe(404)
     const body = await json(res)
-    expect(body).toEqual({ error: 'NotFound', message: expect.stringContaining('/nope'), requestId: res.headers.get('X-Request-Id') })
+    expect(body).toEqual({
+      error: 'NotFound',
+      message: expect.stringContaining('/nope'),
+      requestId: res.headers.get('X-Request-Id'),
+    })
   })
 
   it('lists every invalid field: three bad parameters give three details', async () => {
@@ -89,9 +99,13 @@ describe('error envelope', () => {
   it('answers 500 with a generic message and never the error text or stack', async () => {
     const f = makeTestApp({
       routes: (router) =>
-        router.add({ method: 'get', path: '/boom', tags: ['test'], summary: 'fails', request: {}, responses: {} }, [], () => {
-          throw new Error('secret internals at /srv/x.ts:12')
-        }),
+        router.add(
+          { method: 'get', path: '/boom', tags: ['test'], summary: 'fails', request: {}, responses: {} },
+          [],
+          () => {
+            throw new Error('secret internals at /srv/x.ts:12')
+          },
+        ),
     })
     const res = await f.get('/api/v1/boom', f.issue().key)
     expect(res.status).toBe(500)
@@ -107,14 +121,25 @@ describe('error envelope', () => {
     const f = makeTestApp({
       routes: (router) =>
         router.add(
-          { method: 'post', path: '/echo', tags: ['test'], summary: 'echoes the body', request: { body: z.object({ n: z.number() }) }, responses: {} },
+          {
+            method: 'post',
+            path: '/echo',
+            tags: ['test'],
+            summary: 'echoes the body',
+            request: { body: z.object({ n: z.number() }) },
+            responses: {},
+          },
           [],
           (c, { body }) => reply(c, JSON.stringify(body), 200, 'application/json'),
         ),
     })
     const fkey = f.issue().key
     const post = (body: string, headers: Record<string, string> = {}) =>
-      f.app.request('/api/v1/echo', { method: 'POST', headers: { 'X-API-KEY': fkey, 'Content-Type': 'application/json', ...headers }, body })
+      f.app.request('/api/v1/echo', {
+        method: 'POST',
+        headers: { 'X-API-KEY': fkey, 'Content-Type': 'application/json', ...headers },
+        body,
+      })
 
     it('accepts a well-formed JSON body', async () => {
       const res = await post('{"n": 3}')
@@ -169,10 +194,17 @@ describe('health and docs', () => {
   it('publishes OpenAPI 3.1 describing every plot endpoint with its parameters', async () => {
     const doc = await json(await t.get('/api/v1/openapi.json'))
     expect(doc.openapi).toBe('3.1.0')
-    for (const p of ['/api/v1/plots/search-given-coordinates', '/api/v1/plots/reverse', '/api/v1/plots/{plot_number}', '/api/v1/cities']) {
+    for (const p of [
+      '/api/v1/plots/search-given-coordinates',
+      '/api/v1/plots/reverse',
+      '/api/v1/plots/{plot_number}',
+      '/api/v1/cities',
+    ]) {
       expect(doc.paths[p]?.get, p).toBeDefined()
     }
-    const params = doc.paths['/api/v1/plots/search-given-coordinates'].get.parameters.map((p: { name: string }) => p.name)
+    const params = doc.paths['/api/v1/plots/search-given-coordinates'].get.parameters.map(
+      (p: { name: string }) => p.name,
+    )
     expect(params.sort()).toEqual(['country', 'latitude', 'limit', 'longitude', 'radius'])
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' })
   })

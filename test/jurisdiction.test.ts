@@ -12,10 +12,15 @@ import { json, makeTestApp } from './helpers.js'
 
 const t = makeTestApp()
 const { key } = t.issue()
-const get = (path: string, k = key, headers: Record<string, string> = {}) => t.get(`/api/v1/jurisdiction${path}`, k, headers)
+const get = (path: string, k = key, headers: Record<string, string> = {}) =>
+  t.get(`/api/v1/jurisdiction${path}`, k, headers)
 const at = (lat: number, lon: number, extra = '') => get(`/at?lat=${lat}&lon=${lon}${extra}`)
 const post = (body: unknown, k = key) =>
-  t.app.request('/api/v1/jurisdiction/batch', { method: 'POST', headers: { 'X-API-KEY': k, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+  t.app.request('/api/v1/jurisdiction/batch', {
+    method: 'POST',
+    headers: { 'X-API-KEY': k, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 const fields = (body: { details?: { field: string }[] }) => (body.details ?? []).map((d) => d.field).sort()
 
 // well-known places (central coordinates of each city)
@@ -33,20 +38,46 @@ describe('GET /jurisdiction/at: real boundaries', () => {
     ['Cape Town', CAPE_TOWN, 'WC', 'CPT', 'City of Cape Town'],
     ['Durban', DURBAN, 'KZ', 'ETH', 'Ethekwini'],
     ['Bloemfontein', BLOEMFONTEIN, 'FS', 'MAN', 'Mangaung'],
-  ])('%s resolves to its real province and metro, with the metro note', async (_name, p, province, metro, metroName) => {
-    const res = await at(p.lat, p.lon)
-    expect(res.status).toBe(200)
-    const body = await json(res)
-    expect(body.jurisdiction.province.code).toBe(province)
-    expect(body.jurisdiction.local_municipality).toMatchObject({ code: metro, name: metroName, category: 'A', vintage: '2018 demarcation', effective_from: '2016-08-03' })
-    expect(body.jurisdiction.district_municipality).toBeNull()
-    expect(body.notes.some((n: string) => n.includes('metropolitan municipality') && n.includes('no district municipality'))).toBe(true)
-    // the ward comes from the 2020 delimitation and belongs to the same metro (parent chain from codes)
-    expect(body.jurisdiction.ward).toMatchObject({ vintage: '2020 delimitation', effective_from: '2021-11-01' })
-    expect(body.jurisdiction.ward.name).toContain(metroName)
-    expect(body).toMatchObject({ as_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), dataset_version: expect.stringMatching(/^mdb-/), as_of: expect.any(String), message: expect.any(String) })
-    expect(Object.keys(body.jurisdiction)).toEqual(['province', 'district_municipality', 'local_municipality', 'ward', 'registration_division', 'deeds_office', 'township'])
-  })
+  ])(
+    '%s resolves to its real province and metro, with the metro note',
+    async (_name, p, province, metro, metroName) => {
+      const res = await at(p.lat, p.lon)
+      expect(res.status).toBe(200)
+      const body = await json(res)
+      expect(body.jurisdiction.province.code).toBe(province)
+      expect(body.jurisdiction.local_municipality).toMatchObject({
+        code: metro,
+        name: metroName,
+        category: 'A',
+        vintage: '2018 demarcation',
+        effective_from: '2016-08-03',
+      })
+      expect(body.jurisdiction.district_municipality).toBeNull()
+      expect(
+        body.notes.some(
+          (n: string) => n.includes('metropolitan municipality') && n.includes('no district municipality'),
+        ),
+      ).toBe(true)
+      // the ward comes from the 2020 delimitation and belongs to the same metro (parent chain from codes)
+      expect(body.jurisdiction.ward).toMatchObject({ vintage: '2020 delimitation', effective_from: '2021-11-01' })
+      expect(body.jurisdiction.ward.name).toContain(metroName)
+      expect(body).toMatchObject({
+        as_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        dataset_version: expect.stringMatching(/^mdb-/),
+        as_of: expect.any(String),
+        message: expect.any(String),
+      })
+      expect(Object.keys(body.jurisdiction)).toEqual([
+        'province',
+        'district_municipality',
+        'local_municipality',
+        'ward',
+        'registration_division',
+        'deeds_office',
+        'township',
+      ])
+    },
+  )
 
   it('a rural Northern Cape point gets a category B local municipality inside its category C district', async () => {
     const body = await json(await at(RURAL_NC.lat, RURAL_NC.lon))
@@ -74,7 +105,11 @@ describe('GET /jurisdiction/at: real boundaries', () => {
     const now = await json(await at(WARD_MOVED.lat, WARD_MOVED.lon))
     const then = await json(await at(WARD_MOVED.lat, WARD_MOVED.lon, '&as_at=2012-06-01'))
     expect(now.jurisdiction.ward).toMatchObject({ code: '19100057', vintage: '2020 delimitation' })
-    expect(then.jurisdiction.ward).toMatchObject({ code: '19100058', vintage: '2011 delimitation', effective_from: '2011-05-18' })
+    expect(then.jurisdiction.ward).toMatchObject({
+      code: '19100058',
+      vintage: '2011 delimitation',
+      effective_from: '2011-05-18',
+    })
     expect(then.jurisdiction.local_municipality).toMatchObject({ code: 'CPT', vintage: '2011 demarcation' })
     expect(then.as_at).toBe('2012-06-01')
   })
@@ -83,7 +118,9 @@ describe('GET /jurisdiction/at: real boundaries', () => {
     const body = await json(await at(CAPE_TOWN.lat, CAPE_TOWN.lon, '&as_at=2019-06-01'))
     expect(body.jurisdiction.ward).toBeNull()
     expect(body.jurisdiction.local_municipality.code).toBe('CPT')
-    expect(body.notes.some((n: string) => n.includes('2016 delimitation') && n.includes('without boundary geometry'))).toBe(true)
+    expect(
+      body.notes.some((n: string) => n.includes('2016 delimitation') && n.includes('without boundary geometry')),
+    ).toBe(true)
   })
 
   it('effective_from is inclusive and effective_to exclusive', async () => {
@@ -138,7 +175,7 @@ describe('GET /jurisdiction/at: the answer written from cached bytes', () => {
     try {
       const s = createJurisdictionQueries(ds)
       let seed = 11
-      const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+      const rnd = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32
       const pts = [JOHANNESBURG, CAPE_TOWN, DURBAN, BLOEMFONTEIN, RURAL_NC, WARD_MOVED]
       for (let i = 0; i < 60; i++) pts.push({ lat: -35 + rnd() * 14, lon: 16 + rnd() * 17 })
       const today = johannesburgDate(new Date())
@@ -150,7 +187,14 @@ describe('GET /jurisdiction/at: the answer written from cached bytes', () => {
           const r = s.resolve(p.lon, p.lat, d)
           if (!r.found && d >= s.earliest!) continue // 404, covered elsewhere
           const message = r.found ? `Jurisdiction chain on ${d}` : `No boundary in force on ${d} contains the point`
-          const expected = JSON.stringify({ jurisdiction: r.jurisdiction, notes: r.notes, as_at: d, message, as_of: s.asOf, dataset_version: s.version })
+          const expected = JSON.stringify({
+            jurisdiction: r.jurisdiction,
+            notes: r.notes,
+            as_at: d,
+            message,
+            as_of: s.asOf,
+            dataset_version: s.version,
+          })
           for (let k = 0; k < 2; k++) {
             const res = await at(p.lat, p.lon, asAt ? `&as_at=${asAt}` : '')
             expect(res.status).toBe(200)
@@ -200,13 +244,26 @@ describe('GET /jurisdiction/parcel/{lpi}', () => {
 
 describe('POST /jurisdiction/batch', () => {
   it('answers in input order, null outside the demarcated area, with found and not_found', async () => {
-    const res = await post({ points: [{ latitude: CAPE_TOWN.lat, longitude: CAPE_TOWN.lon }, { latitude: -20, longitude: 20 }, { latitude: DURBAN.lat, longitude: DURBAN.lon }] })
+    const res = await post({
+      points: [
+        { latitude: CAPE_TOWN.lat, longitude: CAPE_TOWN.lon },
+        { latitude: -20, longitude: 20 },
+        { latitude: DURBAN.lat, longitude: DURBAN.lon },
+      ],
+    })
     expect(res.status).toBe(200)
     const body = await json(res)
     expect(body.results[0].jurisdiction.local_municipality.code).toBe('CPT')
     expect(body.results[1]).toBeNull()
     expect(body.results[2].jurisdiction.local_municipality.code).toBe('ETH')
-    expect(body).toMatchObject({ found: 2, not_found: 1, as_at: expect.any(String), dataset_version: expect.any(String), as_of: expect.any(String), message: expect.any(String) })
+    expect(body).toMatchObject({
+      found: 2,
+      not_found: 1,
+      as_at: expect.any(String),
+      dataset_version: expect.any(String),
+      as_of: expect.any(String),
+      message: expect.any(String),
+    })
     // a batch item is the same chain /at gives
     const single = await json(await at(CAPE_TOWN.lat, CAPE_TOWN.lon))
     expect(body.results[0]).toEqual({ jurisdiction: single.jurisdiction, notes: single.notes })
@@ -216,9 +273,10 @@ describe('POST /jurisdiction/batch', () => {
     // scattered over the country and beyond, repeated points and places out of order
     const pts: { latitude: number; longitude: number }[] = []
     let seed = 7
-    const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    const rnd = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32
     for (let i = 0; i < 150; i++) pts.push({ latitude: -35 + rnd() * 14, longitude: 16 + rnd() * 17 })
-    for (const p of [JOHANNESBURG, CAPE_TOWN, DURBAN, BLOEMFONTEIN, RURAL_NC, WARD_MOVED, JOHANNESBURG]) pts.splice(Math.floor(rnd() * pts.length), 0, { latitude: p.lat, longitude: p.lon })
+    for (const p of [JOHANNESBURG, CAPE_TOWN, DURBAN, BLOEMFONTEIN, RURAL_NC, WARD_MOVED, JOHANNESBURG])
+      pts.splice(Math.floor(rnd() * pts.length), 0, { latitude: p.lat, longitude: p.lon })
     for (const asAt of [undefined, '2012-06-01', '2019-01-01', '2001-01-01']) {
       const res = await post(asAt ? { points: pts, as_at: asAt } : { points: pts })
       expect(res.status).toBe(200)
@@ -240,12 +298,16 @@ describe('POST /jurisdiction/batch', () => {
       expect(body.not_found).toBe(pts.length - found)
       // the answer is the items joined around the envelope, byte for byte
       const { results, ...rest } = body
-      expect(text).toBe(`{"results":[${results.map((r: unknown) => JSON.stringify(r)).join(',')}],${JSON.stringify(rest).slice(1)}`)
+      expect(text).toBe(
+        `{"results":[${results.map((r: unknown) => JSON.stringify(r)).join(',')}],${JSON.stringify(rest).slice(1)}`,
+      )
     }
   })
 
   it('honours as_at in the body', async () => {
-    const body = await json(await post({ points: [{ latitude: WARD_MOVED.lat, longitude: WARD_MOVED.lon }], as_at: '2012-06-01' }))
+    const body = await json(
+      await post({ points: [{ latitude: WARD_MOVED.lat, longitude: WARD_MOVED.lon }], as_at: '2012-06-01' }),
+    )
     expect(body.results[0].jurisdiction.ward.code).toBe('19100058')
     expect(body.as_at).toBe('2012-06-01')
   })
@@ -273,7 +335,13 @@ describe('boundaries', () => {
     const first = await json(await get('/boundaries/local_municipality?province=GT&limit=2'))
     expect(first.boundaries.map((b: { code: string }) => b.code)).toEqual(['EKU', 'GT421'])
     expect(first).toMatchObject({ total: 9, cursor: 0, limit: 2, next_cursor: 2 })
-    expect(first.boundaries[1]).toMatchObject({ category: 'B', province: 'GP', parent: { boundary_type: 'district_municipality', code: 'DC42' }, vintage: '2018 demarcation', has_geometry: true })
+    expect(first.boundaries[1]).toMatchObject({
+      category: 'B',
+      province: 'GP',
+      parent: { boundary_type: 'district_municipality', code: 'DC42' },
+      vintage: '2018 demarcation',
+      has_geometry: true,
+    })
     const last = await json(await get('/boundaries/local_municipality?province=GP&limit=2&cursor=8'))
     expect(last.boundaries).toHaveLength(1)
     expect(last.next_cursor).toBeUndefined()
@@ -294,8 +362,15 @@ describe('boundaries', () => {
 
   it('detail, children and geometry of one boundary', async () => {
     const dc48 = await json(await get('/boundaries/district_municipality/dc48'))
-    expect(dc48.boundary).toMatchObject({ code: 'DC48', name: 'West Rand', category: 'C', ancestors: [{ boundary_type: 'province', code: 'GP' }] })
-    expect(dc48.boundary.other_versions).toEqual([{ set: '2011', vintage: '2011 demarcation', effective_from: '2011-05-18', effective_to: '2016-08-03' }])
+    expect(dc48.boundary).toMatchObject({
+      code: 'DC48',
+      name: 'West Rand',
+      category: 'C',
+      ancestors: [{ boundary_type: 'province', code: 'GP' }],
+    })
+    expect(dc48.boundary.other_versions).toEqual([
+      { set: '2011', vintage: '2011 demarcation', effective_from: '2011-05-18', effective_to: '2016-08-03' },
+    ])
     const kids = await json(await get('/boundaries/district_municipality/DC48/children'))
     expect(kids.children.map((k: { code: string }) => k.code)).toEqual(['GT481', 'GT484', 'GT485'])
     const gp = await json(await get('/boundaries/province/GP/children'))
@@ -335,7 +410,12 @@ describe('GET /jurisdiction/search', () => {
     expect(tsh.matches[0].similarity).toBeGreaterThanOrEqual(0.3)
     const nmb = await json(await get('/search?q=mandela%20bay'))
     expect(nmb.matches[0].name).toBe('Nelson Mandela Bay')
-    expect(nmb.matches.every((m: { similarity: number }, i: number, a: { similarity: number }[]) => i === 0 || a[i - 1].similarity >= m.similarity)).toBe(true)
+    expect(
+      nmb.matches.every(
+        (m: { similarity: number }, i: number, a: { similarity: number }[]) =>
+          i === 0 || a[i - 1].similarity >= m.similarity,
+      ),
+    ).toBe(true)
   })
 
   it('an exact code comes first; types, limit and as_at filter', async () => {
@@ -385,12 +465,18 @@ describe('coverage, heatmap and tiles', () => {
   it('heatmap draws the municipal chain at any span and gates wards by scale', async () => {
     const wide = await json(await get('/heatmap?north=-22&south=-35&east=33&west=16&types=province,ward'))
     expect(wide.type).toBe('FeatureCollection')
-    expect(wide.features.filter((f: { properties: { boundary_type: string } }) => f.properties.boundary_type === 'province')).toHaveLength(9)
+    expect(
+      wide.features.filter((f: { properties: { boundary_type: string } }) => f.properties.boundary_type === 'province'),
+    ).toHaveLength(9)
     expect(wide.omitted).toEqual([expect.objectContaining({ boundary_type: 'ward', max_span_degrees: 2 })])
     const close = await json(await get('/heatmap?north=-26.15&south=-26.25&east=28.1&west=28.0&types=ward'))
     expect(close.omitted).toEqual([])
     expect(close.features.length).toBeGreaterThan(3)
-    expect(close.features[0]).toMatchObject({ type: 'Feature', properties: { boundary_type: 'ward' }, geometry: { type: 'MultiPolygon' } })
+    expect(close.features[0]).toMatchObject({
+      type: 'Feature',
+      properties: { boundary_type: 'ward' },
+      geometry: { type: 'MultiPolygon' },
+    })
     const bad = await json(await get('/heatmap?north=-30&south=-20&east=28&west=29'))
     expect(fields(bad)).toEqual(['south', 'west'])
   })
@@ -410,11 +496,17 @@ describe('coverage, heatmap and tiles', () => {
     expect(munis.feature(codes.indexOf('JHB')).type).toBe(3)
     // wards appear from z8: at z6 only the municipality layer is drawn
     const z6 = tileAt(JOHANNESBURG.lon, JOHANNESBURG.lat, 6)
-    const low = new VectorTile(new PbfReader(new Uint8Array(await (await get(`/tiles/6/${z6.x}/${z6.y}.mvt?layers=local_municipality,ward`)).arrayBuffer())))
+    const low = new VectorTile(
+      new PbfReader(
+        new Uint8Array(await (await get(`/tiles/6/${z6.x}/${z6.y}.mvt?layers=local_municipality,ward`)).arrayBuffer()),
+      ),
+    )
     expect(Object.keys(low.layers)).toEqual(['local_municipality'])
     const etag = res.headers.get('etag')!
     expect(etag).toContain('mdb-')
-    expect((await get(`/tiles/9/${x}/${y}.mvt?layers=local_municipality,ward`, key, { 'If-None-Match': etag })).status).toBe(304)
+    expect(
+      (await get(`/tiles/9/${x}/${y}.mvt?layers=local_municipality,ward`, key, { 'If-None-Match': etag })).status,
+    ).toBe(304)
     // the South Atlantic: nothing to draw
     const sea = tileAt(0, -40, 9)
     expect((await get(`/tiles/9/${sea.x}/${sea.y}.mvt`)).status).toBe(204)
@@ -445,11 +537,27 @@ describe('access', () => {
 
   it('the OpenAPI document describes every endpoint and the accepted boundary types', async () => {
     const doc = await json(await t.get('/api/v1/openapi.json'))
-    for (const p of ['/at', '/parcel/{lpi}', '/batch', '/boundaries/{boundary_type}', '/boundaries/{boundary_type}/{code}', '/boundaries/{boundary_type}/{code}/geometry', '/boundaries/{boundary_type}/{code}/children', '/search', '/coverage', '/heatmap', '/tiles/{z}/{x}/{y}.mvt']) {
+    for (const p of [
+      '/at',
+      '/parcel/{lpi}',
+      '/batch',
+      '/boundaries/{boundary_type}',
+      '/boundaries/{boundary_type}/{code}',
+      '/boundaries/{boundary_type}/{code}/geometry',
+      '/boundaries/{boundary_type}/{code}/children',
+      '/search',
+      '/coverage',
+      '/heatmap',
+      '/tiles/{z}/{x}/{y}.mvt',
+    ]) {
       const item = doc.paths[`/api/v1/jurisdiction${p}`]
       expect(item?.get ?? item?.post, p).toBeDefined()
     }
-    const typeParam = doc.paths['/api/v1/jurisdiction/boundaries/{boundary_type}'].get.parameters.find((x: { name: string }) => x.name === 'boundary_type')
-    expect(typeParam.schema.enum).toEqual(expect.arrayContaining(['ward', 'registration_division', 'pre1994_municipal']))
+    const typeParam = doc.paths['/api/v1/jurisdiction/boundaries/{boundary_type}'].get.parameters.find(
+      (x: { name: string }) => x.name === 'boundary_type',
+    )
+    expect(typeParam.schema.enum).toEqual(
+      expect.arrayContaining(['ward', 'registration_division', 'pre1994_municipal']),
+    )
   })
 })

@@ -12,7 +12,7 @@ const SNAPSHOT = fileURLToPath(new URL('./fixtures/openapi.json', import.meta.ur
 
 describe('the OpenAPI document', () => {
   it('equals the committed snapshot', async () => {
-    const doc = await json((await makeTestApp().get('/api/v1/openapi.json')))
+    const doc = await json(await makeTestApp().get('/api/v1/openapi.json'))
     const text = JSON.stringify(doc, null, 1) + '\n'
     if (process.env.UPDATE_OPENAPI === '1') writeFileSync(SNAPSHOT, text)
     expect(text).toBe(readFileSync(SNAPSHOT, 'utf8'))

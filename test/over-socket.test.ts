@@ -20,7 +20,12 @@ describe('served over a socket', () => {
       done()
     },
   })
-  const app = createApp({ log: pino({ level: 'info', base: { pid: 7 } }, stream), keys: t.keys, limiter: new MemoryRateLimiter(), data: t.data })
+  const app = createApp({
+    log: pino({ level: 'info', base: { pid: 7 } }, stream),
+    keys: t.keys,
+    limiter: new MemoryRateLimiter(),
+    data: t.data,
+  })
   let base = ''
   let server: ReturnType<typeof serve>
   beforeAll(
@@ -53,7 +58,10 @@ describe('served over a socket', () => {
   })
 
   it('answers HEAD with the GET headers and no body', async () => {
-    const res = await fetch(base + reverse, { method: 'HEAD', headers: { 'X-API-KEY': key, 'X-Request-Id': 'sock-head' } })
+    const res = await fetch(base + reverse, {
+      method: 'HEAD',
+      headers: { 'X-API-KEY': key, 'X-Request-Id': 'sock-head' },
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('X-Request-Id')).toBe('sock-head')
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
@@ -66,7 +74,9 @@ describe('served over a socket', () => {
     const missing = await fetch(base + reverse)
     expect(missing.status).toBe(401)
     expect(((await missing.json()) as { error: string }).error).toBe('ApiKeyMissing')
-    const wrong = await fetch(base + reverse, { headers: { 'X-API-KEY': key.slice(0, -1) + (key.endsWith('a') ? 'b' : 'a') } })
+    const wrong = await fetch(base + reverse, {
+      headers: { 'X-API-KEY': key.slice(0, -1) + (key.endsWith('a') ? 'b' : 'a') },
+    })
     expect(wrong.status).toBe(401)
     expect(((await wrong.json()) as { error: string }).error).toBe('ApiKeyInvalid')
     // an unsafe client id is replaced, on error answers too
@@ -76,7 +86,12 @@ describe('served over a socket', () => {
   })
 
   it('validates a POST body', async () => {
-    const post = (body: string) => fetch(base + '/api/v1/parcels/batch', { method: 'POST', headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body })
+    const post = (body: string) =>
+      fetch(base + '/api/v1/parcels/batch', {
+        method: 'POST',
+        headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' },
+        body,
+      })
     expect((await post(JSON.stringify({ points: [{ latitude: -34.9045, longitude: 17.0015 }] }))).status).toBe(200)
     const bad = await post('{"points":')
     expect(bad.status).toBe(400)
@@ -90,7 +105,14 @@ describe('served over a socket', () => {
     await flush()
     const a = lines.find((l) => l.requestId === 'sock-log')!
     const b = lines.find((l) => l.requestId === 'sock-nokey')!
-    expect(a).toMatchObject({ level: 30, pid: 7, method: 'GET', path: '/api/v1/plots/reverse', status: 200, keyId: record.id })
+    expect(a).toMatchObject({
+      level: 30,
+      pid: 7,
+      method: 'GET',
+      path: '/api/v1/plots/reverse',
+      status: 200,
+      keyId: record.id,
+    })
     expect(typeof a.time).toBe('number')
     expect(a.ms).toBeGreaterThan(0)
     expect(b).toMatchObject({ method: 'GET', status: 401 })

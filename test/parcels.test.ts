@@ -9,9 +9,14 @@ const { Geodesic } = geographiclib
 const t = makeTestApp()
 const { key } = t.issue()
 const get = (path: string, k = key) => t.get(`/api/v1/parcels${path}`, k)
-const at = (p: { latitude: number; longitude: number }, extra = '') => get(`/at?latitude=${p.latitude}&longitude=${p.longitude}${extra}`)
+const at = (p: { latitude: number; longitude: number }, extra = '') =>
+  get(`/at?latitude=${p.latitude}&longitude=${p.longitude}${extra}`)
 const post = (body: unknown, k = key) =>
-  t.app.request('/api/v1/parcels/batch', { method: 'POST', headers: { 'X-API-KEY': k, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+  t.app.request('/api/v1/parcels/batch', {
+    method: 'POST',
+    headers: { 'X-API-KEY': k, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 const lpis = (body: { parcels: { lpi: string }[] }) => body.parcels.map((p) => p.lpi)
 
 describe('GET /parcels/at', () => {
@@ -67,7 +72,10 @@ describe('GET /parcels/at', () => {
   it('shows historic versions with include_status=all, current version first', async () => {
     const all = await json(await at(POINTS.inErf1, '&include_status=all'))
     expect(lpis(all)).toEqual([erfLpi(1), erfLpi(1), PORTION1_LPI, FARM_LPI])
-    expect(all.parcels.slice(0, 2).map((p: { work_status: { code: string } }) => p.work_status.code)).toEqual(['C', 'H'])
+    expect(all.parcels.slice(0, 2).map((p: { work_status: { code: string } }) => p.work_status.code)).toEqual([
+      'C',
+      'H',
+    ])
   })
 
   it('restricts to one layer with parcel_type, case-insensitively', async () => {
@@ -82,7 +90,12 @@ describe('GET /parcels/at', () => {
     const nearest = body.details.nearest
     // the portion and the farm share the south edge: the more specific one wins the tie
     expect(nearest.lpi).toBe(PORTION1_LPI)
-    const exact = Geodesic.WGS84.Inverse(POINTS.southOfFarm.latitude, POINTS.southOfFarm.longitude, -34.91, POINTS.southOfFarm.longitude).s12!
+    const exact = Geodesic.WGS84.Inverse(
+      POINTS.southOfFarm.latitude,
+      POINTS.southOfFarm.longitude,
+      -34.91,
+      POINTS.southOfFarm.longitude,
+    ).s12!
     expect(Math.abs(nearest.distance_meters - exact)).toBeLessThan(1)
   })
 
@@ -105,8 +118,15 @@ describe('GET /parcels/at', () => {
     const res = await get('/at?latitude=abc&longitude=200&parcel_type=farm&include_status=some')
     expect(res.status).toBe(400)
     const body = await json(res)
-    expect(body.details.map((d: { field: string }) => d.field).sort()).toEqual(['include_status', 'latitude', 'longitude', 'parcel_type'])
-    expect((await json(await get('/at?longitude=17'))).details.map((d: { field: string }) => d.field)).toEqual(['latitude'])
+    expect(body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'include_status',
+      'latitude',
+      'longitude',
+      'parcel_type',
+    ])
+    expect((await json(await get('/at?longitude=17'))).details.map((d: { field: string }) => d.field)).toEqual([
+      'latitude',
+    ])
   })
 })
 
@@ -119,50 +139,68 @@ describe('GET /parcels/{lpi} and /parcels/by-key/{source_key}', () => {
     expect(all.parcels.map((p: { work_status: { code: string } }) => p.work_status.code)).toEqual(['C', 'H'])
   })
 
-  it('orders every LPI\'s and source key\'s versions as the SQL order did (visible, current, proposed, historic, newest, id)', () => {
-    const q = t.data.services.parcels!
-    const db = t.data.dataset.sqlite('parcels/parcels.sqlite')
-    const ORDER = `hidden, CASE COALESCE(wstatus, 'C') WHEN 'C' THEN 0 WHEN 'P' THEN 1 ELSE 2 END, date_stamp DESC, id`
-    const byLpi = db.prepare(`SELECT source_key, lpi, wstatus, date_stamp, hidden FROM parcel WHERE lpi = ? ORDER BY ${ORDER}`)
-    const byKey = db.prepare(`SELECT source_key, lpi, wstatus, date_stamp, hidden FROM parcel WHERE source_key = ? ORDER BY ${ORDER}`)
-    type R = { source_key: string; lpi: string; wstatus: string | null; date_stamp: string | null; hidden: number }
-    const sig = (rows: R[], all: boolean) => rows.filter((r) => all || !r.hidden).map((r) => `${r.lpi}/${r.source_key}/${r.wstatus}/${r.date_stamp}`)
-    const got = (recs: { lpi: string; source_key: string; work_status?: { code: string }; date_stamp?: string }[]) =>
-      recs.map((r) => `${r.lpi}/${r.source_key}/${r.work_status?.code ?? null}/${r.date_stamp ?? null}`)
-    const multi = db.prepare('SELECT lpi FROM parcel GROUP BY lpi HAVING count(*) > 1').pluck().all() as string[]
-    expect(multi.length).toBeGreaterThan(0)
-    const lpis = db.prepare('SELECT DISTINCT lpi FROM parcel').pluck().all() as string[]
-    for (const all of [false, true]) {
-      for (const lpi of lpis) expect(got(q.byLpi(lpi, { all }) as never), lpi).toEqual(sig(byLpi.all(lpi) as R[], all))
-      for (const lpi of multi) {
-        const keys = db.prepare('SELECT DISTINCT source_key FROM parcel WHERE lpi = ?').pluck().all(lpi) as string[]
-        for (const k of keys) expect(got(q.bySourceKey(k, { all }) as never), k).toEqual(sig(byKey.all(k) as R[], all))
+  it(
+    "orders every LPI's and source key's versions as the SQL order did (visible, current, proposed, historic, " +
+      'newest, id)',
+    () => {
+      const q = t.data.services.parcels!
+      const db = t.data.dataset.sqlite('parcels/parcels.sqlite')
+      const ORDER =
+        `hidden, CASE COALESCE(wstatus, 'C') WHEN 'C' THEN 0 WHEN 'P' THEN 1 ELSE 2 END, date_stamp ` + `DESC, id`
+      const byLpi = db.prepare(
+        `SELECT source_key, lpi, wstatus, date_stamp, hidden FROM parcel WHERE lpi = ? ORDER BY ${ORDER}`,
+      )
+      const byKey = db.prepare(
+        `SELECT source_key, lpi, wstatus, date_stamp, hidden FROM parcel WHERE source_key = ? ORDER BY ${ORDER}`,
+      )
+      type R = { source_key: string; lpi: string; wstatus: string | null; date_stamp: string | null; hidden: number }
+      const sig = (rows: R[], all: boolean) =>
+        rows.filter((r) => all || !r.hidden).map((r) => `${r.lpi}/${r.source_key}/${r.wstatus}/${r.date_stamp}`)
+      const got = (recs: { lpi: string; source_key: string; work_status?: { code: string }; date_stamp?: string }[]) =>
+        recs.map((r) => `${r.lpi}/${r.source_key}/${r.work_status?.code ?? null}/${r.date_stamp ?? null}`)
+      const multi = db.prepare('SELECT lpi FROM parcel GROUP BY lpi HAVING count(*) > 1').pluck().all() as string[]
+      expect(multi.length).toBeGreaterThan(0)
+      const lpis = db.prepare('SELECT DISTINCT lpi FROM parcel').pluck().all() as string[]
+      for (const all of [false, true]) {
+        for (const lpi of lpis)
+          expect(got(q.byLpi(lpi, { all }) as never), lpi).toEqual(sig(byLpi.all(lpi) as R[], all))
+        for (const lpi of multi) {
+          const keys = db.prepare('SELECT DISTINCT source_key FROM parcel WHERE lpi = ?').pluck().all(lpi) as string[]
+          for (const k of keys)
+            expect(got(q.bySourceKey(k, { all }) as never), k).toEqual(sig(byKey.all(k) as R[], all))
+        }
       }
-    }
-  })
+    },
+  )
 
-  it('reads an LPI\'s rows through the LPI hash index as SQL finds them: every LPI, both filters, absent and wrongly cased LPIs', () => {
-    const ds = t.data.dataset
-    expect(ds.has(PARCEL_FILES.lpiHash)).toBe(true)
-    const db = ds.sqlite(PARCEL_FILES.sqlite)
-    // the same dataset as one built before the hash index existed: the reader falls back to SQL
-    const older = { ...ds, has: (path: string) => path !== PARCEL_FILES.lpiHash && ds.has(path) }
-    const lpis = db.prepare('SELECT DISTINCT lpi FROM parcel').pluck().all() as string[]
-    const probes = [...lpis, '', 'T0JR00000000000000000', lpis[0].toLowerCase(), `${lpis[0]} `]
-    for (const visible of [false, true]) {
-      const sql = db.prepare(`SELECT id, lpi, hidden FROM parcel WHERE lpi = ?${visible ? ' AND hidden = 0' : ''} ORDER BY id`)
-      const hashed = lpiRowReader<{ id: number; lpi: string; hidden: number }>(ds, db, 'id, lpi, hidden', visible)
-      const plain = lpiRowReader<{ id: number; lpi: string; hidden: number }>(older, db, 'id, lpi, hidden', visible)
-      let rows = 0
-      for (const lpi of probes) {
-        const want = sql.all(lpi)
-        rows += want.length
-        expect(hashed(lpi), lpi).toEqual(want)
-        expect(plain(lpi), lpi).toEqual(want)
+  it(
+    "reads an LPI's rows through the LPI hash index as SQL finds them: every LPI, both filters, absent and " +
+      'wrongly cased LPIs',
+    () => {
+      const ds = t.data.dataset
+      expect(ds.has(PARCEL_FILES.lpiHash)).toBe(true)
+      const db = ds.sqlite(PARCEL_FILES.sqlite)
+      // the same dataset as one built before the hash index existed: the reader falls back to SQL
+      const older = { ...ds, has: (path: string) => path !== PARCEL_FILES.lpiHash && ds.has(path) }
+      const lpis = db.prepare('SELECT DISTINCT lpi FROM parcel').pluck().all() as string[]
+      const probes = [...lpis, '', 'T0JR00000000000000000', lpis[0].toLowerCase(), `${lpis[0]} `]
+      for (const visible of [false, true]) {
+        const sql = db.prepare(
+          `SELECT id, lpi, hidden FROM parcel WHERE lpi = ?${visible ? ' AND hidden = 0' : ''} ORDER BY id`,
+        )
+        const hashed = lpiRowReader<{ id: number; lpi: string; hidden: number }>(ds, db, 'id, lpi, hidden', visible)
+        const plain = lpiRowReader<{ id: number; lpi: string; hidden: number }>(older, db, 'id, lpi, hidden', visible)
+        let rows = 0
+        for (const lpi of probes) {
+          const want = sql.all(lpi)
+          rows += want.length
+          expect(hashed(lpi), lpi).toEqual(want)
+          expect(plain(lpi), lpi).toEqual(want)
+        }
+        expect(rows).toBeGreaterThan(lpis.length * (visible ? 0.5 : 1) - 1)
       }
-      expect(rows).toBeGreaterThan(lpis.length * (visible ? 0.5 : 1) - 1)
-    }
-  })
+    },
+  )
 
   it('omits work_status when the source recorded none', async () => {
     const body = await json(await get(`/${erfLpi(3)}`))
@@ -218,7 +256,9 @@ describe('GET /parcels/{lpi}/geometry', () => {
   it('answers WKT on request', async () => {
     const body = await json(await get(`/${erfLpi(2)}/geometry?format=WKT`))
     expect(body.format).toBe('wkt')
-    expect(body.geometry).toBe('MULTIPOLYGON (((17.002 -34.905, 17.003 -34.905, 17.003 -34.904, 17.002 -34.904, 17.002 -34.905)))')
+    expect(body.geometry).toBe(
+      'MULTIPOLYGON (((17.002 -34.905, 17.003 -34.905, 17.003 -34.904, 17.002 -34.904, 17.002 -34.905)))',
+    )
   })
 
   it('simplifies without ever returning an empty or collapsed ring', async () => {
@@ -256,7 +296,9 @@ describe('GET /parcels/{lpi}/neighbours', () => {
     const erf4 = wider.neighbours.find((n: { parcel: { lpi: string } }) => n.parcel.lpi === erfLpi(4))
     expect(erf4.distance_meters).toBeGreaterThan(110)
     expect(erf4.distance_meters).toBeLessThan(112)
-    expect((await json(await get(`/${erfLpi(2)}/neighbours?mode=within&distance=200&limit=1`))).neighbours).toHaveLength(1)
+    expect(
+      (await json(await get(`/${erfLpi(2)}/neighbours?mode=within&distance=200&limit=1`))).neighbours,
+    ).toHaveLength(1)
   })
 
   it('400 naming every bad parameter', async () => {
@@ -269,7 +311,12 @@ describe('GET /parcels/{lpi}/neighbours', () => {
 describe('GET /parcels/{lpi}/beacons and /general-plan', () => {
   it('orders beacons around the ring with ring_position from the first vertex', async () => {
     const body = await json(await get(`/${erfLpi(2)}/beacons`))
-    expect(body.beacons.map((b: { beacon_id: string }) => b.beacon_id)).toEqual(['FIX-B1', 'FIX-B2', 'FIX-B3', 'FIX-B4'])
+    expect(body.beacons.map((b: { beacon_id: string }) => b.beacon_id)).toEqual([
+      'FIX-B1',
+      'FIX-B2',
+      'FIX-B3',
+      'FIX-B4',
+    ])
     const pos = body.beacons.map((b: { ring_position: number }) => b.ring_position)
     // sides of about 91.4 m (east-west) and 110.9 m (north-south)
     expect(pos[0]).toBe(0)
@@ -279,24 +326,42 @@ describe('GET /parcels/{lpi}/beacons and /general-plan', () => {
     expect(body.beacons[0]).toMatchObject({ name: 'B1', description: 'iron peg', latitude: -34.905, longitude: 17.002 })
   })
 
-  it('lists every parcel\'s beacons and General Plans in the order the SQL ORDER BY gave', () => {
+  it("lists every parcel's beacons and General Plans in the order the SQL ORDER BY gave", () => {
     const q = t.data.services.parcels!
     const db = t.data.dataset.sqlite('parcels/parcels.sqlite')
     const beaconIds = db.prepare(
-      'SELECT b.beacon_id FROM parcel_beacon pb JOIN beacon b ON b.id = pb.beacon_row WHERE pb.parcel_id = ? ORDER BY pb.ring_position, b.beacon_id',
+      'SELECT b.beacon_id FROM parcel_beacon pb JOIN beacon b ON b.id = pb.beacon_row WHERE pb.parcel_id = ? ORDER ' +
+        'BY pb.ring_position, b.beacon_id',
     )
-    const planIds = db.prepare('SELECT g.sg_number FROM parcel_general_plan pg JOIN general_plan g ON g.id = pg.plan_id WHERE pg.parcel_id = ? ORDER BY g.sg_number')
+    const planIds = db.prepare(
+      'SELECT g.sg_number FROM parcel_general_plan pg JOIN general_plan g ON g.id = pg.plan_id WHERE pg.parcel_id ' +
+        '= ? ORDER BY g.sg_number',
+    )
     const parcels = db
-      .prepare('SELECT id, lpi FROM parcel WHERE hidden = 0 AND (id IN (SELECT parcel_id FROM parcel_beacon) OR id IN (SELECT parcel_id FROM parcel_general_plan))')
+      .prepare(
+        'SELECT id, lpi FROM parcel WHERE hidden = 0 AND (id IN (SELECT parcel_id FROM parcel_beacon) OR id IN ' +
+          '(SELECT parcel_id FROM parcel_general_plan))',
+      )
       .all() as { id: number; lpi: string }[]
     expect(parcels.length).toBeGreaterThan(50)
     let several = 0
     for (const p of parcels) {
       const current = q.beacons(p.lpi, { all: false })
       // only the LPI's published version is served; compare that one
-      if (!current || current.parcel.source_key !== (db.prepare('SELECT source_key FROM parcel WHERE id = ?').pluck().get(p.id) as string)) continue
-      expect(current.beacons.map((b) => b.beacon_id), p.lpi).toEqual(beaconIds.pluck().all(p.id))
-      expect(q.generalPlans(p.lpi, { all: false })!.general_plans.map((g) => g.sg_number), p.lpi).toEqual(planIds.pluck().all(p.id))
+      if (
+        !current ||
+        current.parcel.source_key !==
+          (db.prepare('SELECT source_key FROM parcel WHERE id = ?').pluck().get(p.id) as string)
+      )
+        continue
+      expect(
+        current.beacons.map((b) => b.beacon_id),
+        p.lpi,
+      ).toEqual(beaconIds.pluck().all(p.id))
+      expect(
+        q.generalPlans(p.lpi, { all: false })!.general_plans.map((g) => g.sg_number),
+        p.lpi,
+      ).toEqual(planIds.pluck().all(p.id))
       if (current.beacons.length > 1) several++
     }
     expect(several).toBeGreaterThan(20)
@@ -312,7 +377,9 @@ describe('GET /parcels/{lpi}/beacons and /general-plan', () => {
 
   it('names the General Plan covering an erf, and none for one outside it', async () => {
     const body = await json(await get(`/${erfLpi(1)}/general-plan`))
-    expect(body.general_plans).toEqual([{ sg_number: '1234/1987', description: 'FIXTURE TOWN general plan', date_stamp: '1987-05-04' }])
+    expect(body.general_plans).toEqual([
+      { sg_number: '1234/1987', description: 'FIXTURE TOWN general plan', date_stamp: '1987-05-04' },
+    ])
     expect((await json(await get(`/${erfLpi(5)}/general-plan?include_status=all`))).general_plans).toEqual([])
     expect((await get(`/${erfLpi(5)}/general-plan`)).status).toBe(404)
   })
@@ -344,7 +411,9 @@ describe('GET /parcels/within', () => {
 
   it('400 for a foreign or mangled cursor', async () => {
     const first = await json(await get(`/within?${BOX}&page_size=2`))
-    const other = await get(`/within?min_lat=-34.91&min_lng=17&max_lat=-34.9&max_lng=17.01&page_size=2&cursor=${first.next_cursor}`)
+    const other = await get(
+      `/within?min_lat=-34.91&min_lng=17&max_lat=-34.9&max_lng=17.01&page_size=2&cursor=${first.next_cursor}`,
+    )
     expect(other.status).toBe(400)
     expect((await json(other)).details[0].field).toBe('cursor')
     expect((await get(`/within?${BOX}&cursor=not-a-cursor`)).status).toBe(400)
@@ -364,8 +433,13 @@ describe('GET /parcels/coverage', () => {
   it('lists every province and layer, absent layers included, with repairs counted', async () => {
     const body = await json(await get('/coverage'))
     expect(body.coverage).toHaveLength(9 * 8)
-    const row = (p: string, l: string) => body.coverage.find((r: { province: string; layer: string }) => r.province === p && r.layer === l)
-    expect(row('WC', 'ERF')).toMatchObject({ present: true, province_name: 'WESTERN CAPE', dataset_version: body.dataset_version })
+    const row = (p: string, l: string) =>
+      body.coverage.find((r: { province: string; layer: string }) => r.province === p && r.layer === l)
+    expect(row('WC', 'ERF')).toMatchObject({
+      present: true,
+      province_name: 'WESTERN CAPE',
+      dataset_version: body.dataset_version,
+    })
     expect(row('WC', 'ERF').records).toBeGreaterThanOrEqual(7)
     expect(row('WC', 'ERF').geometries_repaired).toBeGreaterThanOrEqual(1)
     expect(row('WC', 'HOLDING')).toMatchObject({ present: false, records: 0 })
@@ -388,23 +462,34 @@ describe('POST /parcels/batch', () => {
     expect(res.headers.get('Content-Type')).toBe('application/json')
   })
 
-  it('answers each point with exactly the first parcel /at gives, over fixture and generated parcels, both status filters', async () => {
-    // points: the fixtures' and the label points of generated parcels of every layer around the
-    // first erf of the first South African township of the tiny export
-    const town = (await json(await t.get('/api/v1/cities?country=SOUTH_AFRICA', key))).cities[0]
-    const erf = (await json(await t.get(`/api/v1/plots/1?city=${encodeURIComponent(town.name)}&country=SOUTH_AFRICA`, key))).plots[0]
-    const box = `min_lat=${erf.latitude - 0.02}&min_lng=${erf.longitude - 0.02}&max_lat=${erf.latitude + 0.02}&max_lng=${erf.longitude + 0.02}`
-    const within = await json(await get(`/within?${box}&page_size=500&include_status=all`))
-    const points = [...Object.values(POINTS), ...within.parcels.slice(0, 300).map((p: { label_point: { latitude: number; longitude: number } }) => p.label_point)]
-    expect(points.length).toBeGreaterThan(50)
-    for (const extra of ['', '&include_status=all']) {
-      const body = await json(await post({ points, ...(extra ? { include_status: 'all' } : {}) }))
-      for (const [k, p] of points.entries()) {
-        const res = await at(p, extra)
-        expect(body.results[k]).toEqual(res.status === 200 ? (await json(res)).parcels[0] : null)
+  it(
+    'answers each point with exactly the first parcel /at gives, over fixture and generated parcels, both status ' +
+      'filters',
+    async () => {
+      // points: the fixtures' and the label points of generated parcels of every layer around the
+      // first erf of the first South African township of the tiny export
+      const town = (await json(await t.get('/api/v1/cities?country=SOUTH_AFRICA', key))).cities[0]
+      const erf = (
+        await json(await t.get(`/api/v1/plots/1?city=${encodeURIComponent(town.name)}&country=SOUTH_AFRICA`, key))
+      ).plots[0]
+      const box = `min_lat=${erf.latitude - 0.02}&min_lng=${erf.longitude - 0.02}&max_lat=${erf.latitude + 0.02}&max_lng=${erf.longitude + 0.02}`
+      const within = await json(await get(`/within?${box}&page_size=500&include_status=all`))
+      const points = [
+        ...Object.values(POINTS),
+        ...within.parcels
+          .slice(0, 300)
+          .map((p: { label_point: { latitude: number; longitude: number } }) => p.label_point),
+      ]
+      expect(points.length).toBeGreaterThan(50)
+      for (const extra of ['', '&include_status=all']) {
+        const body = await json(await post({ points, ...(extra ? { include_status: 'all' } : {}) }))
+        for (const [k, p] of points.entries()) {
+          const res = await at(p, extra)
+          expect(body.results[k]).toEqual(res.status === 200 ? (await json(res)).parcels[0] : null)
+        }
       }
-    }
-  })
+    },
+  )
 
   it('resolves LPIs to their current record; hidden or unknown ones are null', async () => {
     const body = await json(await post({ lpis: [erfLpi(1), 'C01307770000099900000', erfLpi(5)] }))
@@ -427,8 +512,13 @@ describe('POST /parcels/batch', () => {
     expect(tooMany.details.map((d: { field: string }) => d.field)).toEqual(['points'])
     expect((await json(await post({ points: [POINTS.inErf1], lpis: [erfLpi(1)] }))).details[0].field).toBe('lpis')
     expect((await json(await post({}))).details[0].field).toBe('points')
-    const bad = await json(await post({ points: [POINTS.inErf1, { latitude: 'x', longitude: 17 }, { latitude: -34, longitude: 200 }] }))
-    expect(bad.details.map((d: { field: string }) => d.field).sort()).toEqual(['points.1.latitude', 'points.2.longitude'])
+    const bad = await json(
+      await post({ points: [POINTS.inErf1, { latitude: 'x', longitude: 17 }, { latitude: -34, longitude: 200 }] }),
+    )
+    expect(bad.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'points.1.latitude',
+      'points.2.longitude',
+    ])
     expect((await json(await post({ lpis: ['nope'] }))).details[0].field).toBe('lpis.0')
   })
 
@@ -456,7 +546,18 @@ describe('parcel access', () => {
 
   it('documents every parcel endpoint in OpenAPI', async () => {
     const doc = await json(await t.get('/api/v1/openapi.json'))
-    for (const p of ['/at', '/within', '/coverage', '/batch', '/by-key/{source_key}', '/{lpi}', '/{lpi}/geometry', '/{lpi}/neighbours', '/{lpi}/beacons', '/{lpi}/general-plan']) {
+    for (const p of [
+      '/at',
+      '/within',
+      '/coverage',
+      '/batch',
+      '/by-key/{source_key}',
+      '/{lpi}',
+      '/{lpi}/geometry',
+      '/{lpi}/neighbours',
+      '/{lpi}/beacons',
+      '/{lpi}/general-plan',
+    ]) {
       const item = doc.paths[`/api/v1/parcels${p}`]
       expect(item?.get ?? item?.post, p).toBeDefined()
     }

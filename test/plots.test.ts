@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import { karneyDistanceM } from '../src/geo/geodesic.js'
 import { JsonBytes } from '../src/http/json-bytes.js'
-import { BORDER_QUERY, destination, FIXTURE_ERVEN, FIXTURE_PLOTS, GABORONE_A, KALAHARI, MAUN_A, ODD_NUMBER, ODD_PLOT, RADIUS_CENTRE, RING } from './fixtures/plot-fixtures.js'
+import {
+  BORDER_QUERY,
+  destination,
+  FIXTURE_ERVEN,
+  FIXTURE_PLOTS,
+  GABORONE_A,
+  KALAHARI,
+  MAUN_A,
+  ODD_NUMBER,
+  ODD_PLOT,
+  RADIUS_CENTRE,
+  RING,
+} from './fixtures/plot-fixtures.js'
 import { json, makeTestApp } from './helpers.js'
 
 const t = makeTestApp()
@@ -25,9 +37,21 @@ describe('GET /plots/search-given-coordinates', () => {
 
   it('returns nearest first with geodesic distances that match GeographicLib', async () => {
     const body = await json(await search(`${at(RADIUS_CENTRE)}&radius=1000`))
-    expect(body.plots.map((p: { plot_number: string }) => p.plot_number)).toEqual(['RING-1', 'RING-2', 'RING-3', 'RING-4', 'RING-5', 'RING-6', 'R-IN', 'R-OUT'])
+    expect(body.plots.map((p: { plot_number: string }) => p.plot_number)).toEqual([
+      'RING-1',
+      'RING-2',
+      'RING-3',
+      'RING-4',
+      'RING-5',
+      'RING-6',
+      'R-IN',
+      'R-OUT',
+    ])
     for (const p of body.plots) {
-      expect(p.distance_meters).toBeCloseTo(karneyDistanceM(RADIUS_CENTRE[0], RADIUS_CENTRE[1], p.longitude, p.latitude), 1)
+      expect(p.distance_meters).toBeCloseTo(
+        karneyDistanceM(RADIUS_CENTRE[0], RADIUS_CENTRE[1], p.longitude, p.latitude),
+        1,
+      )
     }
     expect(body.message).toMatch(/8 plots within 1000 m/)
   })
@@ -146,12 +170,21 @@ describe('GET /plots/reverse', () => {
     const body = await json(await reverse(at(BORDER_QUERY)))
     expect(body.plots).toHaveLength(1)
     expect(body.plots[0]).toMatchObject({ plot_number: '990002', country: 'BOTSWANA', city: 'TSABONG' })
-    expect(body.plots[0].distance_meters).toBeCloseTo(karneyDistanceM(BORDER_QUERY[0], BORDER_QUERY[1], 24.292, -25.7), 1)
+    expect(body.plots[0].distance_meters).toBeCloseTo(
+      karneyDistanceM(BORDER_QUERY[0], BORDER_QUERY[1], 24.292, -25.7),
+      1,
+    )
   })
 
   it('stays in the asked country', async () => {
     const body = await json(await reverse(`${at(BORDER_QUERY)}&country=south_africa`))
-    expect(body.plots[0]).toMatchObject({ plot_number: '55', country: 'SOUTH_AFRICA', city: 'BRAY', province: 'NORTH WEST', parcel_identifier_type: 'ERF_NUMBER' })
+    expect(body.plots[0]).toMatchObject({
+      plot_number: '55',
+      country: 'SOUTH_AFRICA',
+      city: 'BRAY',
+      province: 'NORTH WEST',
+      parcel_identifier_type: 'ERF_NUMBER',
+    })
     expect(body.plots[0].district).toBeUndefined()
   })
 
@@ -189,7 +222,7 @@ describe('the coordinate answers written as JSON text', () => {
     const both = ['BOTSWANA', 'SOUTH_AFRICA'] as const
     const sites = [...FIXTURE_PLOTS, ...FIXTURE_ERVEN].map((p) => [p.lon, p.lat] as [number, number])
     let seed = 20261124
-    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    const rand = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32
     const writer = new JsonBytes(1024)
     let plots = 0
     const towns = new Set<string>()
@@ -223,14 +256,18 @@ describe('the coordinate answers written as JSON text', () => {
     expect(writer.text()).toBe(JSON.stringify(plots))
     expect(new Set(plots.map((p) => p.country))).toEqual(new Set(both))
     // nearest first (by the exact distance; the 2-decimal figures can tie in either id order)
-    for (let k = 1; k < plots.length; k++) expect(plots[k - 1].distance_meters!).toBeLessThanOrEqual(plots[k].distance_meters!)
+    for (let k = 1; k < plots.length; k++)
+      expect(plots[k - 1].distance_meters!).toBeLessThanOrEqual(plots[k].distance_meters!)
     const none = q.radius(-40, 0, 1000, 100, [...both], {})
     none.write(writer.start())
     expect(writer.text()).toBe('[]')
   })
 
   it('escape a plot number as JSON does (quote, backslash, non-ASCII), over HTTP', async () => {
-    for (const path of [`/api/v1/plots/reverse?${at(ODD_PLOT)}`, `/api/v1/plots/search-given-coordinates?${at(ODD_PLOT)}&radius=1`]) {
+    for (const path of [
+      `/api/v1/plots/reverse?${at(ODD_PLOT)}`,
+      `/api/v1/plots/search-given-coordinates?${at(ODD_PLOT)}&radius=1`,
+    ]) {
       const res = await t.get(path, key)
       expect(res.headers.get('content-type')).toMatch(/^application\/json/)
       const text = await res.text()
@@ -266,14 +303,22 @@ describe('GET /plots/{plot_number}', () => {
   })
 
   it('finds a portion 12/3 written encoded or plain, apart from erf 12', async () => {
-    for (const path of ['/api/v1/plots/12%2F3?city=DORINGKLOOF%20EXT%2097', '/api/v1/plots/12/3?city=doringkloof%20ext%2097']) {
+    for (const path of [
+      '/api/v1/plots/12%2F3?city=DORINGKLOOF%20EXT%2097',
+      '/api/v1/plots/12/3?city=doringkloof%20ext%2097',
+    ]) {
       const body = await json(await t.get(path, key))
-      expect(body.plots.map((p: { plot_number: string }) => p.plot_number), path).toEqual(['12/3'])
+      expect(
+        body.plots.map((p: { plot_number: string }) => p.plot_number),
+        path,
+      ).toEqual(['12/3'])
     }
   })
 
   it('matches case-insensitively', async () => {
-    expect((await json(await t.get('/api/v1/plots/r-in', key))).plots.map((p: { plot_number: string }) => p.plot_number)).toEqual(['R-IN'])
+    expect(
+      (await json(await t.get('/api/v1/plots/r-in', key))).plots.map((p: { plot_number: string }) => p.plot_number),
+    ).toEqual(['R-IN'])
   })
 
   it('answers 200 with an empty list for an unknown number, odd characters included', async () => {
@@ -298,7 +343,11 @@ describe('GET /plots/{plot_number}', () => {
   })
 
   it('a Botswana-only key never sees erven, and gets 403 asking for South Africa', async () => {
-    expect((await json(await t.get('/api/v1/plots/7', bwOnly))).plots.every((p: { country: string }) => p.country === 'BOTSWANA')).toBe(true)
+    expect(
+      (await json(await t.get('/api/v1/plots/7', bwOnly))).plots.every(
+        (p: { country: string }) => p.country === 'BOTSWANA',
+      ),
+    ).toBe(true)
     expect((await t.get('/api/v1/plots/7?country=SOUTH_AFRICA', bwOnly)).status).toBe(403)
   })
 
@@ -340,4 +389,3 @@ describe('GET /cities', () => {
     expect((await t.get('/api/v1/cities?country=MARS', key)).status).toBe(400)
   })
 })
-

@@ -59,7 +59,15 @@ describe('rate limit with two worker processes', () => {
     store.close()
     const port = await freePort()
     const child = spawn(process.execPath, ['dist/server.js'], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: '2', KEYS_DB: keysDb, DATASET_DIR: inject('datasetDir'), LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        WORKERS: '2',
+        KEYS_DB: keysDb,
+        DATASET_DIR: inject('datasetDir'),
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     try {
@@ -68,7 +76,8 @@ describe('rate limit with two worker processes', () => {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('server did not start')), 20_000)
         child.stdout!.on('data', (chunk: Buffer) => {
-          for (const line of chunk.toString().split('\n')) if (line.includes('"listening"')) pids.add(JSON.parse(line).pid)
+          for (const line of chunk.toString().split('\n'))
+            if (line.includes('"listening"')) pids.add(JSON.parse(line).pid)
           if (pids.size === 2) {
             clearTimeout(timer)
             resolve()
@@ -77,12 +86,15 @@ describe('rate limit with two worker processes', () => {
       })
       const answered = new Set<number>()
       child.stdout!.on('data', (chunk: Buffer) => {
-        for (const line of chunk.toString().split('\n')) if (line.includes('"status"')) answered.add(JSON.parse(line).pid)
+        for (const line of chunk.toString().split('\n'))
+          if (line.includes('"status"')) answered.add(JSON.parse(line).pid)
       })
       // fresh connections in parallel, so the cluster spreads them over both workers
       const statuses = await Promise.all(
         Array.from({ length: 60 }, () =>
-          fetch(`http://127.0.0.1:${port}/api/v1/cities`, { headers: { 'X-API-KEY': key, Connection: 'close' } }).then((r) => r.status),
+          fetch(`http://127.0.0.1:${port}/api/v1/cities`, { headers: { 'X-API-KEY': key, Connection: 'close' } }).then(
+            (r) => r.status,
+          ),
         ),
       )
       expect(statuses.filter((s) => s === 200).length).toBe(25)
@@ -91,14 +103,19 @@ describe('rate limit with two worker processes', () => {
       expect(answered.size).toBe(2)
 
       // a suspension made with the keys CLI (another process) reaches both workers within 2 s
-      const suspended = spawnSync(process.execPath, ['dist/keys.js', 'suspend', '--id', id], { env: { ...process.env, KEYS_DB: keysDb }, encoding: 'utf8' })
+      const suspended = spawnSync(process.execPath, ['dist/keys.js', 'suspend', '--id', id], {
+        env: { ...process.env, KEYS_DB: keysDb },
+        encoding: 'utf8',
+      })
       expect(suspended.status, suspended.stderr).toBe(0)
       const since = Date.now()
       const seen = new Set<string>()
       while (Date.now() - since < 2000 && seen.size < 1) {
         const codes = await Promise.all(
           Array.from({ length: 6 }, () =>
-            fetch(`http://127.0.0.1:${port}/api/v1/cities`, { headers: { 'X-API-KEY': key, Connection: 'close' } }).then(async (r) => ((await r.json()) as { error?: string }).error),
+            fetch(`http://127.0.0.1:${port}/api/v1/cities`, {
+              headers: { 'X-API-KEY': key, Connection: 'close' },
+            }).then(async (r) => ((await r.json()) as { error?: string }).error),
           ),
         )
         if (codes.every((c) => c === 'ApiKeySuspended')) seen.add('all')

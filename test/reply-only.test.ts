@@ -18,7 +18,8 @@ describe('answers are built only by src/http/reply.ts', () => {
       readFileSync(file, 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          if (/\bc\.(json|header|body|html|text|newResponse|redirect)\(/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`)
+          if (/\bc\.(json|header|body|html|text|newResponse|redirect)\(/.test(line))
+            offenders.push(`${file}:${i + 1}: ${line.trim()}`)
         })
     }
     expect(offenders).toEqual([])

@@ -63,7 +63,9 @@ describe('npm start', () => {
       const key = out.match(/ldk_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}/)?.[0]
       expect(key).toBeDefined()
       expect(out.match(/curl -H 'X-API-KEY: ldk_/g)).toHaveLength(3)
-      const res = await fetch(`http://127.0.0.1:${first.port}/api/v1/cities?country=ALL`, { headers: { 'X-API-KEY': key! } })
+      const res = await fetch(`http://127.0.0.1:${first.port}/api/v1/cities?country=ALL`, {
+        headers: { 'X-API-KEY': key! },
+      })
       expect(res.status).toBe(200)
       const body = (await res.json()) as { cities: { country: string }[] }
       expect(new Set(body.cities.map((c) => c.country))).toEqual(new Set(['BOTSWANA', 'SOUTH_AFRICA']))
@@ -89,33 +91,53 @@ describe('npm start', () => {
       // the native addon is built by scripts/build.mjs (the tests' global setup runs it)
       expect(s.output()).toMatch(/"indexes":"mapped","msg":"listening"/)
       expect(existsSync(join(cwd, 'data'))).toBe(false)
-      const ready = (await (await fetch(`http://127.0.0.1:${s.port}/readyz`)).json()) as { domains: { plots: { dataset_version: string } } }
+      const ready = (await (await fetch(`http://127.0.0.1:${s.port}/readyz`)).json()) as {
+        domains: { plots: { dataset_version: string } }
+      }
       expect(ready.domains.plots.dataset_version).toBe('plots-synth-tiny-s42')
     } finally {
       await s.stop()
     }
   }, 60_000)
 
-  it('SQLITE_MMAP_MB=0 and INDEX_MMAP=0 serve without memory-mapping any file; a bad value stops the start with its name', async () => {
+  it('SQLITE_MMAP_MB=0 and INDEX_MMAP=0 serve without memory-mapping any file; a bad value stops the start with ' +
+    'its name', async () => {
     const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
     const keysDb = join(cwd, 'keys.db')
-    const s = await start(cwd, { DATASET_DIR: inject('datasetDir'), KEYS_DB: keysDb, SQLITE_MMAP_MB: '0', INDEX_MMAP: '0' })
+    const s = await start(cwd, {
+      DATASET_DIR: inject('datasetDir'),
+      KEYS_DB: keysDb,
+      SQLITE_MMAP_MB: '0',
+      INDEX_MMAP: '0',
+    })
     try {
       expect(s.output()).toMatch(/"indexes":"read","msg":"listening"/)
       const store = new SqliteKeyStore(keysDb)
       const { key } = store.issue({ products: ['parcels'], countries: ['SOUTH_AFRICA'], ratePerMinute: 100 })
       store.close()
       // the fixture erf 1 of parcel-fixtures (-34.9045, 17.0015)
-      const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/parcels/at?latitude=-34.9045&longitude=17.0015`, { headers: { 'X-API-KEY': key } })
+      const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/parcels/at?latitude=-34.9045&longitude=17.0015`, {
+        headers: { 'X-API-KEY': key },
+      })
       expect(res.status).toBe(200)
       expect(((await res.json()) as { parcels: unknown[] }).parcels.length).toBeGreaterThan(0)
     } finally {
       await s.stop()
     }
-    const bad = spawnSync(process.execPath, [START], { cwd, env: { ...process.env, LANDDATA_ROOT: ROOT, DATASET_DIR: inject('datasetDir'), SQLITE_MMAP_MB: 'lots' }, encoding: 'utf8', timeout: 30_000 })
+    const bad = spawnSync(process.execPath, [START], {
+      cwd,
+      env: { ...process.env, LANDDATA_ROOT: ROOT, DATASET_DIR: inject('datasetDir'), SQLITE_MMAP_MB: 'lots' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
     expect(bad.status).toBe(1)
     expect(bad.stderr).toMatch(/invalid configuration: SQLITE_MMAP_MB: /)
-    const bad2 = spawnSync(process.execPath, [START], { cwd, env: { ...process.env, LANDDATA_ROOT: ROOT, DATASET_DIR: inject('datasetDir'), INDEX_MMAP: 'yes' }, encoding: 'utf8', timeout: 30_000 })
+    const bad2 = spawnSync(process.execPath, [START], {
+      cwd,
+      env: { ...process.env, LANDDATA_ROOT: ROOT, DATASET_DIR: inject('datasetDir'), INDEX_MMAP: 'yes' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
     expect(bad2.status).toBe(1)
     expect(bad2.stderr).toMatch(/invalid configuration: INDEX_MMAP: /)
   }, 60_000)

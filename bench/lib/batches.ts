@@ -25,7 +25,13 @@ import type { SuiteContext } from './suite.js'
  * Times `fn(b)` (which returns its result count) for `b` in `0..batches-1`, after `warmups`
  * untimed calls on the first batches. The row has no near/random split.
  */
-export async function measureBatches(op: string, variant: string, batches: number, warmups: number, fn: (b: number) => Promise<number> | number): Promise<OpRow> {
+export async function measureBatches(
+  op: string,
+  variant: string,
+  batches: number,
+  warmups: number,
+  fn: (b: number) => Promise<number> | number,
+): Promise<OpRow> {
   for (let b = 0; b < Math.min(batches, warmups); b++) await fn(b) // warm-up
   const all = new Samples(batches)
   let results = 0
@@ -46,7 +52,11 @@ export interface BatchPoint {
 }
 
 /** `count` bodies of `size` points each, taken in turn from `probes` (wrapping around). */
-export function batchBodies(probes: { lon: Float64Array; lat: Float64Array; length: number }, count: number, size: number): BatchPoint[][] {
+export function batchBodies(
+  probes: { lon: Float64Array; lat: Float64Array; length: number },
+  count: number,
+  size: number,
+): BatchPoint[][] {
   return Array.from({ length: count }, (_, b) => {
     const pts: BatchPoint[] = []
     for (let i = 0; i < size; i++) {
@@ -118,7 +128,11 @@ export async function measureBatchHandler(ctx: SuiteContext, ds: OpenDataset, sp
   return withInProcessApp(ds, spec.name, spec.product, async (app, key) => {
     const texts = spec.bodies.map((pts) => JSON.stringify({ points: pts }))
     return measureBatches(spec.op, 'whole handler (app.request, no socket)', texts.length, spec.warmups, async (b) => {
-      const res = await app.request(spec.path, { method: 'POST', headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: texts[b] })
+      const res = await app.request(spec.path, {
+        method: 'POST',
+        headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' },
+        body: texts[b],
+      })
       // the body as the server sends it: bytes
       const bytes = new Uint8Array(await res.arrayBuffer())
       if (res.status !== 200) {

@@ -36,7 +36,14 @@ describe('PhaseTimes', () => {
 describe('code fingerprints of a cached bench dataset', () => {
   const tree = () => {
     const base = mkdtempSync(join(tmpdir(), 'fp-'))
-    for (const [f, text] of Object.entries({ 'build-index/synth/a.ts': 'a', 'build-index/b.ts': 'b', 'build-index/b.test.ts': 't', 'src/data/c.ts': 'c', 'src/geo/d.ts': 'd', 'data/real/e.json': 'e' })) {
+    for (const [f, text] of Object.entries({
+      'build-index/synth/a.ts': 'a',
+      'build-index/b.ts': 'b',
+      'build-index/b.test.ts': 't',
+      'src/data/c.ts': 'c',
+      'src/geo/d.ts': 'd',
+      'data/real/e.json': 'e',
+    })) {
       mkdirSync(dirname(join(base, f)), { recursive: true })
       writeFileSync(join(base, f), text)
     }
@@ -67,8 +74,12 @@ describe('code fingerprints of a cached bench dataset', () => {
     expect(staleCodeOf({ generator: 'g1', builder: 'b1' }, now)).toBeNull()
     expect(staleCodeOf(null, now)).toBeNull()
     expect(staleCodeOf({ generator: 'g1' }, now)).toBeNull()
-    expect(staleCodeOf({ generator: 'g0', builder: 'b1' }, now)).toMatch(/^the generator .* changed since the source export was made$/)
-    expect(staleCodeOf({ generator: 'g1', builder: 'b0' }, now)).toMatch(/^build-index, src\/data or src\/geo changed since the dataset was built$/)
+    expect(staleCodeOf({ generator: 'g0', builder: 'b1' }, now)).toMatch(
+      /^the generator .* changed since the source export was made$/,
+    )
+    expect(staleCodeOf({ generator: 'g1', builder: 'b0' }, now)).toMatch(
+      /^build-index, src\/data or src\/geo changed since the dataset was built$/,
+    )
     expect(staleCodeOf({ generator: 'g0', builder: 'b0' }, { generator: null, builder: 'b1' })).toMatch(/^build-index/)
   })
 })

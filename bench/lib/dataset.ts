@@ -64,7 +64,9 @@ export interface CodeFingerprints {
 const GENERATOR_CODE = ['build-index/synth', 'data/real']
 const BUILDER_CODE = ['build-index', 'src/data', 'src/geo']
 
-/** SHA-256 over the paths and contents of the files under `roots` (null when a root is missing: no checkout to compare). */
+/**
+ * SHA-256 over the paths and contents of the files under `roots` (null when a root is missing: no checkout to compare).
+ */
 export function fingerprintTree(roots: string[], skip: string[] = [], base = process.cwd()): string | null {
   const files: string[] = []
   for (const root of roots) {
@@ -72,20 +74,30 @@ export function fingerprintTree(roots: string[], skip: string[] = [], base = pro
     if (!existsSync(dir)) return null
     for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
       if (!e.isFile() || e.name.endsWith('.test.ts')) continue
-      const rel = join(e.parentPath, e.name).slice(base.length + 1).split('\\').join('/')
+      const rel = join(e.parentPath, e.name)
+        .slice(base.length + 1)
+        .split('\\')
+        .join('/')
       if (skip.some((s) => rel.startsWith(s + '/'))) continue
       files.push(rel)
     }
   }
   files.sort()
   const h = createHash('sha256')
-  for (const f of files) h.update(f).update('\0').update(readFileSync(resolve(base, f))).update('\0')
+  for (const f of files)
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(resolve(base, f)))
+      .update('\0')
   return h.digest('hex').slice(0, 16)
 }
 
 /** This checkout's fingerprints. */
 export function codeFingerprints(base = process.cwd()): CodeFingerprints {
-  return { generator: fingerprintTree(GENERATOR_CODE, [], base), builder: fingerprintTree(BUILDER_CODE, GENERATOR_CODE, base) }
+  return {
+    generator: fingerprintTree(GENERATOR_CODE, [], base),
+    builder: fingerprintTree(BUILDER_CODE, GENERATOR_CODE, base),
+  }
 }
 
 /**
@@ -95,8 +107,10 @@ export function codeFingerprints(base = process.cwd()): CodeFingerprints {
 export function staleCodeOf(made: Partial<CodeFingerprints> | null, now: CodeFingerprints): string | null {
   if (!made) return null
   const changed: string[] = []
-  if (made.generator && now.generator && made.generator !== now.generator) changed.push('the generator (build-index/synth, data/real) changed since the source export was made')
-  if (made.builder && now.builder && made.builder !== now.builder) changed.push('build-index, src/data or src/geo changed since the dataset was built')
+  if (made.generator && now.generator && made.generator !== now.generator)
+    changed.push('the generator (build-index/synth, data/real) changed since the source export was made')
+  if (made.builder && now.builder && made.builder !== now.builder)
+    changed.push('build-index, src/data or src/geo changed since the dataset was built')
   return changed.length ? changed.join('; ') : null
 }
 
@@ -132,14 +146,22 @@ export function benchScript(): string {
  * by another generator (a layer added since, a preset changed) is regenerated, not reused.
  */
 function generatorStamp(scale: string): string {
-  return JSON.stringify({ preset: isScaleName(scale) ? SCALES[scale] : scale, layers: LAYERS.map((l) => l.name), seed: DATASET_SEED })
+  return JSON.stringify({
+    preset: isScaleName(scale) ? SCALES[scale] : scale,
+    layers: LAYERS.map((l) => l.name),
+    seed: DATASET_SEED,
+  })
 }
 
 /**
  * Generates and builds `bench/.work/<scale>/` when absent (or made by another generator);
  * otherwise reuses it. `rebuild`: build the dataset again from the cached source export.
  */
-export async function ensureDataset(scale: string, log: (line: string) => void, opts: { rebuild?: boolean } = {}): Promise<DatasetInfo> {
+export async function ensureDataset(
+  scale: string,
+  log: (line: string) => void,
+  opts: { rebuild?: boolean } = {},
+): Promise<DatasetInfo> {
   const work = resolve('bench', '.work', scale)
   const source = join(work, 'source')
   const dataset = join(work, 'dataset')
@@ -148,7 +170,8 @@ export async function ensureDataset(scale: string, log: (line: string) => void, 
   const codeFile = join(work, 'code.json')
   const stamp = generatorStamp(scale)
   const code = codeFingerprints()
-  const made = (): Partial<CodeFingerprints> | null => (existsSync(codeFile) ? (JSON.parse(readFileSync(codeFile, 'utf8')) as Partial<CodeFingerprints>) : null)
+  const made = (): Partial<CodeFingerprints> | null =>
+    existsSync(codeFile) ? (JSON.parse(readFileSync(codeFile, 'utf8')) as Partial<CodeFingerprints>) : null
   if (existsSync(work) && (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp)) {
     log(`dataset: ${work} was made by another generator (layers or preset differ); regenerating`)
     rmSync(work, { recursive: true, force: true })
@@ -159,8 +182,17 @@ export async function ensureDataset(scale: string, log: (line: string) => void, 
     log(`dataset: reusing ${dataset}`)
     const recorded = made()
     const stale = staleCodeOf(recorded, code)
-    if (!recorded) log(`dataset: ${codeFile} is absent (made before code fingerprints were kept): cannot tell whether newer code would build it differently; --rebuild or delete ${work} to be sure`)
-    if (stale) log(`dataset: WARNING: reusing a dataset made by other code: ${stale}. Its figures are marked in RESULTS.md; --rebuild (or delete ${work} to regenerate the source too) to measure this code's output`)
+    if (!recorded)
+      log(
+        `dataset: ${codeFile} is absent (made before code fingerprints were kept): cannot tell whether newer code ` +
+          `would build it differently; --rebuild or delete ${work} to be sure`,
+      )
+    if (stale)
+      log(
+        `dataset: WARNING: reusing a dataset made by other code: ${stale}. Its figures are marked in RESULTS.md; ` +
+          `--rebuild (or delete ${work} to regenerate the ` +
+          `source too) to measure this code's output`,
+      )
     return { ...describeDataset(dataset, scale, build, true), ...(stale ? { staleCode: stale } : {}) }
   }
   const previous = existsSync(recordFile) ? (JSON.parse(readFileSync(recordFile, 'utf8')) as BuildRecord) : null
@@ -190,10 +222,15 @@ export async function ensureDataset(scale: string, log: (line: string) => void, 
   return describeDataset(dataset, scale, build, false)
 }
 
-function buildInChild(source: string, out: string): Promise<{ wallMs: number; maxRssBytes: number; phases: Record<string, number> }> {
+function buildInChild(
+  source: string,
+  out: string,
+): Promise<{ wallMs: number; maxRssBytes: number; phases: Record<string, number> }> {
   return new Promise((done, fail) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [benchScript(), '__build', source, out], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [benchScript(), '__build', source, out], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
     // progress goes on to the bench's stderr as before; finished steps are summed by phase

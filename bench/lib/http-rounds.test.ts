@@ -29,9 +29,17 @@ describe('targetLines', () => {
       '/parcels/at, 2 workers: 0.65x hello (target ≥ 0.6x) → met',
       '/parcels/at, 2 worker(s): p99 5.90 ms (target ≤ 6 ms) → met',
     ])
-    expect(targetLines([{ endpoint: 'x', workers: 2, connections: 50, ratio: 0.45, p50Ms: 1, p99Ms: 1 }])[0]).toBe('x, 2 workers: 0.45x hello (target ≥ 0.6x) → missed by 0.15x')
-    expect(targetLines([{ endpoint: 'x', workers: 1, connections: 1, ratio: null, p50Ms: 0.121, p99Ms: 1 }])).toEqual(['x, 1 connection: p50 121 µs (target ≤ 100 µs) → missed by 21.0 µs'])
-    expect(targetLines([{ endpoint: 'x', workers: 1, connections: 1, ratio: 0.5, p50Ms: 0.121, p99Ms: 1, helloP50Ms: 0.064 }])).toEqual([
+    expect(targetLines([{ endpoint: 'x', workers: 2, connections: 50, ratio: 0.45, p50Ms: 1, p99Ms: 1 }])[0]).toBe(
+      'x, 2 workers: 0.45x hello (target ≥ 0.6x) → missed by 0.15x',
+    )
+    expect(targetLines([{ endpoint: 'x', workers: 1, connections: 1, ratio: null, p50Ms: 0.121, p99Ms: 1 }])).toEqual([
+      'x, 1 connection: p50 121 µs (target ≤ 100 µs) → missed by 21.0 µs',
+    ])
+    expect(
+      targetLines([
+        { endpoint: 'x', workers: 1, connections: 1, ratio: 0.5, p50Ms: 0.121, p99Ms: 1, helloP50Ms: 0.064 },
+      ]),
+    ).toEqual([
       'x, 1 connection: p50 121 µs (target ≤ 100 µs) → missed by 21.0 µs; the hello-world on 1 connection: p50 64.0 µs',
     ])
   })
@@ -56,7 +64,15 @@ describe('httpRoundsSection', () => {
       { target: 'server', workers: 2, round: 1, result: result(15_000, 50, 3, 5) },
     ],
     profiles: [
-      { endpoint: 'hello', reqPerS: 26_000, breakdown: { busyMs: 10, requests: 260_000, rows: [{ component: 'socket writes (kernel, loopback)', share: 1, usPerRequest: 25 }] } },
+      {
+        endpoint: 'hello',
+        reqPerS: 26_000,
+        breakdown: {
+          busyMs: 10,
+          requests: 260_000,
+          rows: [{ component: 'socket writes (kernel, loopback)', share: 1, usPerRequest: 25 }],
+        },
+      },
       {
         endpoint: '/parcels/at',
         reqPerS: 7_000,
@@ -73,7 +89,13 @@ describe('httpRoundsSection', () => {
   }
 
   it('reports the 1-connection run of one worker, the targets at national scale and the profile', () => {
-    const md = httpRoundsSection(data, { endpoint: '/parcels/at', points: 'points', agreement: 'identical', targets: true, scale: 'national' }).join('\n')
+    const md = httpRoundsSection(data, {
+      endpoint: '/parcels/at',
+      points: 'points',
+      agreement: 'identical',
+      targets: true,
+      scale: 'national',
+    }).join('\n')
     // 50 connections, 1 worker: median of 7,800 and 7,000 over the hello median of 26,000 and 28,000
     expect(md).toContain('| 1 | 50 | 27,000 | 1.900 | 7,400 | 7,800, 7,000 | 0.27x |')
     // one connection: next to the floor's own 1-connection runs (median 15,000 req/s; p50 of the run nearest it)
@@ -81,7 +103,9 @@ describe('httpRoundsSection', () => {
     expect(md).toContain('| 2 | 50 | 45,000 | 1.000 | 15,000 | 15,000 | 0.33x | 3.000 | 5.000 | 0 |')
     expect(md).toContain('Issue 7 targets:')
     expect(md).toContain('- /parcels/at, 2 workers: 0.33x hello (target ≥ 0.6x) → missed by 0.27x')
-    expect(md).toMatch(/- \/parcels\/at, 1 connection: p50 1[12]0 µs \(target ≤ 100 µs\) → missed by [12]0\.0 µs; the hello-world on 1 connection: p50 [67]0\.0 µs/)
+    expect(md).toMatch(
+      /- \/parcels\/at, 1 connection: p50 1[12]0 µs \(target ≤ 100 µs\) → missed by [12]0\.0 µs; the hello-world on 1 connection: p50 [67]0\.0 µs/,
+    )
     expect(md).toContain('| component | hello-world µs | /parcels/at µs |')
     // the endpoint's largest component first, then the total
     expect(md.indexOf('| service code')).toBeLessThan(md.indexOf('| socket writes'))
@@ -89,17 +113,46 @@ describe('httpRoundsSection', () => {
   })
 
   it('leaves out the target lines where they do not apply, and says when the scale is not national', () => {
-    expect(httpRoundsSection(data, { endpoint: '/encumbrances/parcel/{lpi}', points: 'p', agreement: 'a', targets: false, scale: 'national' }).join('\n')).not.toContain('Issue 7 targets')
-    expect(httpRoundsSection(data, { endpoint: '/parcels/at', points: 'p', agreement: 'a', targets: true, scale: 'tiny' }).join('\n')).toContain('Issue 7 targets (they apply at national scale; shown for reference):')
+    expect(
+      httpRoundsSection(data, {
+        endpoint: '/encumbrances/parcel/{lpi}',
+        points: 'p',
+        agreement: 'a',
+        targets: false,
+        scale: 'national',
+      }).join('\n'),
+    ).not.toContain('Issue 7 targets')
+    expect(
+      httpRoundsSection(data, {
+        endpoint: '/parcels/at',
+        points: 'p',
+        agreement: 'a',
+        targets: true,
+        scale: 'tiny',
+      }).join('\n'),
+    ).toContain('Issue 7 targets (they apply at national scale; shown for reference):')
   })
 
   it('reads records from before the 1-connection runs and profiles', () => {
-    const old: HttpRoundsData = { ...data, runs: data.runs.filter((r) => r.result.connections === 50), profiles: undefined }
+    const old: HttpRoundsData = {
+      ...data,
+      runs: data.runs.filter((r) => r.result.connections === 50),
+      profiles: undefined,
+    }
     // between the two: the endpoint on 1 connection, the floor not
-    const mid = httpRoundsSection({ ...data, runs: data.runs.filter((r) => r.target === 'server' || r.result.connections === 50) }, { endpoint: '/parcels/at', points: 'p', agreement: 'a', targets: true, scale: 'national' }).join('\n')
+    const mid = httpRoundsSection(
+      { ...data, runs: data.runs.filter((r) => r.target === 'server' || r.result.connections === 50) },
+      { endpoint: '/parcels/at', points: 'p', agreement: 'a', targets: true, scale: 'national' },
+    ).join('\n')
     expect(mid).toContain('| 1 | 1 |  |  | 8,500 | 9,000, 8,000 |  |')
     expect(mid).not.toContain('the hello-world on 1 connection')
-    const md = httpRoundsSection(old, { endpoint: '/parcels/at', points: 'p', agreement: 'a', targets: true, scale: 'national' }).join('\n')
+    const md = httpRoundsSection(old, {
+      endpoint: '/parcels/at',
+      points: 'p',
+      agreement: 'a',
+      targets: true,
+      scale: 'national',
+    }).join('\n')
     expect(md).not.toContain('| 1 | 1 |')
     expect(md).not.toContain('What limits it')
     expect(md).not.toContain('1 connection: p50')

@@ -39,7 +39,10 @@ export interface HttpRoundsData {
   durationS: number
   paths: number
   check: { probes: number; agreed: number }
-  /** 50-connection runs, and (from 2026-11-25) 1-connection runs of the 1-worker server (and, from 2026-11-25's second session, of the 1-worker hello-world) */
+  /**
+   * 50-connection runs, and (from 2026-11-25) 1-connection runs of the 1-worker server (and, from 2026-11-25's second
+   * session, of the 1-worker hello-world)
+   */
   runs: HttpRoundRow[]
   /** CPU per request by component: the floor, then the endpoint (absent in older records) */
   profiles?: EndpointProfile[]
@@ -98,7 +101,12 @@ export async function runHttpRounds<B>(ctx: SuiteContext, spec: HttpRoundsSpec<B
         } finally {
           await hello.stop()
         }
-        const server = await startApiServer({ datasetDir: ctx.dataset.dir, keysDb: join(work, 'keys.db'), workers, workDir: work })
+        const server = await startApiServer({
+          datasetDir: ctx.dataset.dir,
+          keysDb: join(work, 'keys.db'),
+          workers,
+          workDir: work,
+        })
         try {
           const key = keys.issue([spec.product])
           if (round === 1 && workers === 1) {
@@ -106,23 +114,38 @@ export async function runHttpRounds<B>(ctx: SuiteContext, spec: HttpRoundsSpec<B
               const res = await fetch(`http://127.0.0.1:${server.port}${paths[k]}`, { headers: { 'X-API-KEY': key } })
               const got = spec.answer((await res.json()) as B)
               if (res.status === 200 && got === expected[k]) agreed++
-              else ctx.fail(`${label}: ${paths[k]} answered ${res.status} ${quote(got)}, in process ${quote(expected[k])}`)
+              else
+                ctx.fail(`${label}: ${paths[k]} answered ${res.status} ${quote(got)}, in process ${quote(expected[k])}`)
             }
           }
           const o = { port: server.port, paths, headers: { 'X-API-KEY': key }, connections: CONNECTIONS, workDir: work }
           await runLoad(tool, { ...o, durationS: warmupS })
           const result = await runLoad(tool, { ...o, durationS })
           runs.push({ target: 'server', workers, round, result })
-          const floor = runs.find((x) => x.target === 'hello' && x.workers === workers && x.round === round && (x.result.connections ?? CONNECTIONS) === CONNECTIONS)!
-          ctx.log(`${label}: round ${round} w${workers}: ${fmt(result.reqPerS)} req/s (hello ${fmt(floor.result.reqPerS)}), p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors}`)
-          if (result.errors > 0) ctx.fail(`${label}: ${spec.endpoint} w${workers} had ${result.errors} errors (${result.non2xx} non-2xx)`)
+          const floor = runs.find(
+            (x) =>
+              x.target === 'hello' &&
+              x.workers === workers &&
+              x.round === round &&
+              (x.result.connections ?? CONNECTIONS) === CONNECTIONS,
+          )!
+          ctx.log(
+            `${label}: round ${round} w${workers}: ${fmt(result.reqPerS)} req/s (hello ${fmt(floor.result.reqPerS)}), p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors}`,
+          )
+          if (result.errors > 0)
+            ctx.fail(`${label}: ${spec.endpoint} w${workers} had ${result.errors} errors (${result.non2xx} non-2xx)`)
           if (workers === 1 && !quick) {
             const one = { ...o, connections: 1 }
             await runLoad(tool, { ...one, durationS: warmupS })
             const single = await runLoad(tool, { ...one, durationS })
             runs.push({ target: 'server', workers, round, result: single })
-            ctx.log(`${label}: round ${round} w1 1 connection: p50 ${fmt(single.p50Ms * 1000)} µs, p99 ${fmt(single.p99Ms, 2)} ms, errors ${single.errors}`)
-            if (single.errors > 0) ctx.fail(`${label}: ${spec.endpoint} on 1 connection had ${single.errors} errors (${single.non2xx} non-2xx)`)
+            ctx.log(
+              `${label}: round ${round} w1 1 connection: p50 ${fmt(single.p50Ms * 1000)} µs, p99 ${fmt(single.p99Ms, 2)} ms, errors ${single.errors}`,
+            )
+            if (single.errors > 0)
+              ctx.fail(
+                `${label}: ${spec.endpoint} on 1 connection had ${single.errors} errors (${single.non2xx} non-2xx)`,
+              )
           }
         } finally {
           await server.stop()
@@ -131,9 +154,20 @@ export async function runHttpRounds<B>(ctx: SuiteContext, spec: HttpRoundsSpec<B
     }
     const profiles: EndpointProfile[] = []
     for (const endpoint of ['hello', spec.endpoint]) {
-      const p = await profileEndpoint(ctx, { endpoint, paths, key: endpoint === 'hello' ? undefined : keys.issue([spec.product]), keysDb: join(work, 'keys.db'), tool, workDir: work, warmupS, durationS })
+      const p = await profileEndpoint(ctx, {
+        endpoint,
+        paths,
+        key: endpoint === 'hello' ? undefined : keys.issue([spec.product]),
+        keysDb: join(work, 'keys.db'),
+        tool,
+        workDir: work,
+        warmupS,
+        durationS,
+      })
       profiles.push(p)
-      ctx.log(`${label}: profiled ${endpoint}: ${fmt(p.reqPerS)} req/s, ${fmt((p.breakdown.busyMs * 1000) / p.breakdown.requests, 1)} µs CPU per request`)
+      ctx.log(
+        `${label}: profiled ${endpoint}: ${fmt(p.reqPerS)} req/s, ${fmt((p.breakdown.busyMs * 1000) / p.breakdown.requests, 1)} µs CPU per request`,
+      )
     }
     return { tool, durationS, paths: paths.length, check: { probes: checked, agreed }, runs, profiles }
   } finally {
@@ -163,10 +197,13 @@ export interface HttpRoundsWording {
  */
 export function httpRoundsSection(h: HttpRoundsData, w: HttpRoundsWording): string[] {
   const lines = [
-    `Over HTTP: \`GET ${w.endpoint}\` on ${h.paths.toLocaleString('en-US')} ${w.points} (every answer a 200), ${h.tool}, ${CONNECTIONS} connections (and 1, on one worker), loopback, ${h.durationS} s per run after a warm-up; ` +
+    `Over HTTP: \`GET ${w.endpoint}\` on ${h.paths.toLocaleString('en-US')} ${w.points} (every answer a 200), ${h.tool}, ${CONNECTIONS} connections (and 1, ` +
+      `on one worker), loopback, ${h.durationS} s per run after a ` +
+      `warm-up; ` +
       `hello-world floor with the same number of processes in the same round; median of rounds. Answer check: ${h.check.agreed}/${h.check.probes} ${w.agreement}.`,
     '',
-    `| workers | conns | hello req/s | hello p50 ms | ${w.endpoint} req/s | per round | vs hello | p50 ms | p99 ms | errors |`,
+    `| workers | conns | hello req/s | hello p50 ms | ${w.endpoint} req/s | per round | vs hello | p50 ms | p99 ms ` +
+      `| errors |`,
     '|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|',
   ]
   const targetRows: TargetRow[] = []
@@ -185,14 +222,27 @@ export function httpRoundsSection(h: HttpRoundsData, w: HttpRoundsWording): stri
       const floor = hello.length ? middle(hello) : null
       const { m: sm, mid } = middle(server)
       const ratio = floor ? sm / floor.m : null
-      targetRows.push({ endpoint: w.endpoint, workers, connections, ratio, p50Ms: mid.result.p50Ms, p99Ms: mid.result.p99Ms, ...(floor ? { helloP50Ms: floor.mid.result.p50Ms } : {}) })
+      targetRows.push({
+        endpoint: w.endpoint,
+        workers,
+        connections,
+        ratio,
+        p50Ms: mid.result.p50Ms,
+        p99Ms: mid.result.p99Ms,
+        ...(floor ? { helloP50Ms: floor.mid.result.p50Ms } : {}),
+      })
       lines.push(
         `| ${workers} | ${connections} | ${floor ? fmt(floor.m) : ''} | ${floor ? fmt(floor.mid.result.p50Ms, 3) : ''} | ${fmt(sm)} | ${server.map((x) => fmt(x.result.reqPerS)).join(', ')} | ${ratio === null ? '' : `${fmt(ratio, 2)}x`} | ${fmt(mid.result.p50Ms, 3)} | ${fmt(mid.result.p99Ms, 3)} | ${server.reduce((s, x) => s + x.result.errors, 0)} |`,
       )
     }
   }
   if (w.targets) {
-    lines.push('', `Issue 7 targets${w.scale === 'national' ? '' : ' (they apply at national scale; shown for reference)'}:`, '', ...targetLines(targetRows).map((x) => `- ${x}`))
+    lines.push(
+      '',
+      `Issue 7 targets${w.scale === 'national' ? '' : ' (they apply at national scale; shown for reference)'}:`,
+      '',
+      ...targetLines(targetRows).map((x) => `- ${x}`),
+    )
   }
   if (h.profiles?.length) lines.push('', ...profileTable(h.profiles))
   return lines

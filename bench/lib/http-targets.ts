@@ -14,7 +14,10 @@ import { startApiServer, startHello } from './servers.js'
 import { fmt } from './stats.js'
 import type { SuiteContext } from './suite.js'
 
-/** Issue 7 targets (national scale): ratio to the same-run hello-world with 2 workers, p99 at 50 connections, p50 on one connection. */
+/**
+ * Issue 7 targets (national scale): ratio to the same-run hello-world with 2 workers, p99 at 50 connections, p50 on one
+ * connection.
+ */
 export const TARGET_RATIO_2W = 0.6
 export const TARGET_P99_MS = 6
 export const TARGET_1CONN_P50_MS = 0.1
@@ -38,13 +41,20 @@ export function targetLines(rows: TargetRow[]): string[] {
   const t: string[] = []
   for (const row of rows) {
     if (row.workers === 2 && row.connections === 50 && row.ratio !== null) {
-      t.push(`${row.endpoint}, 2 workers: ${fmt(row.ratio, 2)}x hello (target ≥ ${TARGET_RATIO_2W}x) → ${row.ratio >= TARGET_RATIO_2W ? 'met' : `missed by ${fmt(TARGET_RATIO_2W - row.ratio, 2)}x`}`)
+      t.push(
+        `${row.endpoint}, 2 workers: ${fmt(row.ratio, 2)}x hello (target ≥ ${TARGET_RATIO_2W}x) → ${row.ratio >= TARGET_RATIO_2W ? 'met' : `missed by ${fmt(TARGET_RATIO_2W - row.ratio, 2)}x`}`,
+      )
     }
-    if (row.connections === 50) t.push(`${row.endpoint}, ${row.workers} worker(s): p99 ${fmt(row.p99Ms, 2)} ms (target ≤ ${TARGET_P99_MS} ms) → ${row.p99Ms <= TARGET_P99_MS ? 'met' : `missed by ${fmt(row.p99Ms - TARGET_P99_MS, 2)} ms`}`)
+    if (row.connections === 50)
+      t.push(
+        `${row.endpoint}, ${row.workers} worker(s): p99 ${fmt(row.p99Ms, 2)} ms (target ≤ ${TARGET_P99_MS} ms) → ${row.p99Ms <= TARGET_P99_MS ? 'met' : `missed by ${fmt(row.p99Ms - TARGET_P99_MS, 2)} ms`}`,
+      )
     if (row.connections === 1)
       t.push(
         `${row.endpoint}, 1 connection: p50 ${fmt(row.p50Ms * 1000)} µs (target ≤ ${TARGET_1CONN_P50_MS * 1000} µs) → ${row.p50Ms <= TARGET_1CONN_P50_MS ? 'met' : `missed by ${fmt((row.p50Ms - TARGET_1CONN_P50_MS) * 1000)} µs`}` +
-          (row.helloP50Ms === undefined ? '' : `; the hello-world on 1 connection: p50 ${fmt(row.helloP50Ms * 1000)} µs`),
+          (row.helloP50Ms === undefined
+            ? ''
+            : `; the hello-world on 1 connection: p50 ${fmt(row.helloP50Ms * 1000)} µs`),
       )
   }
   return t
@@ -76,8 +86,16 @@ export async function profileEndpoint(ctx: SuiteContext, o: ProfileRunOptions): 
   mkdirSync(dir)
   const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`]
   const hello = o.endpoint === 'hello'
-  const p = hello ? await startHello(1, o.workDir, nodeArgs) : await startApiServer({ datasetDir: ctx.dataset.dir, keysDb: o.keysDb, workers: 1, workDir: o.workDir, nodeArgs })
-  const load = { port: p.port, paths: o.paths, headers: (o.key ? { 'X-API-KEY': o.key } : {}) as Record<string, string>, connections: 50, workDir: o.workDir }
+  const p = hello
+    ? await startHello(1, o.workDir, nodeArgs)
+    : await startApiServer({ datasetDir: ctx.dataset.dir, keysDb: o.keysDb, workers: 1, workDir: o.workDir, nodeArgs })
+  const load = {
+    port: p.port,
+    paths: o.paths,
+    headers: (o.key ? { 'X-API-KEY': o.key } : {}) as Record<string, string>,
+    connections: 50,
+    workDir: o.workDir,
+  }
   let requests = 0
   let reqPerS = 0
   try {
@@ -95,14 +113,18 @@ export async function profileEndpoint(ctx: SuiteContext, o: ProfileRunOptions): 
 /** The "what limits it" table: CPU per request by component, the floor next to the endpoints, largest rows first. */
 export function profileTable(profiles: EndpointProfile[]): string[] {
   const names = [...new Set(profiles.flatMap((p) => p.breakdown.rows.map((r) => r.component)))]
-  const usOf = (p: EndpointProfile, name: string) => p.breakdown.rows.find((r) => r.component === name)?.usPerRequest ?? 0
+  const usOf = (p: EndpointProfile, name: string) =>
+    p.breakdown.rows.find((r) => r.component === name)?.usPerRequest ?? 0
   const total = (p: EndpointProfile) => p.breakdown.rows.reduce((s, r) => s + r.usPerRequest, 0)
   const api = profiles.filter((p) => p.endpoint !== 'hello')
   names.sort((a, b) => api.reduce((s, p) => s + usOf(p, b), 0) - api.reduce((s, p) => s + usOf(p, a), 0))
   const label = (e: string) => (e === 'hello' ? 'hello-world' : e)
   return [
-    'What limits it: CPU per request by component, from `node --cpu-prof` on one more run per endpoint (1 worker, 50 connections; start-up and idle time left out; each sample goes to the innermost frame a component claims). ' +
-      'The floor spends nearly all of its time in the same socket writes and HTTP plumbing, so the ratio to it is set by the rows below that the floor does not have.',
+    'What limits it: CPU per request by component, from `node --cpu-prof` on one more run per endpoint (1 worker, ' +
+      '50 connections; start-up and idle time left out; each sample goes to the innermost frame a component ' +
+      'claims). ' +
+      'The floor spends nearly all of its time in the same socket writes and HTTP plumbing, so the ratio to it is ' +
+      'set by the rows below that the floor does not have.',
     '',
     `| component | ${profiles.map((p) => `${label(p.endpoint)} µs`).join(' | ')} |`,
     `|---|${profiles.map(() => '--:').join('|')}|`,

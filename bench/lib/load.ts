@@ -69,7 +69,8 @@ export function runWrk(o: LoadOptions): Promise<LoadResult> {
       'end',
       'done = function(summary, latency, requests)',
       '  local e = summary.errors',
-      '  io.write(string.format("BENCH_JSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"socket\\":%d,\\"status\\":%d,\\"timeout\\":%d,\\"p50_us\\":%d,\\"p99_us\\":%d,\\"mean_us\\":%f}\\n",',
+      '  io.write(string.format("BENCH_JSON ' +
+        '{\\"requests\\":%d,\\"duration_us\\":%d,\\"socket\\":%d,\\"status\\":%d,\\"timeout\\":%d,\\"p50_us\\":%d,\\"p99_us\\":%d,\\"mean_us\\":%f}\\n",',
       '    summary.requests, summary.duration, e.connect + e.read + e.write, e.status, e.timeout,',
       '    latency:percentile(50), latency:percentile(99), latency.mean))',
       'end',
@@ -77,7 +78,16 @@ export function runWrk(o: LoadOptions): Promise<LoadResult> {
     ].join('\n'),
   )
   // wrk takes whole seconds only
-  const args = ['-t1', `-c${o.connections}`, `-d${Math.max(1, Math.round(o.durationS))}s`, '--timeout', '5s', '-s', script, `http://127.0.0.1:${o.port}`]
+  const args = [
+    '-t1',
+    `-c${o.connections}`,
+    `-d${Math.max(1, Math.round(o.durationS))}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    script,
+    `http://127.0.0.1:${o.port}`,
+  ]
   return new Promise((done, fail) => {
     const child = spawn(wrk, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''

@@ -1,6 +1,7 @@
 /**
  * What ran the benchmark: recorded next to every table, because absolute numbers mean nothing
- * without the machine (docs/benchmarks.md "Performance floors": the same HTTP test gave 10 k and 29 k req/s on one day).
+ * without the machine (docs/benchmarks.md "Performance floors": the same HTTP test gave 10 k and 29 k req/s on one
+ * day).
  *
  * @module
  */
@@ -74,6 +75,9 @@ export function machineInfo(): MachineInfo {
 
 /** The machine as a section header gives it; `cpuCheckEndMs` is the suite's CPU check at its end. */
 export function machineLine(m: MachineInfo, cpuCheckEndMs?: number): string {
-  const check = m.cpuCheckMs === undefined ? '' : `, CPU check ${m.cpuCheckMs} ms at start${cpuCheckEndMs === undefined ? '' : ` and ${cpuCheckEndMs} ms at end`}`
+  const check =
+    m.cpuCheckMs === undefined
+      ? ''
+      : `, CPU check ${m.cpuCheckMs} ms at start${cpuCheckEndMs === undefined ? '' : ` and ${cpuCheckEndMs} ms at end`}`
   return `${m.cpuModel}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}, ${m.platform}, load ${m.load1} at start${check}`
 }

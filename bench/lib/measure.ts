@@ -25,7 +25,13 @@ export interface OpRow<V extends string = string> {
 }
 
 /** Times `op(k)` (which returns its result count) over every probe. */
-export function measure<V extends string>(name: string, variant: V, probes: KindedProbes, rounds: number, op: (k: number) => number): OpRow<V> {
+export function measure<V extends string>(
+  name: string,
+  variant: V,
+  probes: KindedProbes,
+  rounds: number,
+  op: (k: number) => number,
+): OpRow<V> {
   // warm-up pass (JIT, page cache, SQLite statement caches)
   for (let k = 0; k < probes.length; k++) op(k)
   const all = new Samples(probes.length * rounds)
@@ -45,7 +51,15 @@ export function measure<V extends string>(name: string, variant: V, probes: Kind
   const t0 = performance.now()
   for (let k = 0; k < probes.length; k++) op(k)
   const opsPerS = probes.length / ((performance.now() - t0) / 1000)
-  return { op: name, variant, all: all.summary(), near: near.summary(), random: random.summary(), opsPerS, meanResults: results / (probes.length * rounds) }
+  return {
+    op: name,
+    variant,
+    all: all.summary(),
+    near: near.summary(),
+    random: random.summary(),
+    opsPerS,
+    meanResults: results / (probes.length * rounds),
+  }
 }
 
 /**
@@ -81,7 +95,15 @@ export async function measureAsync(
   for (let k = 0; k < count; k++) await op(k)
   const opsPerS = count / ((performance.now() - t0) / 1000)
   return {
-    row: { op: name, variant, all: all.summary(), near: kind ? split[0].summary() : null, random: kind ? split[1].summary() : null, opsPerS, meanResults: results / (count * rounds) },
+    row: {
+      op: name,
+      variant,
+      all: all.summary(),
+      near: kind ? split[0].summary() : null,
+      random: kind ? split[1].summary() : null,
+      opsPerS,
+      meanResults: results / (count * rounds),
+    },
     perKey,
   }
 }

@@ -49,8 +49,17 @@ export interface Cluster {
   stop(): void
 }
 
-function run(cmd: string, args: string[], opts: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): SpawnSyncReturns<string> {
-  return spawnSync(cmd, args, { encoding: 'utf8', cwd: opts.cwd ?? tmpdir(), timeout: opts.timeoutMs ?? 120_000, env: opts.env ?? process.env })
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, {
+    encoding: 'utf8',
+    cwd: opts.cwd ?? tmpdir(),
+    timeout: opts.timeoutMs ?? 120_000,
+    env: opts.env ?? process.env,
+  })
 }
 
 function ok(r: SpawnSyncReturns<string>): boolean {
@@ -72,10 +81,12 @@ function pgConfig(): { bindir: string; sharedir: string; pkglibdir: string; vers
   return { bindir, sharedir, pkglibdir, version, major }
 }
 
-const hasServer = (bindir: string) => existsSync(join(bindir, 'initdb')) && existsSync(join(bindir, 'pg_ctl')) && existsSync(join(bindir, 'postgres'))
+const hasServer = (bindir: string) =>
+  existsSync(join(bindir, 'initdb')) && existsSync(join(bindir, 'pg_ctl')) && existsSync(join(bindir, 'postgres'))
 /** the extension's SQL scripts and its library (two Debian packages) */
 const hasPostgis = (cfg: { sharedir: string; pkglibdir: string }) =>
-  existsSync(join(cfg.sharedir, 'extension', 'postgis.control')) && readdirSync(cfg.pkglibdir).some((f) => /^postgis-\d+\.so$/.test(f))
+  existsSync(join(cfg.sharedir, 'extension', 'postgis.control')) &&
+  readdirSync(cfg.pkglibdir).some((f) => /^postgis-\d+\.so$/.test(f))
 
 /**
  * Finds the PostgreSQL server and makes sure PostGIS matches its extension directory, running
@@ -84,9 +95,11 @@ const hasPostgis = (cfg: { sharedir: string; pkglibdir: string }) =>
  */
 export function preparePostgis(log: (line: string) => void): PostgisInstall | { skipped: string } {
   if (process.env[NO_POSTGIS_ENV] === '1') return { skipped: `${NO_POSTGIS_ENV}=1` }
-  if (process.platform !== 'linux') return { skipped: `PostGIS is installed from Debian packages; this is ${process.platform}` }
+  if (process.platform !== 'linux')
+    return { skipped: `PostGIS is installed from Debian packages; this is ${process.platform}` }
   let cfg = pgConfig()
-  if (cfg && hasServer(cfg.bindir) && hasPostgis(cfg)) return { bindir: cfg.bindir, version: cfg.version, sharedir: cfg.sharedir, installed: null, installMs: 0 }
+  if (cfg && hasServer(cfg.bindir) && hasPostgis(cfg))
+    return { bindir: cfg.bindir, version: cfg.version, sharedir: cfg.sharedir, installed: null, installMs: 0 }
 
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
   if (!isRoot) return { skipped: 'PostGIS is not installed and installing it needs root (apt-get)' }
@@ -100,7 +113,10 @@ export function preparePostgis(log: (line: string) => void): PostgisInstall | { 
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   const upd = run('apt-get', ['update', '-q'], { timeoutMs: 300_000, env })
   if (!ok(upd)) return { skipped: `apt-get update failed: ${tail(upd)}` }
-  const inst = run('apt-get', ['install', '-y', '-q', '--no-install-recommends', ...packages], { timeoutMs: 600_000, env })
+  const inst = run('apt-get', ['install', '-y', '-q', '--no-install-recommends', ...packages], {
+    timeoutMs: 600_000,
+    env,
+  })
   if (!ok(inst)) return { skipped: `apt-get install ${packages.join(' ')} failed: ${tail(inst)}` }
   const installMs = performance.now() - t0
   cfg = pgConfig()
@@ -109,8 +125,12 @@ export function preparePostgis(log: (line: string) => void): PostgisInstall | { 
     const alt = `/usr/lib/postgresql/${cfg.major}/bin`
     if (hasServer(alt)) cfg = { ...cfg, bindir: alt }
   }
-  if (!cfg || !hasServer(cfg.bindir)) return { skipped: `installed ${packages.join(' ')}, but no PostgreSQL server binaries were found` }
-  if (!hasPostgis(cfg)) return { skipped: `installed ${packages.join(' ')}, but the postgis extension is still missing from ${cfg.sharedir}/extension or ${cfg.pkglibdir}` }
+  if (!cfg || !hasServer(cfg.bindir))
+    return { skipped: `installed ${packages.join(' ')}, but no PostgreSQL server binaries were found` }
+  if (!hasPostgis(cfg))
+    return {
+      skipped: `installed ${packages.join(' ')}, but the postgis extension is still missing from ${cfg.sharedir}/extension or ${cfg.pkglibdir}`,
+    }
   log(`postgis: installed in ${(installMs / 1000).toFixed(1)} s (${cfg.version})`)
   return { bindir: cfg.bindir, version: cfg.version, sharedir: cfg.sharedir, installed: packages.join(' '), installMs }
 }
@@ -138,14 +158,19 @@ function ensureUser(): string | null {
  * initdb + pg_ctl start of a throwaway cluster: trust auth on 127.0.0.1 only, fsync off, modest
  * shared_buffers. The caller must call `stop()` (in a finally).
  */
-export async function startCluster(install: PostgisInstall, log: (line: string) => void): Promise<Cluster | { skipped: string }> {
+export async function startCluster(
+  install: PostgisInstall,
+  log: (line: string) => void,
+): Promise<Cluster | { skipped: string }> {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
   if (isRoot) {
     const e = ensureUser()
     if (e) return { skipped: e }
   }
   const as = (bin: string, args: string[], timeoutMs = 120_000) =>
-    isRoot ? run('runuser', ['-u', PG_USER, '--', join(install.bindir, bin), ...args], { cwd: dir, timeoutMs }) : run(join(install.bindir, bin), args, { cwd: dir, timeoutMs })
+    isRoot
+      ? run('runuser', ['-u', PG_USER, '--', join(install.bindir, bin), ...args], { cwd: dir, timeoutMs })
+      : run(join(install.bindir, bin), args, { cwd: dir, timeoutMs })
   const dir = mkdtempSync(join(tmpdir(), 'landdata-bench-pg-'))
   const data = join(dir, 'data')
   const cleanup = () => rmSync(dir, { recursive: true, force: true })
@@ -180,7 +205,11 @@ export async function startCluster(install: PostgisInstall, log: (line: string) 
   const statStatements = existsSync(join(install.sharedir, 'extension', 'pg_stat_statements.control'))
   if (statStatements) options.push('-c shared_preload_libraries=pg_stat_statements', '-c pg_stat_statements.track=top')
   const optionLine = options.join(' ')
-  const start = as('pg_ctl', ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'server.log'), '-o', optionLine], 90_000)
+  const start = as(
+    'pg_ctl',
+    ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'server.log'), '-o', optionLine],
+    90_000,
+  )
   let stopped = false
   const stop = () => {
     if (stopped) return
@@ -203,7 +232,16 @@ export async function startCluster(install: PostgisInstall, log: (line: string) 
     return { skipped: `pg_ctl start failed: ${tail(start)}` }
   }
   log(`postgis: private cluster on 127.0.0.1:${port} in ${dir}`)
-  return { bindir: install.bindir, port, host: '127.0.0.1', statStatements, user: PG_USER, dir, connection: { host: '127.0.0.1', port, user: PG_USER, database: 'postgres' }, stop }
+  return {
+    bindir: install.bindir,
+    port,
+    host: '127.0.0.1',
+    statStatements,
+    user: PG_USER,
+    dir,
+    connection: { host: '127.0.0.1', port, user: PG_USER, database: 'postgres' },
+    stop,
+  }
 }
 
 /** `SRID=4326;MULTIPOLYGON(...)` for a GeoJSON-style multipolygon (rings of [lon, lat]). */
@@ -269,7 +307,8 @@ export function pgbenchScript(sql: string, probes: number[][]): string {
   for (let j = 0; j < width; j++) {
     const values = probes.map((p) => {
       const v = p[j]
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`pgbench script: probe parameter ${j + 1} is not a finite number: ${String(v)}`)
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        throw new Error(`pgbench script: probe parameter ${j + 1} is not a finite number: ${String(v)}`)
       return v
     })
     lines.push(`\\set p${j + 1} ${caseTree(values, 0, values.length - 1)}`)
@@ -335,16 +374,25 @@ export function runPgbench(
     pgbench,
     [
       '-n',
-      '-h', c.host,
-      '-p', String(c.port),
-      '-U', c.user,
-      '-c', String(o.clients),
-      '-j', String(o.threads),
-      '-M', 'prepared',
-      '-T', String(o.seconds),
+      '-h',
+      c.host,
+      '-p',
+      String(c.port),
+      '-U',
+      c.user,
+      '-c',
+      String(o.clients),
+      '-j',
+      String(o.threads),
+      '-M',
+      'prepared',
+      '-T',
+      String(o.seconds),
       `--random-seed=${o.seed}`,
-      '-l', `--log-prefix=${join(o.logDir, prefix)}`,
-      '-f', script,
+      '-l',
+      `--log-prefix=${join(o.logDir, prefix)}`,
+      '-f',
+      script,
       c.database,
     ],
     { timeoutMs: (o.seconds + 60) * 1000 },

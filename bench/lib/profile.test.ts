@@ -9,7 +9,13 @@ const SERVER = 'file:///app/dist/server.js'
 const HONO = 'file:///app/node_modules/hono/dist/hono-base.js'
 const HONO_CONTEXT = 'file:///app/node_modules/hono/dist/context.js'
 const PINO = 'file:///app/node_modules/pino/lib/proto.js'
-const frame = (functionName: string, url = '', lineNumber = 0) => ({ functionName, url, scriptId: '0', lineNumber, columnNumber: 0 })
+const frame = (functionName: string, url = '', lineNumber = 0) => ({
+  functionName,
+  url,
+  scriptId: '0',
+  lineNumber,
+  columnNumber: 0,
+})
 
 // root ─┬ (idle)
 //       ├ evaluate ─ buildServices          (start-up: left out)
@@ -55,7 +61,16 @@ describe('summariseCpuProfile', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   it('sums busy time by the innermost claiming frame, leaving out idle and start-up', () => {
-    writeFileSync(join(dir, 'x.cpuprofile'), JSON.stringify({ nodes, samples: samples.map((s) => s[0]), timeDeltas: samples.map((s) => s[1]), startTime: 0, endTime: 1 }))
+    writeFileSync(
+      join(dir, 'x.cpuprofile'),
+      JSON.stringify({
+        nodes,
+        samples: samples.map((s) => s[0]),
+        timeDeltas: samples.map((s) => s[1]),
+        startTime: 0,
+        endTime: 1,
+      }),
+    )
     const b = summariseCpuProfile(dir, 10)
     expect(b.busyMs).toBeCloseTo(1.25, 9)
     const us = Object.fromEntries(b.rows.map((r) => [r.component, r.usPerRequest]))
@@ -74,7 +89,15 @@ describe('summariseCpuProfile', () => {
     // a bundle whose line 0 came from Hono and line 1 from our plot queries
     const app = mkdtempSync(join(tmpdir(), 'profile-bundle-'))
     mkdirSync(join(app, 'dist'))
-    writeFileSync(join(app, 'dist/server.js.map'), JSON.stringify({ version: 3, sources: ['../node_modules/hono/dist/compose.js', '../src/features/plots/queries.ts'], names: [], mappings: 'AAAA;ACAA' }))
+    writeFileSync(
+      join(app, 'dist/server.js.map'),
+      JSON.stringify({
+        version: 3,
+        sources: ['../node_modules/hono/dist/compose.js', '../src/features/plots/queries.ts'],
+        names: [],
+        mappings: 'AAAA;ACAA',
+      }),
+    )
     const bundle = pathToFileURL(join(app, 'dist/server.js')).href
     const profDir = join(app, 'prof')
     mkdirSync(profDir)
@@ -83,9 +106,15 @@ describe('summariseCpuProfile', () => {
       { id: 2, callFrame: frame('dispatch', bundle, 0), children: [3] },
       { id: 3, callFrame: frame('nearest', bundle, 1) },
     ]
-    writeFileSync(join(profDir, 'x.cpuprofile'), JSON.stringify({ nodes: bundled, samples: [2, 3, 3], timeDeltas: [100, 300, 100], startTime: 0, endTime: 1 }))
+    writeFileSync(
+      join(profDir, 'x.cpuprofile'),
+      JSON.stringify({ nodes: bundled, samples: [2, 3, 3], timeDeltas: [100, 300, 100], startTime: 0, endTime: 1 }),
+    )
     const us = Object.fromEntries(summariseCpuProfile(profDir, 1).rows.map((r) => [r.component, r.usPerRequest]))
-    expect(us).toEqual({ 'Hono (routing, context, middleware chain)': 100, 'service code (index, queries, answer building)': 400 })
+    expect(us).toEqual({
+      'Hono (routing, context, middleware chain)': 100,
+      'service code (index, queries, answer building)': 400,
+    })
     rmSync(app, { recursive: true, force: true })
   })
 

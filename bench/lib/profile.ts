@@ -34,28 +34,56 @@ interface CpuProfile {
  * A frame of our code, as opposed to a dependency's: a TypeScript source outside node_modules
  * (see unbundle), or the server bundle itself where it has no source map.
  */
-const ours = (f: CallFrame) => /[/\\]dist[/\\]server\.js$/.test(f.url) || (/\.ts$/.test(f.url) && !/node_modules/.test(f.url))
+const ours = (f: CallFrame) =>
+  /[/\\]dist[/\\]server\.js$/.test(f.url) || (/\.ts$/.test(f.url) && !/node_modules/.test(f.url))
 
 /** Our functions that write answers: reply.ts, json-bytes.ts and the plot answer writers. */
 const SERIALISE = /^(json|reply|plotsAnswer|writeHit|write|ascii|bytes|int|rounded|string|utf8String|digits|take|room)$/
 
 /** Components, first match on the innermost frame wins; order matters only within one frame. */
 export const COMPONENTS: { name: string; test: (f: CallFrame) => boolean }[] = [
-  { name: 'socket writes (kernel, loopback)', test: (f) => /^(writev|writeUtf8String|writeLatin1String|writeBuffer)$/.test(f.functionName) && f.url === '' },
+  {
+    name: 'socket writes (kernel, loopback)',
+    test: (f) => /^(writev|writeUtf8String|writeLatin1String|writeBuffer)$/.test(f.functionName) && f.url === '',
+  },
   { name: 'garbage collection', test: (f) => f.functionName === '(garbage collector)' },
-  { name: 'access log (pino)', test: (f) => /[/\\](pino|sonic-boom)[/\\]/.test(f.url) || f.functionName === 'writeAccessLine' },
-  { name: 'request validation (zod, query twins)', test: (f) => /[/\\]zod[/\\]/.test(f.url) || (/^(validateRequest|fastParse)$/.test(f.functionName) && ours(f)) },
-  { name: 'API key check', test: (f) => /^(authenticate|keyOrThrow|verify|lookup|hashApiKey|parseApiKey|johannesburgDate|requireProductGuard|requireCountryGuard)$/.test(f.functionName) && ours(f) },
-  { name: 'rate limit', test: (f) => /^(countRequest|applyLimit|rateLimitHeaders|limit|count)$/.test(f.functionName) && ours(f) },
+  {
+    name: 'access log (pino)',
+    test: (f) => /[/\\](pino|sonic-boom)[/\\]/.test(f.url) || f.functionName === 'writeAccessLine',
+  },
+  {
+    name: 'request validation (zod, query twins)',
+    test: (f) => /[/\\]zod[/\\]/.test(f.url) || (/^(validateRequest|fastParse)$/.test(f.functionName) && ours(f)),
+  },
+  {
+    name: 'API key check',
+    test: (f) =>
+      /^(authenticate|keyOrThrow|verify|lookup|hashApiKey|parseApiKey|johannesburgDate|requireProductGuard|requireCountryGuard)$/.test(
+        f.functionName,
+      ) && ours(f),
+  },
+  {
+    name: 'rate limit',
+    test: (f) => /^(countRequest|applyLimit|rateLimitHeaders|limit|count)$/.test(f.functionName) && ours(f),
+  },
   // JSON.stringify is a builtin without a frame of its own: its time is the self time of
   // json() in src/http/reply.ts (or Hono's c.json, for the hello-world floor); the plot answers
   // are written as bytes by src/http/json-bytes.ts, called from plotsAnswer and writeHit
   {
     name: 'answer serialisation (JSON text or bytes, the Response)',
-    test: (f) => (f.functionName === 'json' && /[/\\]hono[/\\]dist[/\\]context\.js$/.test(f.url)) || (SERIALISE.test(f.functionName) && ours(f)),
+    test: (f) =>
+      (f.functionName === 'json' && /[/\\]hono[/\\]dist[/\\]context\.js$/.test(f.url)) ||
+      (SERIALISE.test(f.functionName) && ours(f)),
   },
-  { name: 'Hono (routing, context, middleware chain)', test: (f) => /[/\\]hono[/\\]dist[/\\]/.test(f.url) || (/^(enter|gated|gate|admit)$/.test(f.functionName) && ours(f)) },
-  { name: '@hono/node-server (request and response bridging)', test: (f) => /[/\\]@hono[/\\]node-server[/\\]/.test(f.url) },
+  {
+    name: 'Hono (routing, context, middleware chain)',
+    test: (f) =>
+      /[/\\]hono[/\\]dist[/\\]/.test(f.url) || (/^(enter|gated|gate|admit)$/.test(f.functionName) && ours(f)),
+  },
+  {
+    name: '@hono/node-server (request and response bridging)',
+    test: (f) => /[/\\]@hono[/\\]node-server[/\\]/.test(f.url),
+  },
   { name: 'service code (index, queries, answer building)', test: ours },
 ]
 const OTHER = 'Node HTTP parser, streams, event loop, other'

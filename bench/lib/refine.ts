@@ -61,7 +61,13 @@ export function refineRadius(
 }
 
 /** Nearest candidate by geodesic distance (ties by id), or null when there are none. */
-export function refineNearest(cand: ArrayLike<number>, lonOf: (k: number) => number, latOf: (k: number) => number, lon: number, lat: number): Hit | null {
+export function refineNearest(
+  cand: ArrayLike<number>,
+  lonOf: (k: number) => number,
+  latOf: (k: number) => number,
+  lon: number,
+  lat: number,
+): Hit | null {
   if (cand.length === 0) return null
   const approx = new Float64Array(cand.length)
   let minA = Infinity
@@ -86,7 +92,12 @@ export function refineNearest(cand: ArrayLike<number>, lonOf: (k: number) => num
  * 500 m, 1 km … (doubling, capped at `maxM`) until the best candidate lies inside the disc the
  * box was drawn for (then nothing outside the box can be closer).
  */
-export function nearestByExpandingBoxes(search: (box: [number, number, number, number]) => Hit | null, lon: number, lat: number, maxM: number): Hit | null {
+export function nearestByExpandingBoxes(
+  search: (box: [number, number, number, number]) => Hit | null,
+  lon: number,
+  lat: number,
+  maxM: number,
+): Hit | null {
   for (let r = 250; ; r *= 2) {
     const reach = Math.min(r, maxM)
     const best = search(boxAround(lon, lat, reach))

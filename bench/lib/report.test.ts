@@ -3,13 +3,24 @@ import { cpuCheckMs, cpuCheckWork } from './machine.js'
 import { renderMarkdown } from './report.js'
 import type { Suite, SuiteRecord } from './suite.js'
 
-const suite: Suite<{ n: number }> = { name: 'demo', title: 'Demo', summary: 'a demo suite', run: async () => ({ n: 1 }), render: (r: SuiteRecord<{ n: number }>) => `n = ${r.data.n}` } as unknown as Suite<{ n: number }>
+const suite: Suite<{ n: number }> = {
+  name: 'demo',
+  title: 'Demo',
+  summary: 'a demo suite',
+  run: async () => ({ n: 1 }),
+  render: (r: SuiteRecord<{ n: number }>) => `n = ${r.data.n}`,
+} as unknown as Suite<{ n: number }>
 const record = (staleCode?: string): SuiteRecord<{ n: number }> => ({
   name: 'demo',
   ranAt: '2026-11-25T16:00:00.000Z',
   durationS: 1,
   machine: { cpuModel: 'cpu', cores: 2, ramGiB: 23.5, node: 'v20', platform: 'linux x64', load1: 0.5 },
-  dataset: { scale: 'national', counts: { botswana: 1, south_africa: 2 }, sizeBytes: 2 ** 20, ...(staleCode ? { staleCode } : {}) },
+  dataset: {
+    scale: 'national',
+    counts: { botswana: 1, south_africa: 2 },
+    sizeBytes: 2 ** 20,
+    ...(staleCode ? { staleCode } : {}),
+  },
   seed: 1,
   quick: false,
   failures: [],
@@ -18,8 +29,15 @@ const record = (staleCode?: string): SuiteRecord<{ n: number }> => ({
 
 describe('renderMarkdown', () => {
   it('marks a section measured on a dataset made by older code, and only such a section', () => {
-    const stale = renderMarkdown({ format: 1, suites: { demo: record('build-index, src/data or src/geo changed since the dataset was built') } }, [suite], [])
-    expect(stale).toContain("**Dataset made by older code than this run's:** build-index, src/data or src/geo changed since the dataset was built (`--rebuild` to refresh).")
+    const stale = renderMarkdown(
+      { format: 1, suites: { demo: record('build-index, src/data or src/geo changed since the dataset was built') } },
+      [suite],
+      [],
+    )
+    expect(stale).toContain(
+      "**Dataset made by older code than this run's:** build-index, src/data or src/geo changed since the dataset " +
+        'was built (`--rebuild` to refresh).',
+    )
     expect(stale).toContain('n = 1')
     const fresh = renderMarkdown({ format: 1, suites: { demo: record() } }, [suite], [])
     expect(fresh).not.toContain('older code')
@@ -28,8 +46,12 @@ describe('renderMarkdown', () => {
 
   it("gives each section's CPU check at its start and end, and leaves it out of records made before it", () => {
     const checked = { ...record(), machine: { ...record().machine, cpuCheckMs: 18.4 }, cpuCheckEndMs: 31.07 }
-    expect(renderMarkdown({ format: 1, suites: { demo: checked } }, [suite], [])).toContain('linux x64, load 0.5 at start, CPU check 18.4 ms at start and 31.07 ms at end. ')
-    expect(renderMarkdown({ format: 1, suites: { demo: record() } }, [suite], [])).toContain('linux x64, load 0.5 at start. ')
+    expect(renderMarkdown({ format: 1, suites: { demo: checked } }, [suite], [])).toContain(
+      'linux x64, load 0.5 at start, CPU check 18.4 ms at start and 31.07 ms at end. ',
+    )
+    expect(renderMarkdown({ format: 1, suites: { demo: record() } }, [suite], [])).toContain(
+      'linux x64, load 0.5 at start. ',
+    )
   })
 })
 

@@ -140,7 +140,8 @@ async function startProcess(
   const started = performance.now()
   let workerPids: number[] = []
   for (;;) {
-    if (exited !== null) throw new Error(`${args.join(' ')} exited with status ${exited} before listening: ${stderr.trim()}`)
+    if (exited !== null)
+      throw new Error(`${args.join(' ')} exited with status ${exited} before listening: ${stderr.trim()}`)
     if (performance.now() - started > timeoutMs) {
       child.kill('SIGKILL')
       throw new Error(`${args.join(' ')} did not listen within ${timeoutMs} ms: ${stderr.trim()}`)
@@ -219,12 +220,27 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningProces
   }
   const server = resolve('dist', 'server.js')
   const quiet = !['info', 'debug', 'trace'].includes(env.LOG_LEVEL)
-  if (quiet && o.workers > 1) throw new Error(`LOG_LEVEL ${env.LOG_LEVEL} with ${o.workers} workers: readiness is read from the listening lines`)
-  return startProcess([...(o.nodeArgs ?? []), server], env, o.workers, join(o.workDir, `server-${port}.log`), port, 60_000, quiet)
+  if (quiet && o.workers > 1)
+    throw new Error(`LOG_LEVEL ${env.LOG_LEVEL} with ${o.workers} workers: readiness is read from the listening lines`)
+  return startProcess(
+    [...(o.nodeArgs ?? []), server],
+    env,
+    o.workers,
+    join(o.workDir, `server-${port}.log`),
+    port,
+    60_000,
+    quiet,
+  )
 }
 
 /** Starts the hello-world floor (see hello.ts). */
 export async function startHello(workers: number, workDir: string, nodeArgs: string[] = []): Promise<RunningProcess> {
   const port = await freePort()
-  return startProcess([...nodeArgs, benchScript(), '__hello', String(port), String(workers)], process.env, workers, join(workDir, `hello-${port}.log`), port)
+  return startProcess(
+    [...nodeArgs, benchScript(), '__hello', String(port), String(workers)],
+    process.env,
+    workers,
+    join(workDir, `hello-${port}.log`),
+    port,
+  )
 }

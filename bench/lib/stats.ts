@@ -32,7 +32,14 @@ export function summarise(durationsMs: ArrayLike<number>, n = durationsMs.length
     sum += us[i]
   }
   us.sort()
-  return { n, p50Us: percentile(us, 50), p99Us: percentile(us, 99), meanUs: n ? sum / n : NaN, minUs: us[0], maxUs: us[n - 1] }
+  return {
+    n,
+    p50Us: percentile(us, 50),
+    p99Us: percentile(us, 99),
+    meanUs: n ? sum / n : NaN,
+    minUs: us[0],
+    maxUs: us[n - 1],
+  }
 }
 
 /** Median of a few numbers (for repeated whole-run measurements). */

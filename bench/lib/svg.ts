@@ -25,7 +25,8 @@ export function barChart(o: { title: string; subtitle: string; unit: string; gro
   const max = Math.max(1, ...o.groups.flatMap((g) => g.bars.map((b) => b.value)))
   const scale = (width - left - right) / max
   const colourOf = new Map<string, string>()
-  for (const g of o.groups) for (const b of g.bars) if (!colourOf.has(b.label)) colourOf.set(b.label, COLOURS[colourOf.size % COLOURS.length])
+  for (const g of o.groups)
+    for (const b of g.bars) if (!colourOf.has(b.label)) colourOf.set(b.label, COLOURS[colourOf.size % COLOURS.length])
   const parts: string[] = []
   let y = top
   for (const g of o.groups) {
@@ -44,7 +45,8 @@ export function barChart(o: { title: string; subtitle: string; unit: string; gro
   }
   const height = y + 10
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ` +
+      `font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
     `<text x="10" y="22" font-size="16" font-weight="bold">${esc(o.title)}</text>`,
     `<text x="10" y="42" fill="#555">${esc(o.subtitle)}</text>`,

@@ -36,7 +36,11 @@ import { johannesburgDate } from '../../src/auth/dates.js'
 import { JURISDICTION_FILES, type BoundaryType } from '../../src/data/jurisdiction-format.js'
 import { openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
 import { decodeGeometry } from '../../src/data/geometry-blob.js'
-import { createJurisdictionQueries, inForce, type JurisdictionQueries } from '../../src/features/jurisdiction/queries.js'
+import {
+  createJurisdictionQueries,
+  inForce,
+  type JurisdictionQueries,
+} from '../../src/features/jurisdiction/queries.js'
 import { BandedPolygon } from '../../src/geo/banded-pip.js'
 import { metresPerDegree } from '../../src/geo/geodesic.js'
 import { GridIndex } from '../../src/geo/grid-index.js'
@@ -114,14 +118,24 @@ export interface BoundaryStrategiesData {
   ties: Partial<Record<BoundaryType, number>>
   /** ward layer: the reference's answer vs the chain's ward of the service's resolve() */
   service: { agree: number; probes: number } | null
-  /** points where the chain's municipality (the ward's parent, by code) is not the municipality layer's polygon holding the point */
-  parentMismatch: { probes: number; bothFound: number; differ: number; examples: string[]; /** distance of those points from the municipal polygon's edge, m */ edgeM: { median: number; max: number } | null } | null
+  /**
+   * points where the chain's municipality (the ward's parent, by code) is not the municipality layer's polygon holding
+   * the point
+   */
+  parentMismatch: {
+    probes: number
+    bothFound: number
+    differ: number
+    examples: string[] /** distance of those points from the municipal polygon's edge, m */
+    edgeM: { median: number; max: number } | null
+  } | null
   skipped: string[]
   notMeasured?: string
 }
 
 const lowerThan = (a: Boundary, b: Boundary) => a.code < b.code || (a.code === b.code && a.id < b.id)
-const boxHolds = (b: [number, number, number, number], x: number, y: number) => !(x < b[0] - BOX_TOL || y < b[1] - BOX_TOL || x > b[2] + BOX_TOL || y > b[3] + BOX_TOL)
+const boxHolds = (b: [number, number, number, number], x: number, y: number) =>
+  !(x < b[0] - BOX_TOL || y < b[1] - BOX_TOL || x > b[2] + BOX_TOL || y > b[3] + BOX_TOL)
 
 function time<T>(f: () => T): { value: T; ms: number } {
   const t0 = performance.now()
@@ -133,15 +147,36 @@ function time<T>(f: () => T): { value: T; ms: number } {
 function loadLayer(ds: OpenDataset, type: BoundaryType, d: string): Layer {
   const db = ds.sqlite(JURISDICTION_FILES.sqlite)
   const rows = db
-    .prepare(`SELECT id, code, set_name, effective_from, effective_to, min_x, min_y, max_x, max_y, geom FROM boundary WHERE type = ? AND geom IS NOT NULL ORDER BY id`)
-    .all(type) as { id: number; code: string; set_name: string; effective_from: string | null; effective_to: string | null; min_x: number; min_y: number; max_x: number; max_y: number; geom: Buffer }[]
+    .prepare(
+      `SELECT id, code, set_name, effective_from, effective_to, min_x, min_y, max_x, max_y, geom FROM boundary ` +
+        `WHERE type = ? AND geom IS NOT NULL ORDER BY id`,
+    )
+    .all(type) as {
+    id: number
+    code: string
+    set_name: string
+    effective_from: string | null
+    effective_to: string | null
+    min_x: number
+    min_y: number
+    max_x: number
+    max_y: number
+    geom: Buffer
+  }[]
   const boundaries: Boundary[] = []
   let vertices = 0
   for (const r of rows) {
     if (!inForce({ from: r.effective_from, to: r.effective_to }, d)) continue
     const mp = decodeGeometry(r.geom)
     for (const poly of mp) for (const ring of poly) vertices += ring.length
-    boundaries.push({ k: boundaries.length, id: r.id, code: r.code, setName: r.set_name, box: [r.min_x, r.min_y, r.max_x, r.max_y], mp })
+    boundaries.push({
+      k: boundaries.length,
+      id: r.id,
+      code: r.code,
+      setName: r.set_name,
+      box: [r.min_x, r.min_y, r.max_x, r.max_y],
+      mp,
+    })
   }
   return { type, boundaries, vertices }
 }
@@ -165,14 +200,19 @@ function gridStrategy(L: Layer): Strategy {
     }
     const grids = [...bySet.values()].map((list) => {
       const boxes = new Float64Array(list.length * 4)
-      list.forEach((b, i) => boxes.set(b.box, 4 * i))
+      list.forEach((b, i) => {
+        boxes.set(b.box, 4 * i)
+      })
       return { grid: new GridIndex(boxes), list }
     })
     const banded = L.boundaries.map((b) => new BandedPolygon(b.mp))
     return { grids, banded }
   })
   const { grids, banded } = value
-  const gridBytes = grids.reduce((s, g) => s + g.grid.offsets.byteLength + g.grid.items.byteLength + g.grid.boxes.byteLength, 0)
+  const gridBytes = grids.reduce(
+    (s, g) => s + g.grid.offsets.byteLength + g.grid.items.byteLength + g.grid.boxes.byteLength,
+    0,
+  )
   const bandBytes = banded.reduce((s, b) => s + bandedBytes(b), 0)
   return {
     name: 'grid + banded (production)',
@@ -189,7 +229,13 @@ function gridStrategy(L: Layer): Strategy {
         const { items, boxes, offsets } = grid
         for (let p = offsets[k], end = offsets[k + 1]; p < end; p++) {
           const i = items[p]
-          if (lon < boxes[4 * i] - BOX_TOL || lat < boxes[4 * i + 1] - BOX_TOL || lon > boxes[4 * i + 2] + BOX_TOL || lat > boxes[4 * i + 3] + BOX_TOL) continue
+          if (
+            lon < boxes[4 * i] - BOX_TOL ||
+            lat < boxes[4 * i + 1] - BOX_TOL ||
+            lon > boxes[4 * i + 2] + BOX_TOL ||
+            lat > boxes[4 * i + 3] + BOX_TOL
+          )
+            continue
           const b = list[i]
           if (best !== null && !lowerThan(b, best)) continue
           if (banded[b.k].contains(lon, lat)) best = b
@@ -202,7 +248,13 @@ function gridStrategy(L: Layer): Strategy {
 }
 
 /** The lowest-code holder among candidate positions, by the given containment test. */
-function pick(L: Layer, cand: ArrayLike<number>, lon: number, lat: number, holds: (b: Boundary) => boolean): Boundary | null {
+function pick(
+  L: Layer,
+  cand: ArrayLike<number>,
+  lon: number,
+  lat: number,
+  holds: (b: Boundary) => boolean,
+): Boundary | null {
   let best: Boundary | null = null
   for (let c = 0; c < cand.length; c++) {
     const b = L.boundaries[cand[c]]
@@ -229,7 +281,10 @@ function flatbushBandedStrategy(L: Layer): Strategy {
     buildMs: ms,
     sizeBytes: fb.data.byteLength + bandBytes,
     sizeNote: `Flatbush ${mib(fb.data.byteLength)} + banded edges ${mib(bandBytes)}`,
-    at: (lon, lat) => pick(L, fb.search(lon - BOX_TOL, lat - BOX_TOL, lon + BOX_TOL, lat + BOX_TOL), lon, lat, (b) => banded[b.k].contains(lon, lat)),
+    at: (lon, lat) =>
+      pick(L, fb.search(lon - BOX_TOL, lat - BOX_TOL, lon + BOX_TOL, lat + BOX_TOL), lon, lat, (b) =>
+        banded[b.k].contains(lon, lat),
+      ),
     close() {},
   }
 }
@@ -241,7 +296,10 @@ function flatbushStrategy(L: Layer): Strategy {
     buildMs: ms,
     sizeBytes: fb.data.byteLength,
     sizeNote: '',
-    at: (lon, lat) => pick(L, fb.search(lon - BOX_TOL, lat - BOX_TOL, lon + BOX_TOL, lat + BOX_TOL), lon, lat, (b) => containsPoint(b.mp, lon, lat)),
+    at: (lon, lat) =>
+      pick(L, fb.search(lon - BOX_TOL, lat - BOX_TOL, lon + BOX_TOL, lat + BOX_TOL), lon, lat, (b) =>
+        containsPoint(b.mp, lon, lat),
+      ),
     close() {},
   }
 }
@@ -263,13 +321,18 @@ function rtreeStrategy(L: Layer, dir: string): Strategy {
   db.pragma('mmap_size = 2147483647')
   db.pragma('locking_mode = EXCLUSIVE')
   // R*Tree keeps 32-bit floats rounded outwards: candidates are a superset, the box and polygon tests settle them
-  const stmt = db.prepare('SELECT id FROM bb WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?').pluck()
+  const stmt = db
+    .prepare('SELECT id FROM bb WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?')
+    .pluck()
   return {
     name: 'sqlite r*tree + ray-cast',
     buildMs: ms,
     sizeBytes: statSync(file).size,
     sizeNote: 'file; 32-bit float boxes rounded outwards',
-    at: (lon, lat) => pick(L, stmt.all(lon + BOX_TOL, lon - BOX_TOL, lat + BOX_TOL, lat - BOX_TOL) as number[], lon, lat, (b) => containsPoint(b.mp, lon, lat)),
+    at: (lon, lat) =>
+      pick(L, stmt.all(lon + BOX_TOL, lon - BOX_TOL, lat + BOX_TOL, lat - BOX_TOL) as number[], lon, lat, (b) =>
+        containsPoint(b.mp, lon, lat),
+      ),
     close() {
       db.close()
     },
@@ -339,7 +402,10 @@ function makeProbes(q: JurisdictionQueries, layers: Layer[], d: string, count: n
   return { lon, lat, kind, length: count }
 }
 
-/** Smallest distance from the point to an edge of the polygon: in degrees, or in metres with the local scales `kx`, `ky` (metres per degree). */
+/**
+ * Smallest distance from the point to an edge of the polygon: in degrees, or in metres with the local scales `kx`, `ky`
+ * (metres per degree).
+ */
 function edgeDistanceDeg(mp: MultiPolygon, x: number, y: number, kx = 1, ky = 1): number {
   let best = Infinity
   for (const poly of mp)
@@ -360,12 +426,29 @@ function edgeDistanceDeg(mp: MultiPolygon, x: number, y: number, kx = 1, ky = 1)
 
 // ---------------------------------------------------------------- the run
 
-function runLayer(ctx: SuiteContext, L: Layer, P: Probes, dir: string, skipped: string[]): { rows: StrategyRow[]; ref: (Boundary | null)[]; ties: number } {
+function runLayer(
+  ctx: SuiteContext,
+  L: Layer,
+  P: Probes,
+  dir: string,
+  skipped: string[],
+): { rows: StrategyRow[]; ref: (Boundary | null)[]; ties: number } {
   const log = ctx.log
-  const strategies: Strategy[] = [gridStrategy(L), flatbushBandedStrategy(L), flatbushStrategy(L), rtreeStrategy(L, dir)]
-  if (ctx.dataset.scale !== 'national' && L.boundaries.length <= BRUTE_MAX_SCALE_BOUNDARIES) strategies.push(bruteStrategy(L))
-  else skipped.push(`brute force on ${L.type} (${ctx.dataset.scale} scale, ${L.boundaries.length.toLocaleString('en-US')} boundaries; sample scale and below only)`)
-  log(`boundary-strategies: ${L.type}: ${L.boundaries.length.toLocaleString('en-US')} boundaries, ${L.vertices.toLocaleString('en-US')} vertices; built ${strategies.map((s) => `${s.name} ${fmt(s.buildMs)} ms`).join(', ')}`)
+  const strategies: Strategy[] = [
+    gridStrategy(L),
+    flatbushBandedStrategy(L),
+    flatbushStrategy(L),
+    rtreeStrategy(L, dir),
+  ]
+  if (ctx.dataset.scale !== 'national' && L.boundaries.length <= BRUTE_MAX_SCALE_BOUNDARIES)
+    strategies.push(bruteStrategy(L))
+  else
+    skipped.push(
+      `brute force on ${L.type} (${ctx.dataset.scale} scale, ${L.boundaries.length.toLocaleString('en-US')} boundaries; sample scale and below only)`,
+    )
+  log(
+    `boundary-strategies: ${L.type}: ${L.boundaries.length.toLocaleString('en-US')} boundaries, ${L.vertices.toLocaleString('en-US')} vertices; built ${strategies.map((s) => `${s.name} ${fmt(s.buildMs)} ms`).join(', ')}`,
+  )
   try {
     const S = strategies.length
     const n = P.length
@@ -408,14 +491,19 @@ function runLayer(ctx: SuiteContext, L: Layer, P: Probes, dir: string, skipped: 
           agree++
           continue
         }
-        const dist = Math.min(a ? edgeDistanceDeg(a.mp, P.lon[k], P.lat[k]) : Infinity, b ? edgeDistanceDeg(b.mp, P.lon[k], P.lat[k]) : Infinity)
+        const dist = Math.min(
+          a ? edgeDistanceDeg(a.mp, P.lon[k], P.lat[k]) : Infinity,
+          b ? edgeDistanceDeg(b.mp, P.lon[k], P.lat[k]) : Infinity,
+        )
         if (dist <= ON_EDGE_DEG) {
           edgeCases++
           continue
         }
         if (failures++ < 5) {
           const name = (x: Boundary | null) => (x ? `${x.code} (id ${x.id})` : 'none')
-          ctx.fail(`boundary-strategies: ${L.type} disagreement at probe ${k} (${P.lon[k]}, ${P.lat[k]}), ${dist.toExponential(2)}° from an edge: ${s.name} ${name(a)} vs ${strategies[0].name} ${name(b)}`)
+          ctx.fail(
+            `boundary-strategies: ${L.type} disagreement at probe ${k} (${P.lon[k]}, ${P.lat[k]}), ${dist.toExponential(2)}° from an edge: ${s.name} ${name(a)} vs ${strategies[0].name} ${name(b)}`,
+          )
         }
       }
       return {
@@ -435,7 +523,8 @@ function runLayer(ctx: SuiteContext, L: Layer, P: Probes, dir: string, skipped: 
       }
     })
     if (failures > 5) ctx.fail(`boundary-strategies: ${L.type} ${failures - 5} more disagreements not listed`)
-    // points held by two or more boundaries: where the lowest-code rule decided (untimed, via the Flatbush strategy's index)
+    // points held by two or more boundaries: where the lowest-code rule decided (untimed, via the Flatbush strategy's
+    // index)
     const fb = buildFlatbush(L)
     let ties = 0
     for (let k = 0; k < n; k++) {
@@ -446,7 +535,9 @@ function runLayer(ctx: SuiteContext, L: Layer, P: Probes, dir: string, skipped: 
       }
       if (holders === 2) ties++
     }
-    log(`boundary-strategies: ${L.type} p50 ${rows.map((r) => `${r.strategy} ${fmt(r.t.p50Us)} us`).join(', ')}; ${ties} points on a shared edge`)
+    log(
+      `boundary-strategies: ${L.type} p50 ${rows.map((r) => `${r.strategy} ${fmt(r.t.p50Us)} us`).join(', ')}; ${ties} points on a shared edge`,
+    )
     return { rows, ref, ties }
   } finally {
     for (const s of strategies) s.close()
@@ -456,17 +547,29 @@ function runLayer(ctx: SuiteContext, L: Layer, P: Probes, dir: string, skipped: 
 export const boundaryStrategiesSuite: Suite<BoundaryStrategiesData> = {
   name: 'boundary-strategies',
   title: 'Index strategies for boundaries (point in polygon), in process',
-  summary: 'grid + banded PIP vs Flatbush vs SQLite R*Tree (+ ray-cast) vs brute force over the ward and municipality layers in force: latency, build, size, agreement',
+  summary:
+    'grid + banded PIP vs Flatbush vs SQLite R*Tree (+ ray-cast) vs brute force over the ward and municipality ' +
+    'layers in force: latency, build, size, agreement',
 
   async run(ctx) {
     const asAt = johannesburgDate(new Date())
-    const empty: BoundaryStrategiesData = { asAt, probes: 0, kinds: { general: 0, nearVertex: 0, onEdge: 0 }, rows: [], ties: {}, service: null, parentMismatch: null, skipped: [] }
+    const empty: BoundaryStrategiesData = {
+      asAt,
+      probes: 0,
+      kinds: { general: 0, nearVertex: 0, onEdge: 0 },
+      rows: [],
+      ties: {},
+      service: null,
+      parentMismatch: null,
+      skipped: [],
+    }
     const ds = openDataset(ctx.dataset.dir)
     const dir = mkdtempSync(join(tmpdir(), 'landdata-bench-boundary-rtree-'))
     try {
       if (!ds.domain('jurisdiction')) return { ...empty, notMeasured: 'the dataset has no jurisdiction domain' }
       const layers = LAYERS.map((t) => loadLayer(ds, t, asAt)).filter((l) => l.boundaries.length > 0)
-      if (!layers.length) return { ...empty, notMeasured: `no ward or local_municipality boundary with geometry is in force on ${asAt}` }
+      if (!layers.length)
+        return { ...empty, notMeasured: `no ward or local_municipality boundary with geometry is in force on ${asAt}` }
       const count = ctx.opts.quick ? 300 : 10_000
       // (the service's queries: the probe generator's label points, and the untimed checks below)
       const q = createJurisdictionQueries(ds)
@@ -495,7 +598,11 @@ export const boundaryStrategiesSuite: Suite<BoundaryStrategiesData> = {
         for (let k = 0; k < P.length; k++) {
           const got = q.resolve(P.lon[k], P.lat[k], asAt).rows.ward?.id ?? null
           if (got === (wards[k]?.id ?? null)) service.agree++
-          else if (shown++ < 3) ctx.fail(`boundary-strategies: ward at (${P.lon[k]}, ${P.lat[k]}): resolve() answers id ${got}, the grid + banded reference ${wards[k]?.id ?? null}`)
+          else if (shown++ < 3)
+            ctx.fail(
+              `boundary-strategies: ward at (${P.lon[k]}, ${P.lat[k]}): resolve() answers id ${got}, the grid + banded ` +
+                `reference ${wards[k]?.id ?? null}`,
+            )
         }
       }
       if (wards && locals) {
@@ -511,7 +618,9 @@ export const boundaryStrategiesSuite: Suite<BoundaryStrategiesData> = {
             const m = metresPerDegree(P.lat[k])
             edgeM.push(edgeDistanceDeg(locals[k]!.mp, P.lon[k], P.lat[k], m.lon, m.lat))
             if (parentMismatch.examples.length < 3)
-              parentMismatch.examples.push(`(${P.lon[k].toFixed(7)}, ${P.lat[k].toFixed(7)}) ward ${res.rows.ward!.code} → ${chainLocal.code}, municipal layer ${locals[k]!.code}`)
+              parentMismatch.examples.push(
+                `(${P.lon[k].toFixed(7)}, ${P.lat[k].toFixed(7)}) ward ${res.rows.ward!.code} → ${chainLocal.code}, municipal layer ${locals[k]!.code}`,
+              )
           }
         }
         if (edgeM.length) parentMismatch.edgeM = { median: median(edgeM), max: Math.max(...edgeM) }
@@ -527,19 +636,32 @@ export const boundaryStrategiesSuite: Suite<BoundaryStrategiesData> = {
     const d = r.data
     if (d.notMeasured) return `_Not measured: ${d.notMeasured}._`
     const lines = [
-      `The ward and local_municipality layers in force on ${d.asAt} (today in Africa/Johannesburg, the routes' default date). ` +
-        `${d.probes.toLocaleString('en-US')} seeded points, the same for every layer and strategy: ${d.kinds.general.toLocaleString('en-US')} from the jurisdiction suite's generator (within 2 km of township and ward label points, or uniform over the provinces), ` +
-        `${d.kinds.nearVertex.toLocaleString('en-US')} within ${NEAR_VERTEX_M} m of a random boundary vertex and ${d.kinds.onEdge.toLocaleString('en-US')} on a random boundary edge (its midpoint). ` +
+      `The ward and local_municipality layers in force on ${d.asAt} (today in Africa/Johannesburg, the routes' ` +
+        `default date). ` +
+        `${d.probes.toLocaleString('en-US')} seeded points, the same for every layer and strategy: ${d.kinds.general.toLocaleString('en-US')} from the ` +
+        `jurisdiction suite's generator (within 2 km of township and ward label points, or uniform over the ` +
+        `provinces), ` +
+        `${d.kinds.nearVertex.toLocaleString('en-US')} within ${NEAR_VERTEX_M} m of a random boundary vertex and ${d.kinds.onEdge.toLocaleString('en-US')} on a random ` +
+        `boundary edge (its midpoint). ` +
         `Timed in chunks of ${CHUNK} with the strategies taking turns; ops/s from an untimed pass. ` +
-        'One rule everywhere: boxes widened by 2e-9°, closed polygons (within 1e-9° of an edge is inside), and among several holders the lowest code, then the lowest id. ' +
-        'Agreement is the same boundary as `grid + banded (production)` (the service\'s structure, rebuilt over the layer in force); "edge" counts differing answers on points within 1e-9° of an edge, which would not fail the run.',
+        'One rule everywhere: boxes widened by 2e-9°, closed polygons (within 1e-9° of an edge is inside), and ' +
+        'among several holders the lowest code, then the lowest id. ' +
+        "Agreement is the same boundary as `grid + banded (production)` (the service's structure, rebuilt over " +
+        'the layer in force); "edge" counts differing answers on points within 1e-9° of an edge, which would ' +
+        'not fail the run.',
       '',
       '| layer | boundaries (vertices) | strategy | build | size | p50 / p99 µs | mean µs | ops/s | found | agree |',
       '|---|--:|---|--:|--:|--:|--:|--:|--:|--:|',
     ]
     for (const row of d.rows) {
-      const build = row.strategy === 'brute force' ? '–' : row.buildMs >= 1000 ? `${fmt(row.buildMs / 1000, 2)} s` : `${fmt(row.buildMs)} ms`
-      const size = row.strategy === 'brute force' ? '–' : `${mib(row.sizeBytes)}${row.sizeNote ? ` (${row.sizeNote})` : ''}`
+      const build =
+        row.strategy === 'brute force'
+          ? '–'
+          : row.buildMs >= 1000
+            ? `${fmt(row.buildMs / 1000, 2)} s`
+            : `${fmt(row.buildMs)} ms`
+      const size =
+        row.strategy === 'brute force' ? '–' : `${mib(row.sizeBytes)}${row.sizeNote ? ` (${row.sizeNote})` : ''}`
       lines.push(
         `| ${row.layer} | ${row.boundaries.toLocaleString('en-US')} (${row.vertices.toLocaleString('en-US')}) | ${row.strategy} | ${build} | ${size} | ` +
           `${fmt(row.t.p50Us, 2)} / ${fmt(row.t.p99Us)} | ${fmt(row.t.meanUs, 2)} | ${fmt(row.opsPerS)} | ${row.found.toLocaleString('en-US')} | ${row.agree}/${row.probes}${row.edgeCases ? ` + ${row.edgeCases} edge` : ''} |`,
@@ -550,20 +672,28 @@ export const boundaryStrategiesSuite: Suite<BoundaryStrategiesData> = {
       .map(([t, n]) => `${t} ${n}`)
       .join(', ')
     lines.push(`Points held by two or more boundaries (decided by the lowest-code rule): ${ties}.`)
-    if (d.service) lines.push('', `Service check (untimed): the reference's ward is the ward of \`resolve()\`'s chain for ${d.service.agree}/${d.service.probes} points.`)
+    if (d.service)
+      lines.push(
+        '',
+        `Service check (untimed): the reference's ward is the ward of \`resolve()\`'s chain for ${d.service.agree}/${d.service.probes} points.`,
+      )
     const pm = d.parentMismatch
     if (pm) {
       lines.push(
         '',
-        `Chain vs layer (untimed, for information): where a ward holds the point, the chain's municipality is the ward's parent by code, not a test on the municipal layer; ` +
-          `of ${pm.bothFound.toLocaleString('en-US')} points where both answer, ${pm.differ.toLocaleString('en-US')} name another municipality than the municipal layer's polygon holding the point` +
+        `Chain vs layer (untimed, for information): where a ward holds the point, the chain's municipality is the ` +
+          `ward's parent by code, not a test on the municipal layer; ` +
+          `of ${pm.bothFound.toLocaleString('en-US')} points where both answer, ${pm.differ.toLocaleString('en-US')} name another ` +
+          `municipality than the municipal layer's polygon holding the point` +
           `${pm.examples.length ? ` (e.g. ${pm.examples.join('; ')})` : ''}` +
-          `${pm.edgeM ? `, all within ${fmt(pm.edgeM.max)} m of that polygon's edge (median ${fmt(pm.edgeM.median)} m)` : ''}. The Board's ward and municipal layers were simplified separately, so their edges do not coincide exactly.`,
+          `${pm.edgeM ? `, all within ${fmt(pm.edgeM.max)} m of that polygon's edge (median ${fmt(pm.edgeM.median)} m)` : ''}. The Board's ward ` +
+          `and municipal layers were simplified separately, so their edges do not coincide exactly.`,
       )
     }
     lines.push(
       '',
-      'Sizes are the index structures only; every strategy also holds the decoded polygons (ray-cast reads them, banded copies their edges into the typed arrays counted above).',
+      'Sizes are the index structures only; every strategy also holds the decoded polygons (ray-cast reads them, ' +
+        'banded copies their edges into the typed arrays counted above).',
     )
     if (d.skipped.length) lines.push('', `Skipped: ${d.skipped.join('; ')}.`)
     return lines.join('\n')

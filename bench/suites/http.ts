@@ -76,8 +76,18 @@ function buildPaths(ctx: SuiteContext, count: number) {
       reverse.push(`${ENDPOINT_PATH.reverse}?latitude=${lat}&longitude=${lon}`)
       radius.push(`${ENDPOINT_PATH.radius}?latitude=${lat}&longitude=${lon}&radius=${RADIUS_M}&limit=${RADIUS_LIMIT}`)
       if (k < 25) {
-        expected.reverse.push(q.reverse(Number(lon), Number(lat), REVERSE_REACH_M, q.countries, {}).plots().map((p) => p.id))
-        expected.radius.push(q.radius(Number(lon), Number(lat), RADIUS_M, RADIUS_LIMIT, q.countries, {}).plots().map((p) => p.id))
+        expected.reverse.push(
+          q
+            .reverse(Number(lon), Number(lat), REVERSE_REACH_M, q.countries, {})
+            .plots()
+            .map((p) => p.id),
+        )
+        expected.radius.push(
+          q
+            .radius(Number(lon), Number(lat), RADIUS_M, RADIUS_LIMIT, q.countries, {})
+            .plots()
+            .map((p) => p.id),
+        )
       }
     }
     return { reverse, radius, expected }
@@ -86,14 +96,25 @@ function buildPaths(ctx: SuiteContext, count: number) {
   }
 }
 
-async function checkAnswers(ctx: SuiteContext, port: number, key: string, paths: string[], expected: number[][], endpoint: string) {
+async function checkAnswers(
+  ctx: SuiteContext,
+  port: number,
+  key: string,
+  paths: string[],
+  expected: number[][],
+  endpoint: string,
+) {
   let agreed = 0
   for (let k = 0; k < expected.length; k++) {
     const res = await fetch(`http://127.0.0.1:${port}${paths[k]}`, { headers: { 'X-API-KEY': key } })
     const body = (await res.json()) as { plots?: { id: number }[] }
     const ids = body.plots?.map((p) => p.id) ?? null
-    if (res.status === 200 && ids && ids.length === expected[k].length && ids.every((id, j) => id === expected[k][j])) agreed++
-    else ctx.fail(`http: ${endpoint} ${paths[k]} answered ${res.status} with ids ${JSON.stringify(ids)?.slice(0, 200)}, in process ${JSON.stringify(expected[k]).slice(0, 200)}`)
+    if (res.status === 200 && ids && ids.length === expected[k].length && ids.every((id, j) => id === expected[k][j]))
+      agreed++
+    else
+      ctx.fail(
+        `http: ${endpoint} ${paths[k]} answered ${res.status} with ids ${JSON.stringify(ids)?.slice(0, 200)}, in process ${JSON.stringify(expected[k]).slice(0, 200)}`,
+      )
   }
   return { endpoint, probes: expected.length, agreed }
 }
@@ -108,7 +129,11 @@ export const httpSuite: Suite<HttpData> = {
     const wrk = findWrk()
     const tool = ctx.opts.tool === 'auto' ? (wrk ? 'wrk' : 'autocannon') : ctx.opts.tool
     if (tool === 'wrk' && !wrk) throw new Error('--tool wrk: wrk is not installed (apt-get install wrk)')
-    if (ctx.opts.tool === 'auto' && !wrk) ctx.log('http: wrk not installed; using autocannon (it shares the 2 cores with the server, so 2-worker numbers understate)')
+    if (ctx.opts.tool === 'auto' && !wrk)
+      ctx.log(
+        'http: wrk not installed; using autocannon (it shares the 2 cores with the server, so 2-worker numbers ' +
+          'understate)',
+      )
     const rounds = quick ? 1 : 3
     const durationS = ctx.opts.durationS
     const warmupS = quick ? 0.5 : 2
@@ -123,7 +148,12 @@ export const httpSuite: Suite<HttpData> = {
       const { reverse, radius, expected } = buildPaths(ctx, pathCount)
       const pathsOf = { reverse, radius, hello: reverse }
 
-      const load = async (p: RunningProcess, endpoint: Endpoint, connections: number, headers: Record<string, string>) => {
+      const load = async (
+        p: RunningProcess,
+        endpoint: Endpoint,
+        connections: number,
+        headers: Record<string, string>,
+      ) => {
         const o = { port: p.port, paths: pathsOf[endpoint], headers, connections, workDir: work }
         await runLoad(tool, { ...o, durationS: warmupS })
         return runLoad(tool, { ...o, durationS })
@@ -131,7 +161,9 @@ export const httpSuite: Suite<HttpData> = {
       const record = (run: Omit<HttpRun, 'result'>, result: LoadResult) => {
         runs.push({ ...run, result })
         const label = `${run.target} w${run.workers} ${run.endpoint} c${result.connections}${run.logLevel !== 'info' ? ` log=${run.logLevel}` : ''}`
-        ctx.log(`http: round ${run.round} ${label}: ${fmt(result.reqPerS)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors}`)
+        ctx.log(
+          `http: round ${run.round} ${label}: ${fmt(result.reqPerS)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, errors ${result.errors}`,
+        )
         if (result.errors > 0) ctx.fail(`http: ${label} had ${result.errors} errors (${result.non2xx} non-2xx)`)
       }
 
@@ -145,26 +177,47 @@ export const httpSuite: Suite<HttpData> = {
           // the floor first, then the server(s) with the same process count
           const hello = await startHello(workers, work)
           try {
-            record({ round, target: 'hello', workers, endpoint: 'hello', logLevel: '-' }, await load(hello, 'hello', 50, {}))
+            record(
+              { round, target: 'hello', workers, endpoint: 'hello', logLevel: '-' },
+              await load(hello, 'hello', 50, {}),
+            )
             // the floor's own latency on one connection, next to the endpoints' 1-connection p50
-            if (serverConfigs.some((c) => c.workers === workers && c.oneConn)) record({ round, target: 'hello', workers, endpoint: 'hello', logLevel: '-' }, await load(hello, 'hello', 1, {}))
+            if (serverConfigs.some((c) => c.workers === workers && c.oneConn))
+              record(
+                { round, target: 'hello', workers, endpoint: 'hello', logLevel: '-' },
+                await load(hello, 'hello', 1, {}),
+              )
           } finally {
             await hello.stop()
           }
           for (const cfg of serverConfigs.filter((c) => c.workers === workers)) {
-            const server = await startApiServer({ datasetDir: ctx.dataset.dir, keysDb: join(work, 'keys.db'), workers, logLevel: cfg.logLevel, workDir: work })
+            const server = await startApiServer({
+              datasetDir: ctx.dataset.dir,
+              keysDb: join(work, 'keys.db'),
+              workers,
+              logLevel: cfg.logLevel,
+              workDir: work,
+            })
             try {
               if (round === 1 && cfg.logLevel === 'info') {
                 const key = keys.issue()
-                checks.push(await checkAnswers(ctx, server.port, key, reverse, expected.reverse, `reverse (w${workers})`))
+                checks.push(
+                  await checkAnswers(ctx, server.port, key, reverse, expected.reverse, `reverse (w${workers})`),
+                )
                 checks.push(await checkAnswers(ctx, server.port, key, radius, expected.radius, `radius (w${workers})`))
               }
               for (const endpoint of cfg.endpoints) {
-                record({ round, target: 'server', workers, endpoint, logLevel: cfg.logLevel }, await load(server, endpoint, 50, { 'X-API-KEY': keys.issue() }))
+                record(
+                  { round, target: 'server', workers, endpoint, logLevel: cfg.logLevel },
+                  await load(server, endpoint, 50, { 'X-API-KEY': keys.issue() }),
+                )
               }
               if (cfg.oneConn) {
                 for (const endpoint of cfg.endpoints) {
-                  record({ round, target: 'server', workers, endpoint, logLevel: cfg.logLevel }, await load(server, endpoint, 1, { 'X-API-KEY': keys.issue() }))
+                  record(
+                    { round, target: 'server', workers, endpoint, logLevel: cfg.logLevel },
+                    await load(server, endpoint, 1, { 'X-API-KEY': keys.issue() }),
+                  )
                 }
               }
               rss.push({ workers, logLevel: cfg.logLevel, round, processes: server.rss() })
@@ -176,9 +229,20 @@ export const httpSuite: Suite<HttpData> = {
       }
       // where the CPU goes: one more run per endpoint on a profiled process (1 worker), floor included
       for (const endpoint of ['hello', 'reverse', 'radius'] as Endpoint[]) {
-        const p = await profileEndpoint(ctx, { endpoint, paths: pathsOf[endpoint], key: endpoint === 'hello' ? undefined : keys.issue(), keysDb: join(work, 'keys.db'), tool, workDir: work, warmupS, durationS })
+        const p = await profileEndpoint(ctx, {
+          endpoint,
+          paths: pathsOf[endpoint],
+          key: endpoint === 'hello' ? undefined : keys.issue(),
+          keysDb: join(work, 'keys.db'),
+          tool,
+          workDir: work,
+          warmupS,
+          durationS,
+        })
         profiles.push({ ...p, endpoint })
-        ctx.log(`http: profiled ${endpoint}: ${fmt(p.reqPerS)} req/s, ${fmt((p.breakdown.busyMs * 1000) / p.breakdown.requests, 1)} µs CPU per request`)
+        ctx.log(
+          `http: profiled ${endpoint}: ${fmt(p.reqPerS)} req/s, ${fmt((p.breakdown.busyMs * 1000) / p.breakdown.requests, 1)} µs CPU per request`,
+        )
       }
     } finally {
       keys.close()
@@ -192,15 +256,25 @@ export const httpSuite: Suite<HttpData> = {
     const rows = aggregate(d)
     const national = r.dataset.scale === 'national'
     const lines = [
-      `Load: ${d.tool === 'wrk' ? 'wrk 4 (1 thread, Lua script rotating the URLs)' : 'autocannon (in the bench process; it needs about one core itself, so 2-worker numbers understate the server)'}, ` +
-        `loopback, ${d.durationS} s per run after a ${d.warmupS} s warm-up, ${d.rounds} round(s) interleaved (hello → server, 1 worker then 2), median req/s reported with the p50/p99 of the median run. ` +
-        `${d.paths.toLocaleString('en-US')} seeded URLs per endpoint (80 % near a real plot). Server: \`node dist/server.js\`, access log at the default level (info) to a file unless noted; ` +
-        `each run has a fresh key with a 1 000 000/min rate. Floor: Hono hello-world on @hono/node-server with the same number of processes. ` +
+      `Load: ${
+        d.tool === 'wrk'
+          ? 'wrk 4 (1 thread, Lua script rotating the URLs)'
+          : 'autocannon (in the bench ' +
+            'process; it needs about one core itself, so 2-worker numbers understate the server)'
+      }, ` +
+        `loopback, ${d.durationS} s per run after a ${d.warmupS} s warm-up, ${d.rounds} round(s) interleaved ` +
+        `(hello → server, 1 worker then 2), median req/s reported with the p50/p99 of the median run. ` +
+        `${d.paths.toLocaleString('en-US')} seeded URLs per endpoint (80 % near a real plot). Server: \`node ` +
+        `dist/server.js\`, access log at the default level (info) to a file unless noted; ` +
+        `each run has a fresh key with a 1 000 000/min rate. Floor: Hono hello-world on @hono/node-server with the ` +
+        `same number of processes. ` +
         (d.tool === 'autocannon' ? 'autocannon latencies have whole-millisecond resolution.' : ''),
       '',
-      `Answer check before loading: ${d.checks.map((c) => `${c.endpoint} ${c.agreed}/${c.probes}`).join(', ')} identical to in-process \`createPlotQueries\`.`,
+      `Answer check before loading: ${d.checks.map((c) => `${c.endpoint} ${c.agreed}/${c.probes}`).join(', ')} identical to ` +
+        `in-process \`createPlotQueries\`.`,
       '',
-      '| endpoint | workers | log | conns | req/s (median) | per round | p50 ms | p99 ms | errors | vs hello (same workers and conns) |',
+      '| endpoint | workers | log | conns | req/s (median) | per round | p50 ms | p99 ms | errors | vs hello (same ' +
+        'workers and conns) |',
       '|---|--:|---|--:|--:|---|--:|--:|--:|--:|',
     ]
     for (const row of rows) {
@@ -209,16 +283,29 @@ export const httpSuite: Suite<HttpData> = {
       )
     }
     const t = targetLines(rows.filter((x) => x.endpoint !== 'hello' && x.logLevel === 'info'))
-    lines.push('', `Issue 7 targets${national ? '' : ' (they apply at national scale; shown for reference)'}:`, '', ...t.map((x) => `- ${x}`))
+    lines.push(
+      '',
+      `Issue 7 targets${national ? '' : ' (they apply at national scale; shown for reference)'}:`,
+      '',
+      ...t.map((x) => `- ${x}`),
+    )
     if (d.profiles?.length) lines.push('', ...profileTable(d.profiles))
     if (d.rss.length) {
-      lines.push('', 'Resident memory after the load runs (per process; the cluster primary holds the rate-limit counters, not the dataset):', '')
+      lines.push(
+        '',
+        'Resident memory after the load runs (per process; the cluster primary holds the rate-limit counters, not ' +
+          'the dataset):',
+        '',
+      )
       const byCfg = new Map<string, RssSample[]>()
-      for (const s of d.rss) byCfg.set(`${s.workers}/${s.logLevel}`, [...(byCfg.get(`${s.workers}/${s.logLevel}`) ?? []), s])
+      for (const s of d.rss)
+        byCfg.set(`${s.workers}/${s.logLevel}`, [...(byCfg.get(`${s.workers}/${s.logLevel}`) ?? []), s])
       for (const [cfg, samples] of byCfg) {
         const last = samples[samples.length - 1]
         const [workers, log] = cfg.split('/')
-        lines.push(`- WORKERS=${workers} (log ${log}): ${last.processes.map((p) => `pid ${p.pid} RSS ${fmt(p.rssBytes / 2 ** 20)} MiB (peak ${fmt(p.hwmBytes / 2 ** 20)} MiB)`).join('; ')}`)
+        lines.push(
+          `- WORKERS=${workers} (log ${log}): ${last.processes.map((p) => `pid ${p.pid} RSS ${fmt(p.rssBytes / 2 ** 20)} MiB (peak ${fmt(p.hwmBytes / 2 ** 20)} MiB)`).join('; ')}`,
+        )
       }
     }
     return lines.join('\n')
@@ -230,7 +317,16 @@ export const httpSuite: Suite<HttpData> = {
       label: `${w} process${w > 1 ? 'es' : ''} (WORKERS=${w})`,
       bars: rows
         .filter((x) => x.workers === w)
-        .map((x) => ({ label: x.endpoint === 'hello' ? 'Hono hello-world' : x.endpoint === 'radius' ? 'search-given-coordinates' : 'reverse', value: x.reqPerS, note: x.ratio === null ? '' : `(${fmt(x.ratio, 2)}x)` })),
+        .map((x) => ({
+          label:
+            x.endpoint === 'hello'
+              ? 'Hono hello-world'
+              : x.endpoint === 'radius'
+                ? 'search-given-coordinates'
+                : 'reverse',
+          value: x.reqPerS,
+          note: x.ratio === null ? '' : `(${fmt(x.ratio, 2)}x)`,
+        })),
     }))
     return {
       file: 'results-http.svg',
@@ -286,11 +382,17 @@ function aggregate(d: HttpData): AggRow[] {
     })
   }
   for (const row of rows) {
-    const hello = rows.find((h) => h.endpoint === 'hello' && h.workers === row.workers && h.connections === row.connections)
+    const hello = rows.find(
+      (h) => h.endpoint === 'hello' && h.workers === row.workers && h.connections === row.connections,
+    )
     if (row.endpoint === 'hello' || !hello) continue
     row.ratio = row.reqPerS / hello.reqPerS
     if (row.connections === 1) row.helloP50Ms = hello.p50Ms
   }
-  const order = (x: AggRow) => x.workers * 1000 + (x.endpoint === 'hello' ? 0 : x.endpoint === 'reverse' ? 100 : 200) + (x.logLevel === 'info' ? 0 : 10) + (x.connections === 1 ? 50 : 0)
+  const order = (x: AggRow) =>
+    x.workers * 1000 +
+    (x.endpoint === 'hello' ? 0 : x.endpoint === 'reverse' ? 100 : 200) +
+    (x.logLevel === 'info' ? 0 : 10) +
+    (x.connections === 1 ? 50 : 0)
   return rows.sort((a, b) => order(a) - order(b))
 }

@@ -16,7 +16,18 @@ import { postgisSuite } from './postgis/index.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
 
-export const SUITES: Suite<any>[] = [plotsSuite, strategiesSuite, httpSuite, parcelsSuite, parcelStrategiesSuite, jurisdictionSuite, boundaryStrategiesSuite, encumbrancesSuite, startupSuite, postgisSuite]
+export const SUITES: Suite<any>[] = [
+  plotsSuite,
+  strategiesSuite,
+  httpSuite,
+  parcelsSuite,
+  parcelStrategiesSuite,
+  jurisdictionSuite,
+  boundaryStrategiesSuite,
+  encumbrancesSuite,
+  startupSuite,
+  postgisSuite,
+]
 
 /** Rows of issue 7 whose service has not landed yet. */
 export const PENDING: { area: string; what: string }[] = []

@@ -7,7 +7,8 @@
  * the `/at` route calls it (today in Africa/Johannesburg); "route path" adds the `nearest()` call
  * the route makes before its 404 for a point outside every boundary. "Batch, whole handler" sends
  * a 5000-point body through the app (`app.request`: JSON parse, validation of every point, key
- * check, rate limit, lookups, the JSON answer's bytes read from the Response, neither decoded nor parsed) without a socket.
+ * check, rate limit, lookups, the JSON answer's bytes read from the Response, neither decoded nor parsed) without a
+ * socket.
  * Search is `search(q, every type, today, 20)` as the route calls it without `types`/`limit`; the
  * trigram index it searches (built with the service at start-up) is timed on its own.
  *
@@ -19,7 +20,12 @@
 import { johannesburgDate } from '../../src/auth/dates.js'
 import { openDataset } from '../../src/data/open-dataset.js'
 import { BOUNDARY_TYPES, type BoundaryType } from '../../src/data/jurisdiction-format.js'
-import { createJurisdictionQueries, inForce, type BoundaryRow, type JurisdictionQueries } from '../../src/features/jurisdiction/queries.js'
+import {
+  createJurisdictionQueries,
+  inForce,
+  type BoundaryRow,
+  type JurisdictionQueries,
+} from '../../src/features/jurisdiction/queries.js'
 import { batchAnswer } from '../../src/features/jurisdiction/routes.js'
 import { TrigramIndex } from '../../src/features/jurisdiction/trigram.js'
 import { BATCH_MAX, SEARCH_LIMIT_DEFAULT } from '../../src/features/jurisdiction/schemas.js'
@@ -44,7 +50,16 @@ const NEAR_TYPES: readonly BoundaryType[] = ['township', 'ward']
 /** Search queries besides the ones made from the dataset's names. */
 const FIXED_QUERIES = ['tshwan', 'mandela bay', 'johannesburg', 'cape town ward 12']
 /** Words a prefix query is not cut from: they name no place. */
-const GENERIC_WORDS = new Set(['ward', 'city', 'local', 'municipality', 'metropolitan', 'district', 'division', 'registration'])
+const GENERIC_WORDS = new Set([
+  'ward',
+  'city',
+  'local',
+  'municipality',
+  'metropolitan',
+  'district',
+  'division',
+  'registration',
+])
 
 export interface SearchData {
   queries: number
@@ -85,7 +100,8 @@ function extentOf(rows: BoundaryRow[]): [number, number, number, number] | null 
   for (const r of rows) {
     if (!r.bbox) continue
     if (!e) e = [...r.bbox]
-    else e = [Math.min(e[0], r.bbox[0]), Math.min(e[1], r.bbox[1]), Math.max(e[2], r.bbox[2]), Math.max(e[3], r.bbox[3])]
+    else
+      e = [Math.min(e[0], r.bbox[0]), Math.min(e[1], r.bbox[1]), Math.max(e[2], r.bbox[2]), Math.max(e[3], r.bbox[3])]
   }
   return e
 }
@@ -94,7 +110,14 @@ function extentOf(rows: BoundaryRow[]): [number, number, number, number] | null 
  * Jittered label points (within {@link NEAR_MAX_M}) of random townships and wards in force on
  * `d`, and uniform points over the box of the provinces in force (some fall outside the country).
  */
-export function makeJurisdictionProbes(q: JurisdictionQueries, d: string, count: number, seed: number, label: string, nearShare = NEAR_SHARE): PointProbes {
+export function makeJurisdictionProbes(
+  q: JurisdictionQueries,
+  d: string,
+  count: number,
+  seed: number,
+  label: string,
+  nearShare = NEAR_SHARE,
+): PointProbes {
   const live = q.all().filter((r) => inForce(r, d))
   let seeds = live.filter((r) => NEAR_TYPES.includes(r.type) && r.label !== null)
   if (!seeds.length) seeds = live.filter((r) => r.label !== null)
@@ -102,7 +125,12 @@ export function makeJurisdictionProbes(q: JurisdictionQueries, d: string, count:
   if (!seeds.length || !ext) throw new Error('jurisdiction: no boundary in force has a label point or geometry')
   const rnd = new Random(seed >>> 0, `bench/jurisdiction/${label}`)
   // 0 = near a township's or ward's label point, 1 = uniform in the provinces' extent
-  return nearOrUniformProbes(rnd, count, { nearShare, nearMaxM: NEAR_MAX_M, pick: () => seeds[rnd.int(0, seeds.length - 1)].label!, extent: ext })
+  return nearOrUniformProbes(rnd, count, {
+    nearShare,
+    nearMaxM: NEAR_MAX_M,
+    pick: () => seeds[rnd.int(0, seeds.length - 1)].label!,
+    extent: ext,
+  })
 }
 
 /**
@@ -110,7 +138,14 @@ export function makeJurisdictionProbes(q: JurisdictionQueries, d: string, count:
  * dropped, two neighbours swapped, or cut to a word prefix; then the fixed ones.
  */
 export function makeSearchQueries(q: JurisdictionQueries, d: string, count: number, seed: number): string[] {
-  const names = [...new Set(q.all().filter((r) => inForce(r, d) && /[\p{L}\p{Nd}]{3}/u.test(r.name)).map((r) => r.name))].sort()
+  const names = [
+    ...new Set(
+      q
+        .all()
+        .filter((r) => inForce(r, d) && /[\p{L}\p{Nd}]{3}/u.test(r.name))
+        .map((r) => r.name),
+    ),
+  ].sort()
   const rnd = new Random(seed >>> 0, 'bench/jurisdiction/search')
   const out: string[] = []
   for (let k = 0; names.length && k < count - FIXED_QUERIES.length; k++) {
@@ -169,7 +204,13 @@ function measureSearch(ctx: SuiteContext, q: JurisdictionQueries, d: string): Se
     const t = performance.now()
     const found = q.search(s, types, d, limit)
     const us = (performance.now() - t) * 1000
-    return { q: s, results: found.length, top: found[0] ? `${found[0].row.type} ${found[0].row.code} ${found[0].row.name}` : null, similarity: found[0]?.similarity ?? null, us }
+    return {
+      q: s,
+      results: found.length,
+      top: found[0] ? `${found[0].row.type} ${found[0].row.code} ${found[0].row.name}` : null,
+      similarity: found[0]?.similarity ?? null,
+      us,
+    }
   })
   return {
     queries: queries.length,
@@ -229,7 +270,9 @@ const skipped = (reason: string): JurisdictionData => ({
 export const jurisdictionSuite: Suite<JurisdictionData> = {
   name: 'jurisdiction',
   title: 'Jurisdiction: /jurisdiction/at, batch and search in process, /jurisdiction/at over HTTP',
-  summary: '/jurisdiction/at p50/p99 us, POST /jurisdiction/batch of 5000 points ms, search p50/p95/p99 ms, /jurisdiction/at req/s with 1 and 2 workers vs hello-world',
+  summary:
+    '/jurisdiction/at p50/p99 us, POST /jurisdiction/batch of 5000 points ms, search p50/p95/p99 ms, ' +
+    '/jurisdiction/at req/s with 1 and 2 workers vs hello-world',
 
   async run(ctx) {
     const ds = openDataset(ctx.dataset.dir)
@@ -257,8 +300,12 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
           `resolved: near ${found[0]}/${kinds[0]}, random ${found[1]}/${kinds[1]}`,
       )
       const rows: OpRow[] = []
-      rows.push(measure('/at', 'service', probes, rounds, (k) => (q.resolve(probes.lon[k], probes.lat[k], d).found ? 1 : 0)))
-      ctx.log(`jurisdiction: /at p50 ${fmt(rows.at(-1)!.all.p50Us)} us (near ${fmt(rows.at(-1)!.near!.p50Us)}, random ${fmt(rows.at(-1)!.random!.p50Us)}), p99 ${fmt(rows.at(-1)!.all.p99Us)} us`)
+      rows.push(
+        measure('/at', 'service', probes, rounds, (k) => (q.resolve(probes.lon[k], probes.lat[k], d).found ? 1 : 0)),
+      )
+      ctx.log(
+        `jurisdiction: /at p50 ${fmt(rows.at(-1)!.all.p50Us)} us (near ${fmt(rows.at(-1)!.near!.p50Us)}, random ${fmt(rows.at(-1)!.random!.p50Us)}), p99 ${fmt(rows.at(-1)!.all.p99Us)} us`,
+      )
       // what the route does for a point outside every boundary: nearest() for its 404
       rows.push(
         measure('/at', 'route path (+ nearest() before a 404)', probes, rounds, (k) => {
@@ -267,19 +314,27 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
           return r.found ? 1 : 0
         }),
       )
-      ctx.log(`jurisdiction: /at route path p50 ${fmt(rows.at(-1)!.all.p50Us)} us, random p50 ${fmt(rows.at(-1)!.random!.p50Us)} us, p99 ${fmt(rows.at(-1)!.all.p99Us)} us`)
+      ctx.log(
+        `jurisdiction: /at route path p50 ${fmt(rows.at(-1)!.all.p50Us)} us, random p50 ${fmt(rows.at(-1)!.random!.p50Us)} us, p99 ${fmt(rows.at(-1)!.all.p99Us)} us`,
+      )
 
       // batches of 5000 points drawn from the same probes
       const batches = quick ? 3 : 20
       const bodies = batchBodies(probes, batches, BATCH_MAX)
       rows.push(
-        await measureBatches(`batch of ${BATCH_MAX} points`, 'lookups only (resolve + JSON answer)', batches, BATCH_WARMUPS, (b) => {
-          // what the route does: resolve the points (in map order), then write their cached
-          // UTF-8 items into one answer buffer
-          const { items, found } = q.resolveBatch(bodies[b], d)
-          const bytes = batchAnswer(items, `{"found":${found},"not_found":${items.length - found}}`)
-          return bytes.length > 0 ? found : 0
-        }),
+        await measureBatches(
+          `batch of ${BATCH_MAX} points`,
+          'lookups only (resolve + JSON answer)',
+          batches,
+          BATCH_WARMUPS,
+          (b) => {
+            // what the route does: resolve the points (in map order), then write their cached
+            // UTF-8 items into one answer buffer
+            const { items, found } = q.resolveBatch(bodies[b], d)
+            const bytes = batchAnswer(items, `{"found":${found},"not_found":${items.length - found}}`)
+            return bytes.length > 0 ? found : 0
+          },
+        ),
       )
       ctx.log(`jurisdiction: batch lookups only p50 ${fmt(rows.at(-1)!.all.p50Us / 1000, 2)} ms`)
       rows.push(
@@ -299,10 +354,15 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
       ctx.log(`jurisdiction: batch whole handler p50 ${fmt(rows.at(-1)!.all.p50Us / 1000, 2)} ms`)
       const lookups = rows.at(-2)!
       const handler = rows.at(-1)!
-      if (handler.meanResults !== lookups.meanResults) ctx.fail(`jurisdiction: the batch handler resolved ${fmt(handler.meanResults)} points per batch, resolve() ${fmt(lookups.meanResults)}`)
+      if (handler.meanResults !== lookups.meanResults)
+        ctx.fail(
+          `jurisdiction: the batch handler resolved ${fmt(handler.meanResults)} points per batch, resolve() ${fmt(lookups.meanResults)}`,
+        )
 
       const search = measureSearch(ctx, q, d)
-      ctx.log(`jurisdiction: search index built in ${fmt(search.buildMs, 2)} ms; search p50 ${fmt(search.all.p50Us / 1000, 3)} ms, p99 ${fmt(search.all.p99Us / 1000, 3)} ms, ${fmt(search.meanResults)} results`)
+      ctx.log(
+        `jurisdiction: search index built in ${fmt(search.buildMs, 2)} ms; search p50 ${fmt(search.all.p50Us / 1000, 3)} ms, p99 ${fmt(search.all.p99Us / 1000, 3)} ms, ${fmt(search.meanResults)} results`,
+      )
 
       const http = ctx.opts.http ? await runHttp(ctx, q, d) : null
       return {
@@ -328,12 +388,20 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
     if (d.skipped) return `_Not measured: ${d.skipped}._`
     const national = r.dataset.scale === 'national'
     const pct = (v: number) => `${fmt(v * 100)} %`
-    const counts = BOUNDARY_TYPES.filter((t) => d.inForce[t]).map((t) => `${d.inForce[t]!.toLocaleString('en-US')} ${t}`).join(', ')
+    const counts = BOUNDARY_TYPES.filter((t) => d.inForce[t])
+      .map((t) => `${d.inForce[t]!.toLocaleString('en-US')} ${t}`)
+      .join(', ')
     const lines = [
-      `Scale **${r.dataset.scale}**: ${d.boundaries.toLocaleString('en-US')} boundary records; in force on ${d.asAt} (today in Africa/Johannesburg, the date every call uses): ${counts}. ` +
-        `${d.probes.toLocaleString('en-US')} seeded probes (80 % within ${fmt(NEAR_MAX_M / 1000)} km of a random township's or ward's label point, 20 % uniform over the box of the provinces, some outside the country), ` +
-        `${d.rounds} timed round(s) after a warm-up; ops/s from one untimed pass. Resolved: ${pct(d.foundNear)} of near probes, ${pct(d.foundRandom)} of random ones (the rest lie outside every boundary: not found). ` +
-        `"route path" adds the \`nearest()\` the route runs before its 404 for those. Batches: ${d.batches} bodies of ${BATCH_MAX} of those points; "mean results" = points resolved. "whole handler" POSTs each body through the app and reads the answer as bytes (since 2026-11-26; until then it also decoded them to a string, which is the client's cost).`,
+      `Scale **${r.dataset.scale}**: ${d.boundaries.toLocaleString('en-US')} boundary records; in force on ${d.asAt} (today in ` +
+        `Africa/Johannesburg, the date every call uses): ${counts}. ` +
+        `${d.probes.toLocaleString('en-US')} seeded probes (80 % within ${fmt(NEAR_MAX_M / 1000)} km of a random ` +
+        `township's or ward's label point, 20 % uniform over the box of the provinces, some outside the ` +
+        `country), ` +
+        `${d.rounds} timed round(s) after a warm-up; ops/s from one untimed pass. Resolved: ${pct(d.foundNear)} of near probes, ${pct(d.foundRandom)} of random ones (the ` +
+        `rest lie outside every boundary: not found). ` +
+        `"route path" adds the \`nearest()\` the route runs before its 404 for those. Batches: ${d.batches} bodies of ${BATCH_MAX} of those points; ` +
+        `"mean results" = points resolved. "whole handler" POSTs each body through the app and reads the answer ` +
+        `as bytes (since 2026-11-26; until then it also decoded them to a string, which is the client's cost).`,
       '',
       ...serviceOpTable(d.rows, TARGETS, national, 2),
     ]
@@ -343,8 +411,12 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
       lines.push(
         '',
         `Search: \`search(q, every type, ${d.asAt}, ${SEARCH_LIMIT_DEFAULT})\` as \`GET /jurisdiction/search?q=…\` calls it, over ${s.queries} seeded queries (random names in force, lower-cased, ` +
-          `one character dropped, two neighbours swapped, or cut to a prefix (at least 60 %) of one of its place words, plus ${FIXED_QUERIES.map((x) => `'${x}'`).join(', ')}), ${s.rounds} timed round(s) after a warm-up. ` +
-          `The trigram index over ${s.names.toLocaleString('en-US')} names is built with the service at start-up: **${fmt(s.buildMs, 2)} ms**. ${pct(s.hitShare)} of queries match something.`,
+          `one character dropped, two neighbours swapped, or cut to a prefix (at least 60 %) of one of its place ` +
+          `words, plus ${FIXED_QUERIES.map((x) => `'${x}'`).join(', ')}), ${s.rounds} timed round(s) ` +
+          `after a warm-up. ` +
+          `The trigram index over ${s.names.toLocaleString('en-US')} names is built with the service at start-up: ` +
+          `**${fmt(s.buildMs, 2)} ms**. ${pct(s.hitShare)} of queries match ` +
+          `something.`,
         '',
         '| query | p50 | p95 | p99 | mean | ops/s | mean results | target | verdict |',
         '|---|--:|--:|--:|--:|--:|--:|--:|---|',
@@ -352,11 +424,20 @@ export const jurisdictionSuite: Suite<JurisdictionData> = {
         '',
         '| fixed query | results | top match | similarity | one call |',
         '|---|--:|---|--:|--:|',
-        ...s.fixed.map((f) => `| ${f.q} | ${f.results} | ${f.top ?? '–'} | ${f.similarity === null ? '–' : fmt(f.similarity, 3)} | ${ms(f.us)} |`),
+        ...s.fixed.map(
+          (f) =>
+            `| ${f.q} | ${f.results} | ${f.top ?? '–'} | ${f.similarity === null ? '–' : fmt(f.similarity, 3)} | ${ms(f.us)} |`,
+        ),
       )
     }
     if (d.http) {
-      const wording = { endpoint: '/jurisdiction/at', points: 'seeded points near townships and wards that each resolve', agreement: 'chains and notes identical to in-process `resolve()`', targets: true, scale: r.dataset.scale }
+      const wording = {
+        endpoint: '/jurisdiction/at',
+        points: 'seeded points near townships and wards that each resolve',
+        agreement: 'chains and notes identical to in-process `resolve()`',
+        targets: true,
+        scale: r.dataset.scale,
+      }
       lines.push('', ...httpRoundsSection(d.http, wording))
     }
     return lines.join('\n')

@@ -40,7 +40,10 @@ import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
 
 /** Brute force runs only on cadastres up to this many parcels. */
 const BRUTE_MAX_PARCELS = 200_000
-/** Above this many vertices the geometries are decoded per candidate (in the timed path, alike for all) instead of once up front. */
+/**
+ * Above this many vertices the geometries are decoded per candidate (in the timed path, alike for all) instead of once
+ * up front.
+ */
 const DECODE_UP_FRONT_MAX_VERTICES = 20_000_000
 /** Probes are timed in chunks, each strategy in turn (order rotating), so machine noise hits all alike. */
 const CHUNK = 250
@@ -149,11 +152,16 @@ function loadParcels(ds: OpenDataset, log: (l: string) => void): Parcels {
   const db = ds.sqlite(PARCEL_FILES.sqlite)
   const count = db.prepare('SELECT count(*) FROM parcel').pluck().get() as number
   const maxId = db.prepare('SELECT max(id) FROM parcel').pluck().get() as number
-  if (count !== n || maxId !== n) throw new Error(`parcel-strategies: parcels.sqlite has ${count} rows (max id ${maxId}), parcels.flatbush ${n} items`)
+  if (count !== n || maxId !== n)
+    throw new Error(
+      `parcel-strategies: parcels.sqlite has ${count} rows (max id ${maxId}), parcels.flatbush ${n} items`,
+    )
   // one buffer for all blobs, 4-byte aligned per blob, so containsPointEncoded reads them in place
   const chunks: Buffer[] = new Array(n)
   let total = 0
-  for (const [id, geom] of db.prepare('SELECT id, geom FROM parcel ORDER BY id').raw().iterate() as Iterable<[number, Buffer]>) {
+  for (const [id, geom] of db.prepare('SELECT id, geom FROM parcel ORDER BY id').raw().iterate() as Iterable<
+    [number, Buffer]
+  >) {
     chunks[id - 1] = geom
     total += geom.byteLength
   }
@@ -166,7 +174,7 @@ function loadParcels(ds: OpenDataset, log: (l: string) => void): Parcels {
     blobs[i] = all.subarray(off, off + g.byteLength)
     off += g.byteLength
     // words: polygon count, per polygon a ring count, per ring a length + 2 per vertex
-    vertices += (g.byteLength >> 3) // upper bound, for the memory decision only
+    vertices += g.byteLength >> 3 // upper bound, for the memory decision only
   }
   let geoms: MultiPolygon[] | null = null
   if (vertices <= DECODE_UP_FRONT_MAX_VERTICES) {
@@ -175,7 +183,17 @@ function loadParcels(ds: OpenDataset, log: (l: string) => void): Parcels {
     for (const mp of geoms) for (const poly of mp) for (const ring of poly) vertices += ring.length
   } else log(`parcel-strategies: ~${vertices.toLocaleString('en-US')} vertices: geometries decoded per candidate`)
   const flags = ds.arrayBuffer(PARCEL_FILES.flags)
-  return { n, vertices, boxes, blobs, geoms, extent, served, servedBytes: servedAb.byteLength, flagsBytes: flags.byteLength }
+  return {
+    n,
+    vertices,
+    boxes,
+    blobs,
+    geoms,
+    extent,
+    served,
+    servedBytes: servedAb.byteLength,
+    flagsBytes: flags.byteLength,
+  }
 }
 
 /** The exact steps every strategy shares (item indices in, parcel ids out). */
@@ -258,7 +276,9 @@ function rtreeStrategy(P: Parcels, dir: string, log: (l: string) => void): Strat
   db.pragma('mmap_size = 2147483647')
   db.pragma('locking_mode = EXCLUSIVE')
   // R*Tree keeps 32-bit floats rounded outwards: candidates are a superset, the exact step settles them
-  const stmt = db.prepare('SELECT id FROM pb WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?').pluck()
+  const stmt = db
+    .prepare('SELECT id FROM pb WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?')
+    .pluck()
   const ex = exact(P)
   return {
     name: 'sqlite r*tree',
@@ -317,7 +337,8 @@ function bruteStrategy(P: Parcels): Strategy {
   const ex = exact(P)
   const scan = (x0: number, y0: number, x1: number, y1: number) => {
     const out: number[] = []
-    for (let i = 0; i < n; i++) if (boxes[i * 4] <= x1 && boxes[i * 4 + 2] >= x0 && boxes[i * 4 + 1] <= y1 && boxes[i * 4 + 3] >= y0) out.push(i)
+    for (let i = 0; i < n; i++)
+      if (boxes[i * 4] <= x1 && boxes[i * 4 + 2] >= x0 && boxes[i * 4 + 1] <= y1 && boxes[i * 4 + 3] >= y0) out.push(i)
     return out
   }
   return {
@@ -331,10 +352,15 @@ function bruteStrategy(P: Parcels): Strategy {
   }
 }
 
-/** Random published parcels' label points jittered by up to 30 m (80 %), the rest uniform over the cadastre's extent. */
+/**
+ * Random published parcels' label points jittered by up to 30 m (80 %), the rest uniform over the cadastre's extent.
+ */
 function makePipProbes(ds: OpenDataset, P: Parcels, count: number, seed: number): Probes {
   const db = ds.sqlite(PARCEL_FILES.sqlite)
-  const labels = db.prepare('SELECT label_lon, label_lat FROM parcel WHERE hidden = 0 ORDER BY id').raw().all() as [number, number][]
+  const labels = db.prepare('SELECT label_lon, label_lat FROM parcel WHERE hidden = 0 ORDER BY id').raw().all() as [
+    number,
+    number,
+  ][]
   const rnd = new Random(seed >>> 0, 'bench/parcel-strategies/pip')
   const lon = new Float64Array(count)
   const lat = new Float64Array(count)
@@ -361,8 +387,13 @@ function jitter(rnd: Random, [x, y]: [number, number]): [number, number] {
 /** Boxes of 0.001–0.01° sides centred within 30 m of random published parcels' label points. */
 function makeBoxProbes(ds: OpenDataset, count: number, seed: number): BoxProbes {
   const db = ds.sqlite(PARCEL_FILES.sqlite)
-  const labels = db.prepare('SELECT label_lon, label_lat FROM parcel WHERE hidden = 0 ORDER BY id').raw().all() as [number, number][]
-  const src = labels.length ? labels : (db.prepare('SELECT label_lon, label_lat FROM parcel ORDER BY id').raw().all() as [number, number][])
+  const labels = db.prepare('SELECT label_lon, label_lat FROM parcel WHERE hidden = 0 ORDER BY id').raw().all() as [
+    number,
+    number,
+  ][]
+  const src = labels.length
+    ? labels
+    : (db.prepare('SELECT label_lon, label_lat FROM parcel ORDER BY id').raw().all() as [number, number][])
   const rnd = new Random(seed >>> 0, 'bench/parcel-strategies/bbox')
   const boxes: BBox[] = []
   for (let k = 0; k < count; k++) {
@@ -399,7 +430,14 @@ interface OpResult {
  * Times one operation over every strategy, chunk by chunk with the strategies taking turns
  * (order rotating); strategy 0 is the reference for agreement.
  */
-function runOp(ctx: SuiteContext, op: string, strategies: Strategy[], count: number, call: (s: Strategy, k: number) => number[], where: (k: number) => string): OpResult {
+function runOp(
+  ctx: SuiteContext,
+  op: string,
+  strategies: Strategy[],
+  count: number,
+  call: (s: Strategy, k: number) => number[],
+  where: (k: number) => string,
+): OpResult {
   const S = strategies.length
   const T = strategies.map(() => new Samples(count))
   const agree = new Array<number>(S).fill(0)
@@ -426,7 +464,10 @@ function runOp(ctx: SuiteContext, op: string, strategies: Strategy[], count: num
         const mine = sortedIds(out[s][k])
         results[s] += mine.length
         if (sameSet(mine, ref)) agree[s]++
-        else if (failures++ < 5) ctx.fail(`parcel-strategies: ${op} disagreement at probe ${start + k} ${where(start + k)}: ${strategies[s].name} ${diff(mine, ref)} of ${strategies[0].name}`)
+        else if (failures++ < 5)
+          ctx.fail(
+            `parcel-strategies: ${op} disagreement at probe ${start + k} ${where(start + k)}: ${strategies[s].name} ${diff(mine, ref)} of ${strategies[0].name}`,
+          )
       }
     }
   }
@@ -437,7 +478,9 @@ function runOp(ctx: SuiteContext, op: string, strategies: Strategy[], count: num
 export const parcelStrategiesSuite: Suite<ParcelStrategiesData> = {
   name: 'parcel-strategies',
   title: 'Index strategies for parcels (point in polygon, bbox), in process',
-  summary: 'Flatbush vs SQLite R*Tree vs KDBush over box centres vs brute force over the parcel boxes: point-in-polygon and bbox, build, size, agreement',
+  summary:
+    'Flatbush vs SQLite R*Tree vs KDBush over box centres vs brute force over the parcel boxes: point-in-polygon ' +
+    'and bbox, build, size, agreement',
 
   async run(ctx) {
     const ds = openDataset(ctx.dataset.dir)
@@ -447,33 +490,73 @@ export const parcelStrategiesSuite: Suite<ParcelStrategiesData> = {
       const layers = ds.domain('parcels')?.layers
       const total = layers ? Object.values(layers).reduce((s, l) => s + l.rows, 0) : 0
       if (!total || !ds.has(PARCEL_FILES.flatbush)) {
-        return { parcels: 0, vertices: 0, pipProbes: 0, boxProbes: 0, identicalToServed: false, maxHalfExtentDeg: [0, 0], geometriesUpFront: false, rows: [], skipped: [], notMeasured: 'the dataset has no cadastre' }
+        return {
+          parcels: 0,
+          vertices: 0,
+          pipProbes: 0,
+          boxProbes: 0,
+          identicalToServed: false,
+          maxHalfExtentDeg: [0, 0],
+          geometriesUpFront: false,
+          rows: [],
+          skipped: [],
+          notMeasured: 'the dataset has no cadastre',
+        }
       }
       const log = ctx.log
       const { value: P, ms: loadMs } = time(() => loadParcels(ds, log))
-      log(`parcel-strategies: ${P.n.toLocaleString('en-US')} parcels, ${P.vertices.toLocaleString('en-US')} vertices loaded in ${fmt(loadMs / 1000, 2)} s`)
+      log(
+        `parcel-strategies: ${P.n.toLocaleString('en-US')} parcels, ${P.vertices.toLocaleString('en-US')} vertices loaded in ${fmt(loadMs / 1000, 2)} s`,
+      )
       const fb = flatbushStrategy(P)
-      if (!fb.identical) ctx.fail('parcel-strategies: the Flatbush rebuilt from the served boxes differs from parcels.flatbush')
+      if (!fb.identical)
+        ctx.fail('parcel-strategies: the Flatbush rebuilt from the served boxes differs from parcels.flatbush')
       strategies.push(fb.s)
-      log(`parcel-strategies: flatbush built in ${fmt(fb.s.buildMs)} ms${fb.identical ? ', byte-identical to the served file' : ''}`)
+      log(
+        `parcel-strategies: flatbush built in ${fmt(fb.s.buildMs)} ms${
+          fb.identical ? ', byte-identical to the ' + 'served file' : ''
+        }`,
+      )
       strategies.push(serviceStrategy(P, ds))
       strategies.push(rtreeStrategy(P, dir, log))
       log(`parcel-strategies: R*Tree built in ${fmt(strategies.at(-1)!.buildMs / 1000, 2)} s`)
       const kd = kdbushStrategy(P)
       strategies.push(kd.s)
-      log(`parcel-strategies: kdbush over box centres built in ${fmt(kd.s.buildMs)} ms, window ± ${kd.half[0].toFixed(4)}° × ${kd.half[1].toFixed(4)}°`)
+      log(
+        `parcel-strategies: kdbush over box centres built in ${fmt(kd.s.buildMs)} ms, window ± ${kd.half[0].toFixed(4)}° × ${kd.half[1].toFixed(4)}°`,
+      )
       const skipped: string[] = []
       if (P.n <= BRUTE_MAX_PARCELS) strategies.push(bruteStrategy(P))
-      else skipped.push(`brute force (${P.n.toLocaleString('en-US')} parcels > ${BRUTE_MAX_PARCELS.toLocaleString('en-US')}; sample scale and below only)`)
+      else
+        skipped.push(
+          `brute force (${P.n.toLocaleString('en-US')} parcels > ${BRUTE_MAX_PARCELS.toLocaleString('en-US')}; sample scale and ` +
+            `below only)`,
+        )
 
       const quick = ctx.opts.quick
       const pipCount = quick ? 300 : 10_000
       const boxCount = quick ? 200 : 2_000
       const pp = makePipProbes(ds, P, pipCount, ctx.opts.seed)
       const bp = makeBoxProbes(ds, boxCount, ctx.opts.seed)
-      const pip = runOp(ctx, 'point-in-polygon', strategies, pipCount, (s, k) => s.at(pp.lon[k], pp.lat[k]), (k) => `(${pp.lon[k]}, ${pp.lat[k]})`)
-      log(`parcel-strategies: point in polygon p50 ${strategies.map((s, k) => `${s.name} ${fmt(pip.t[k].p50Us)} us`).join(', ')}`)
-      const box = runOp(ctx, 'bbox', strategies, boxCount, (s, k) => s.within(bp.boxes[k]), (k) => JSON.stringify(bp.boxes[k]))
+      const pip = runOp(
+        ctx,
+        'point-in-polygon',
+        strategies,
+        pipCount,
+        (s, k) => s.at(pp.lon[k], pp.lat[k]),
+        (k) => `(${pp.lon[k]}, ${pp.lat[k]})`,
+      )
+      log(
+        `parcel-strategies: point in polygon p50 ${strategies.map((s, k) => `${s.name} ${fmt(pip.t[k].p50Us)} us`).join(', ')}`,
+      )
+      const box = runOp(
+        ctx,
+        'bbox',
+        strategies,
+        boxCount,
+        (s, k) => s.within(bp.boxes[k]),
+        (k) => JSON.stringify(bp.boxes[k]),
+      )
       log(`parcel-strategies: bbox p50 ${strategies.map((s, k) => `${s.name} ${fmt(box.t[k].p50Us)} us`).join(', ')}`)
       const rows: StrategyRow[] = strategies.map((s, k) => ({
         strategy: s.name,
@@ -512,19 +595,31 @@ export const parcelStrategiesSuite: Suite<ParcelStrategiesData> = {
     if (d.notMeasured) return `_Not measured: ${d.notMeasured}._`
     const lines = [
       `${d.parcels.toLocaleString('en-US')} parcels (${d.vertices.toLocaleString('en-US')} vertices), all statuses. ` +
-        `Point in polygon: ${d.pipProbes.toLocaleString('en-US')} seeded probes (${NEAR_SHARE * 100} % within ${NEAR_MAX_M} m of a random published parcel's label point, ${100 - NEAR_SHARE * 100} % uniform over the cadastre's extent). ` +
+        `Point in polygon: ${d.pipProbes.toLocaleString('en-US')} seeded probes (${NEAR_SHARE * 100} % within ${NEAR_MAX_M} m of a random ` +
+        `published parcel's label point, ${100 - NEAR_SHARE * 100} % uniform over the ` +
+        `cadastre's extent). ` +
         `Bbox: ${d.boxProbes.toLocaleString('en-US')} seeded boxes with sides of ${BOX_SIDE_MIN}–${BOX_SIDE_MAX}° centred within ${NEAR_MAX_M} m of a label point. ` +
-        `Timed in chunks of ${CHUNK} with the strategies taking turns. Every strategy filters the same boxes (the served Flatbush's) and shares the exact step: ` +
+        `Timed in chunks of ${CHUNK} with the strategies taking turns. Every strategy filters the same boxes (the ` +
+        `served Flatbush's) and shares the exact step: ` +
         '`containsPointEncoded` (closed set, as `/parcels/at`) and `intersectsBox` (as `/parcels/within`)' +
         `${d.geometriesUpFront ? ', on geometries decoded once up front' : ', decoding each candidate geometry'}. ` +
-        `Agreement is the same id set as \`flatbush (production)\`${d.identicalToServed ? ' (rebuilt here, byte-identical to the served parcels.flatbush)' : ''}; ` +
-        '`service at() / within()` is `createParcelQueries` as the routes call it (include_status=all, every hit read back from SQLite), for reference.',
+        `Agreement is the same id set as \`flatbush (production)\`${
+          d.identicalToServed ? ' (rebuilt here, ' + 'byte-identical to the served parcels.flatbush)' : ''
+        }; ` +
+        '`service at() / within()` is `createParcelQueries` as the routes call it (include_status=all, every hit ' +
+        'read back from SQLite), for reference.',
       '',
-      '| strategy | build | size | PIP p50 / p99 µs | PIP mean results | bbox p50 / p99 µs | bbox mean results | PIP agree | bbox agree |',
+      '| strategy | build | size | PIP p50 / p99 µs | PIP mean results | bbox p50 / p99 µs | bbox mean results | ' +
+        'PIP agree | bbox agree |',
       '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
     ]
     for (const row of d.rows) {
-      const build = row.strategy === 'brute force' ? '–' : row.buildMs >= 1000 ? `${fmt(row.buildMs / 1000, 2)} s` : `${fmt(row.buildMs)} ms`
+      const build =
+        row.strategy === 'brute force'
+          ? '–'
+          : row.buildMs >= 1000
+            ? `${fmt(row.buildMs / 1000, 2)} s`
+            : `${fmt(row.buildMs)} ms`
       lines.push(
         `| ${row.strategy} | ${build} | ${mib(row.sizeBytes)}${row.sizeNote ? ` (${row.sizeNote})` : ''} | ${fmt(row.pip.p50Us)} / ${fmt(row.pip.p99Us)} | ${fmt(row.pipMeanResults, 2)} | ` +
           `${fmt(row.box.p50Us)} / ${fmt(row.box.p99Us)} | ${fmt(row.boxMeanResults, 1)} | ${row.pipAgree}/${row.pipProbes} | ${row.boxAgree}/${row.boxProbes} |`,
@@ -533,8 +628,12 @@ export const parcelStrategiesSuite: Suite<ParcelStrategiesData> = {
     const [hx, hy] = d.maxHalfExtentDeg
     lines.push(
       '',
-      'KDBush as such is not applicable: it indexes points, and a point index over the parcels\' label points cannot say which polygons contain a probe (a parcel can hold the probe while its label point is far away). ' +
-        `The \`kdbush over box centres\` row makes it exact by widening every search window by the largest box's half-extent (here ± ${hx.toFixed(4)}° × ${hy.toFixed(4)}°) and then checking each candidate's own box, ` +
+      "KDBush as such is not applicable: it indexes points, and a point index over the parcels' label points " +
+        'cannot say which polygons contain a probe (a parcel can hold the probe while its label point is far ' +
+        'away). ' +
+        `The \`kdbush over box centres\` row makes it exact by widening every search window by the largest box's ` +
+        `half-extent (here ± ${hx.toFixed(4)}° × ${hy.toFixed(4)}°) and then checking ` +
+        `each candidate's own box, ` +
         'so its cost is set by the single largest parcel, not by the query.',
     )
     if (d.skipped.length) lines.push('', `Skipped: ${d.skipped.join('; ')}.`)

@@ -66,7 +66,11 @@ const LPI_FOUND_SHARE = 0.8
  * erven, as the cadastre is); kind 1 well-formed LPIs no parcel carries (a drawn LPI with its
  * last eight digits replaced).
  */
-export function makeLpiLookupProbes(ds: OpenDataset, count: number, seed: number): { lpi: string[]; kind: Uint8Array; length: number } {
+export function makeLpiLookupProbes(
+  ds: OpenDataset,
+  count: number,
+  seed: number,
+): { lpi: string[]; kind: Uint8Array; length: number } {
   const db = ds.sqlite(PARCEL_FILES.sqlite)
   const maxId = (db.prepare('SELECT max(id) FROM parcel').pluck().get() as number | null) ?? 0
   const published = db.prepare('SELECT lpi FROM parcel WHERE id = ? AND hidden = 0').pluck()
@@ -96,19 +100,38 @@ async function measureLpiLookups(ctx: SuiteContext, ds: OpenDataset): Promise<Lp
   const probes = makeLpiLookupProbes(ds, quick ? 200 : 5_000, ctx.opts.seed)
   if (!probes.length) return null
   const found = probes.kind.filter((k) => k === 0).length
-  ctx.log(`parcels: ${probes.length} LPIs (${found} of published parcels, ${probes.length - found} absent) x ${rounds} rounds`)
+  ctx.log(
+    `parcels: ${probes.length} LPIs (${found} of published parcels, ${probes.length - found} absent) x ${rounds} rounds`,
+  )
   const f = { all: false }
   const hashIndex = ds.has(PARCEL_FILES.lpiHash)
   const q = createParcelQueries(ds)
-  const rows: OpRow[] = [measure('/{lpi}', hashIndex ? 'service, LPI hash index' : 'service, SQLite lpi index', probes, rounds, (k) => q.byLpi(probes.lpi[k], f).length)]
+  const rows: OpRow[] = [
+    measure(
+      '/{lpi}',
+      hashIndex ? 'service, LPI hash index' : 'service, SQLite lpi index',
+      probes,
+      rounds,
+      (k) => q.byLpi(probes.lpi[k], f).length,
+    ),
+  ]
   if (hashIndex) {
     // the same dataset as one built before the hash index file: lookups through SQLite's index
     const plain = createParcelQueries({ ...ds, has: (path: string) => path !== PARCEL_FILES.lpiHash && ds.has(path) })
-    rows.push(measure('/{lpi}', 'service, SQLite lpi index (as a dataset without the hash file)', probes, rounds, (k) => plain.byLpi(probes.lpi[k], f).length))
+    rows.push(
+      measure(
+        '/{lpi}',
+        'service, SQLite lpi index (as a dataset without the hash file)',
+        probes,
+        rounds,
+        (k) => plain.byLpi(probes.lpi[k], f).length,
+      ),
+    )
     let differ = 0
     for (let k = 0; k < probes.length; k++) {
       if (JSON.stringify(q.byLpi(probes.lpi[k], f)) === JSON.stringify(plain.byLpi(probes.lpi[k], f))) continue
-      if (differ++ < 3) ctx.fail(`parcels: LPI ${probes.lpi[k]}: the hash index and SQLite's lpi index give different records`)
+      if (differ++ < 3)
+        ctx.fail(`parcels: LPI ${probes.lpi[k]}: the hash index and SQLite's lpi index give different records`)
     }
   }
   rows.push(
@@ -116,17 +139,25 @@ async function measureLpiLookups(ctx: SuiteContext, ds: OpenDataset): Promise<Lp
       const headers = { 'X-API-KEY': key }
       const paths = probes.lpi.map((l) => `/api/v1/parcels/${l}`)
       const statuses = new Uint16Array(probes.length)
-      const whole = await measureAsync('/{lpi}', 'whole handler (app.request, no socket)', probes.length, rounds, probes.kind, async (k) => {
-        const res = await app.request(paths[k], { headers })
-        // the body as the server sends it: bytes
-        await res.arrayBuffer()
-        statuses[k] = res.status
-        return res.status === 200 ? 1 : 0
-      })
+      const whole = await measureAsync(
+        '/{lpi}',
+        'whole handler (app.request, no socket)',
+        probes.length,
+        rounds,
+        probes.kind,
+        async (k) => {
+          const res = await app.request(paths[k], { headers })
+          // the body as the server sends it: bytes
+          await res.arrayBuffer()
+          statuses[k] = res.status
+          return res.status === 200 ? 1 : 0
+        },
+      )
       let wrong = 0
       for (let k = 0; k < probes.length; k++) {
         const want = probes.kind[k] === 0 ? 200 : 404
-        if (statuses[k] !== want && wrong++ < 3) ctx.fail(`parcels: GET /parcels/${probes.lpi[k]} answered ${statuses[k]}, expected ${want}`)
+        if (statuses[k] !== want && wrong++ < 3)
+          ctx.fail(`parcels: GET /parcels/${probes.lpi[k]} answered ${statuses[k]}, expected ${want}`)
       }
       return whole.row
     }),
@@ -139,10 +170,18 @@ async function measureLpiLookups(ctx: SuiteContext, ds: OpenDataset): Promise<Lp
  * Random visible parcels' label points (jittered), and some uniform points over the extent. The
  * postgis suite draws the same points (same label).
  */
-export function makeParcelProbes(ds: OpenDataset, count: number, seed: number, label: string, nearShare = NEAR_SHARE): PointProbes {
+export function makeParcelProbes(
+  ds: OpenDataset,
+  count: number,
+  seed: number,
+  label: string,
+  nearShare = NEAR_SHARE,
+): PointProbes {
   const db = ds.sqlite(PARCEL_FILES.sqlite)
   const ids = db.prepare('SELECT id FROM parcel WHERE hidden = 0').pluck().all() as number[]
-  const ext = db.prepare('SELECT min(label_lon) x0, min(label_lat) y0, max(label_lon) x1, max(label_lat) y1 FROM parcel').get() as Record<string, number>
+  const ext = db
+    .prepare('SELECT min(label_lon) x0, min(label_lat) y0, max(label_lon) x1, max(label_lat) y1 FROM parcel')
+    .get() as Record<string, number>
   const one = db.prepare('SELECT label_lon, label_lat FROM parcel WHERE id = ?')
   const rnd = new Random(seed >>> 0, `bench/parcels/${label}`)
   const pick = () => {
@@ -150,7 +189,12 @@ export function makeParcelProbes(ds: OpenDataset, count: number, seed: number, l
     return [p.label_lon, p.label_lat] as const
   }
   // 0 = near a parcel's label point, 1 = uniform in the cadastre's extent
-  return nearOrUniformProbes(rnd, count, { nearShare, nearMaxM: NEAR_MAX_M, pick, extent: [ext.x0, ext.y0, ext.x1, ext.y1] })
+  return nearOrUniformProbes(rnd, count, {
+    nearShare,
+    nearMaxM: NEAR_MAX_M,
+    pick,
+    extent: [ext.x0, ext.y0, ext.x1, ext.y1],
+  })
 }
 
 /** `/parcels/at` over HTTP, on points that each lie in a published parcel. */
@@ -182,15 +226,28 @@ function runHttp(ctx: SuiteContext, ds: OpenDataset): Promise<HttpRoundsData> {
 export const parcelsSuite: Suite<ParcelsData> = {
   name: 'parcels',
   title: 'Parcel cadastre: /parcels/at and batch in process, /parcels/at over HTTP',
-  summary: '/parcels/at p50/p99 us, POST /parcels/batch of 1000 points ms, /parcels/at req/s with 1 and 2 workers vs hello-world',
+  summary:
+    '/parcels/at p50/p99 us, POST /parcels/batch of 1000 points ms, /parcels/at req/s with 1 and 2 workers vs ' +
+    'hello-world',
 
   async run(ctx) {
     const ds = openDataset(ctx.dataset.dir)
     try {
       const parcels = ds.domain('parcels')?.layers
       // the domain's layers also list each province's beacons and General Plans: count parcels only
-      const total = parcels ? Object.entries(parcels).reduce((s, [name, l]) => (/\/(beacon|general_plan)$/.test(name) ? s : s + l.rows), 0) : 0
-      if (!total) return { parcels: 0, probes: 0, rounds: 0, batches: 0, rows: [], http: null, skipped: 'the dataset has no cadastre' }
+      const total = parcels
+        ? Object.entries(parcels).reduce((s, [name, l]) => (/\/(beacon|general_plan)$/.test(name) ? s : s + l.rows), 0)
+        : 0
+      if (!total)
+        return {
+          parcels: 0,
+          probes: 0,
+          rounds: 0,
+          batches: 0,
+          rows: [],
+          http: null,
+          skipped: 'the dataset has no cadastre',
+        }
       const quick = ctx.opts.quick
       const count = quick ? 1_000 : 20_000
       const rounds = quick ? 1 : 3
@@ -212,22 +269,32 @@ export const parcelsSuite: Suite<ParcelsData> = {
           return w.take().length > 0 ? found.count : 0
         }),
       )
-      rows.push(measure('/at', 'most specific only (batch item)', probes, rounds, (k) => (q.firstAt(probes.lon[k], probes.lat[k], f) ? 1 : 0)))
+      rows.push(
+        measure('/at', 'most specific only (batch item)', probes, rounds, (k) =>
+          q.firstAt(probes.lon[k], probes.lat[k], f) ? 1 : 0,
+        ),
+      )
 
       // batches of 1000 points drawn from the same probes
       const batches = quick ? 10 : 100
       const bodies = batchBodies(probes, batches, BATCH_MAX)
       rows.push(
-        await measureBatches('batch of 1000 points', 'service + answer bytes (as the route)', batches, BATCH_WARMUPS, (b) => {
-          let found = 0
-          w.start().ascii('{"results":[')
-          for (const [k, p] of bodies[b].entries()) {
-            if (k) w.ascii(',')
-            if (q.writeFirstAt(w, p.longitude, p.latitude, f)) found++
-          }
-          w.ascii(']}').take()
-          return found
-        }),
+        await measureBatches(
+          'batch of 1000 points',
+          'service + answer bytes (as the route)',
+          batches,
+          BATCH_WARMUPS,
+          (b) => {
+            let found = 0
+            w.start().ascii('{"results":[')
+            for (const [k, p] of bodies[b].entries()) {
+              if (k) w.ascii(',')
+              if (q.writeFirstAt(w, p.longitude, p.latitude, f)) found++
+            }
+            w.ascii(']}').take()
+            return found
+          },
+        ),
       )
       rows.push(
         await measureBatchHandler(ctx, ds, {
@@ -253,8 +320,12 @@ export const parcelsSuite: Suite<ParcelsData> = {
     const d = r.data
     if (d.skipped) return `_Not measured: ${d.skipped}._`
     const lines = [
-      `${d.parcels.toLocaleString('en-US')} parcels. ${d.probes.toLocaleString('en-US')} seeded probes (80 % within ${NEAR_MAX_M} m of a random published parcel's label point, 20 % uniform over the cadastre's extent), ` +
-        `${d.rounds} timed round(s) after a warm-up; ops/s from one untimed pass. Batches: ${d.batches} bodies of 1000 of those points. "whole handler" POSTs each body through the app and reads the answer as bytes (since 2026-11-26; until then it also decoded them to a string, which is the client's cost).`,
+      `${d.parcels.toLocaleString('en-US')} parcels. ${d.probes.toLocaleString('en-US')} seeded probes (80 % ` +
+        `within ${NEAR_MAX_M} m of a random ` +
+        `published parcel's label point, 20 % uniform over the cadastre's extent), ` +
+        `${d.rounds} timed round(s) after a warm-up; ops/s from one untimed pass. Batches: ${d.batches} bodies of 1000 of ` +
+        `those points. "whole handler" POSTs each body through the app and reads the answer as bytes (since ` +
+        `2026-11-26; until then it also decoded them to a string, which is the client's cost).`,
       '',
       ...serviceOpTable(d.rows, TARGETS, r.dataset.scale === 'national'),
     ]
@@ -262,18 +333,29 @@ export const parcelsSuite: Suite<ParcelsData> = {
       const l = d.lpi
       lines.push(
         '',
-        `**Lookups by LPI** (\`GET /parcels/{lpi}\`, default status filter): ${l.found.toLocaleString('en-US')} seeded LPIs of published parcels (drawn uniformly over parcel rows) and ` +
-          `${l.absent.toLocaleString('en-US')} well-formed LPIs that no parcel carries (the 404 path), ${l.rounds} timed round(s) after a warm-up. ` +
+        `**Lookups by LPI** (\`GET /parcels/{lpi}\`, default status filter): ${l.found.toLocaleString('en-US')} seeded LPIs of ` +
+          `published parcels (drawn uniformly over parcel rows) and ` +
+          `${l.absent.toLocaleString('en-US')} well-formed LPIs that no parcel carries (the 404 path), ${l.rounds} timed round(s) ` +
+          `after a warm-up. ` +
           (l.hashIndex
-            ? 'The service finds an LPI\'s ids in the LPI hash index file and reads each row by id; the second row is the same service told the file is absent, so it asks SQLite\'s `lpi` index as a dataset built before the file does (same run, same probes; every answer identical). '
-            : 'This dataset has no LPI hash index file: the service asks SQLite\'s `lpi` index. ') +
-          '"whole handler" sends each GET through the app and reads the answer as bytes; every status was checked (200 found, 404 absent).',
+            ? "The service finds an LPI's ids in the LPI hash index file and reads each row by id; the second row " +
+              "is the same service told the file is absent, so it asks SQLite's `lpi` index as a dataset built " +
+              'before the file does (same run, same probes; every answer identical). '
+            : "This dataset has no LPI hash index file: the service asks SQLite's `lpi` index. ") +
+          '"whole handler" sends each GET through the app and reads the answer as bytes; every status was checked ' +
+          '(200 found, 404 absent).',
         '',
         ...serviceOpTable(l.rows, TARGETS, r.dataset.scale === 'national', 2, 'p50 found / absent'),
       )
     }
     if (d.http) {
-      const wording = { endpoint: '/parcels/at', points: 'seeded points that each lie in a published parcel', agreement: 'identical to in-process `createParcelQueries`', targets: true, scale: r.dataset.scale }
+      const wording = {
+        endpoint: '/parcels/at',
+        points: 'seeded points that each lie in a published parcel',
+        agreement: 'identical to in-process `createParcelQueries`',
+        targets: true,
+        scale: r.dataset.scale,
+      }
       lines.push('', ...httpRoundsSection(d.http, wording))
     }
     return lines.join('\n')

@@ -42,7 +42,9 @@ describe('plots suite report', () => {
     const text = plotsSuite.render(record('national', 112))
     expect(text).toContain('missed by 12.0 µs')
     // 1e6 / 12,500 = 80 µs per answer; index 1e6 / 25,000 = 40 µs; the rest 40 µs over 80 plots
-    expect(text).toContain('What limits it: radius: per answer in the untimed pass, 80.0 µs, of which the index search 40.0 µs')
+    expect(text).toContain(
+      'What limits it: radius: per answer in the untimed pass, 80.0 µs, of which the index search 40.0 µs',
+    )
     expect(text).toContain('40.0 µs, ~500 ns per plot answered (making the plots as objects instead: 10.0 µs')
     expect(text).not.toContain('reverse: per answer')
   })

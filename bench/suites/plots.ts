@@ -77,12 +77,28 @@ export const plotsSuite: Suite<PlotsData> = {
       }
       const rows: PlotsRow[] = []
       const { lon, lat } = probes
-      rows.push(measure('reverse', 'service', probes, rounds, (k) => answered(q.reverse(lon[k], lat[k], REVERSE_REACH_M, countries, {}))))
+      rows.push(
+        measure('reverse', 'service', probes, rounds, (k) =>
+          answered(q.reverse(lon[k], lat[k], REVERSE_REACH_M, countries, {})),
+        ),
+      )
       ctx.log(`plots: reverse p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
       rows.push(measure('reverse', 'index only', probes, rounds, (k) => (nearestIndexOnly(lon[k], lat[k]) ? 1 : 0)))
-      rows.push(measure('radius', 'service', probes, rounds, (k) => answered(q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}))))
+      rows.push(
+        measure('radius', 'service', probes, rounds, (k) =>
+          answered(q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {})),
+        ),
+      )
       ctx.log(`plots: radius p50 ${fmt(rows.at(-1)!.all.p50Us)} us`)
-      rows.push(measure('radius', 'service, plots as objects', probes, rounds, (k) => q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}).plots().length))
+      rows.push(
+        measure(
+          'radius',
+          'service, plots as objects',
+          probes,
+          rounds,
+          (k) => q.radius(lon[k], lat[k], RADIUS_M, RADIUS_LIMIT, countries, {}).plots().length,
+        ),
+      )
       rows.push(measure('radius', 'index only', probes, rounds, (k) => withinIndexOnly(lon[k], lat[k])))
       ctx.log(`plots: ${(textBytes / 2 ** 20).toFixed(1)} MiB of answer JSON written by the service rows`)
       return { probes: count, rounds, rows }
@@ -94,12 +110,17 @@ export const plotsSuite: Suite<PlotsData> = {
   render(r: SuiteRecord<PlotsData>) {
     const d = r.data
     const lines = [
-      `${d.probes.toLocaleString('en-US')} seeded probes (80 % within 400 m of a real plot, 20 % uniform in the country's extent; half per country), ` +
+      `${d.probes.toLocaleString('en-US')} seeded probes (80 % within 400 m of a real plot, 20 % uniform in the ` +
+        `country's extent; half per country), ` +
         `${d.rounds} timed round(s) after one warm-up round; ops/s from one untimed pass. Radius = ${RADIUS_M} m, limit ${RADIUS_LIMIT}. ` +
-        `"service" is \`createPlotQueries\` (index + plot numbers and towns from the in-memory tables + the plots' JSON bytes, as the route writes them); ` +
-          `"plots as objects" builds the answer's plot objects instead of its bytes (what "service" measured before 2026-11-25, when the route still serialised those objects); "index only" is the same cross-country search on the PointIndex alone.`,
+        `"service" is \`createPlotQueries\` (index + plot numbers and towns from the in-memory tables + the plots' ` +
+        `JSON bytes, as the route writes them); ` +
+        `"plots as objects" builds the answer's plot objects instead of its bytes (what "service" measured before ` +
+        `2026-11-25, when the route still serialised those objects); "index only" is the same cross-country ` +
+        `search on the PointIndex alone.`,
       '',
-      '| query | variant | p50 µs | p99 µs | mean µs | p50 near / random µs | ops/s | mean results | target p50 | verdict |',
+      '| query | variant | p50 µs | p99 µs | mean µs | p50 near / random µs | ops/s | mean results | target p50 | ' +
+        'verdict |',
       '|---|---|--:|--:|--:|--:|--:|--:|--:|---|',
     ]
     for (const row of d.rows) {
@@ -125,12 +146,22 @@ export const plotsSuite: Suite<PlotsData> = {
       const service = find(op, 'service')
       const whole = perOp(service)
       const index = perOp(find(op, 'index only'))
-      if (r.dataset.scale !== 'national' || !service || whole === undefined || index === undefined || service.all.p50Us <= TARGETS_US[op]) continue
+      if (
+        r.dataset.scale !== 'national' ||
+        !service ||
+        whole === undefined ||
+        index === undefined ||
+        service.all.p50Us <= TARGETS_US[op]
+      )
+        continue
       const objects = perOp(find(op, 'service, plots as objects'))
       const rest = whole - index
       limits.push(
-        `${op}: per answer in the untimed pass, ${fmt(whole)} µs, of which the index search ${fmt(index)} µs and reading the plot numbers and towns and writing the answer's bytes ${fmt(rest)} µs, ~${fmt((1000 * rest) / Math.max(1, service.meanResults))} ns per plot answered` +
-          (objects === undefined ? '' : ` (making the plots as objects instead: ${fmt(objects - index)} µs, before any JSON.stringify)`),
+        `${op}: per answer in the untimed pass, ${fmt(whole)} µs, of which the index search ${fmt(index)} µs and reading the ` +
+          `plot numbers and towns and writing the answer's bytes ${fmt(rest)} µs, ~${fmt((1000 * rest) / Math.max(1, service.meanResults))} ns per plot answered` +
+          (objects === undefined
+            ? ''
+            : ` (making the plots as objects instead: ${fmt(objects - index)} µs, before any JSON.stringify)`),
       )
     }
     if (limits.length) lines.push('', `What limits it: ${limits.join('; ')}.`)

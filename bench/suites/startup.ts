@@ -27,14 +27,20 @@ export interface StartupData {
   datasetBytes: number
   coldStartMs: number[]
   listeningMs: number[]
-  /** cold starts with INDEX_MMAP=0: the index files read into memory (from 2026-11-25 evening, when mapping became the default) */
+  /**
+   * cold starts with INDEX_MMAP=0: the index files read into memory (from 2026-11-25 evening, when mapping became the
+   * default)
+   */
   readColdStartMs?: number[]
   /**
    * `parcelRequests`, `parcelReqPerS` and the RSS parts (anonBytes, fileBytes) from 2026-11-25's
    * second session: before, the warm-up loaded reverse and radius only
    */
   warmup: Warmup | null
-  /** the same warm-up with SQLITE_MMAP_MB=0, the index files still mapped (absent in older records and without a cadastre) */
+  /**
+   * the same warm-up with SQLITE_MMAP_MB=0, the index files still mapped (absent in older records and without a
+   * cadastre)
+   */
   unmapped?: Warmup | null
   /**
    * RSS growth per first read of one byte of the dataset files holding the most mapped pages
@@ -68,7 +74,10 @@ function filesByRss(pid: number, datasetDir: string): { file: string; bytes: num
     const key = rel.startsWith('..') || isAbsolute(rel) ? OUTSIDE : rel
     byFile.set(key, (byFile.get(key) ?? 0) + bytes)
   }
-  return [...byFile].map(([file, bytes]) => ({ file, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, 12)
+  return [...byFile]
+    .map(([file, bytes]) => ({ file, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 12)
 }
 
 const TARGET_BUILD_MS = 20 * 60_000
@@ -79,11 +88,26 @@ const TARGET_RSS = 1.25 * 2 ** 30
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Spawns a 1-worker server (with `env` on top of the defaults) and times the first 200 answer to a reverse lookup. */
-async function coldStart(datasetDir: string, keysDb: string, key: string, path: string, env: Record<string, string> = {}): Promise<{ firstAnswerMs: number; listeningMs: number }> {
+async function coldStart(
+  datasetDir: string,
+  keysDb: string,
+  key: string,
+  path: string,
+  env: Record<string, string> = {},
+): Promise<{ firstAnswerMs: number; listeningMs: number }> {
   const port = await freePort()
   const t0 = performance.now()
   const child = spawn(process.execPath, [resolve('dist', 'server.js')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATASET_DIR: datasetDir, KEYS_DB: keysDb, WORKERS: '1', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATASET_DIR: datasetDir,
+      KEYS_DB: keysDb,
+      WORKERS: '1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let listeningMs = NaN
@@ -92,7 +116,8 @@ async function coldStart(datasetDir: string, keysDb: string, key: string, path: 
   })
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`server exited with status ${child.exitCode} during the cold-start test`)
+      if (child.exitCode !== null)
+        throw new Error(`server exited with status ${child.exitCode} during the cold-start test`)
       if (performance.now() - t0 > 60_000) throw new Error('server did not answer within 60 s')
       try {
         const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'X-API-KEY': key } })
@@ -140,7 +165,9 @@ export const startupSuite: Suite<StartupData> = {
         const r = await coldStart(ctx.dataset.dir, keysDb, key, reverse[i + 1])
         coldStartMs.push(r.firstAnswerMs)
         listeningMs.push(r.listeningMs)
-        ctx.log(`startup: cold start to first answer ${fmt(r.firstAnswerMs)} ms (listening at ${fmt(r.listeningMs)} ms)`)
+        ctx.log(
+          `startup: cold start to first answer ${fmt(r.firstAnswerMs)} ms (listening at ${fmt(r.listeningMs)} ms)`,
+        )
       }
       // the same with the index files read into memory rather than mapped (README: INDEX_MMAP)
       const readColdStartMs: number[] = []
@@ -163,15 +190,34 @@ export const startupSuite: Suite<StartupData> = {
           // the cadastre's SQLite file, which count in RSS as file pages
           for (const paths of [reverse, radius, parcels]) {
             if (!paths.length) continue
-            const r = await runLoad(tool, { port: server.port, paths, headers: { 'X-API-KEY': keys.issue(['plots', 'parcels']) }, connections: 50, durationS: paths === parcels ? durationS * 3 : durationS, workDir: work })
-            if (r.errors > 0) ctx.fail(`startup: warm-up load${env.SQLITE_MMAP_MB ? ` (SQLITE_MMAP_MB=${env.SQLITE_MMAP_MB})` : ''} had ${r.errors} errors`)
+            const r = await runLoad(tool, {
+              port: server.port,
+              paths,
+              headers: { 'X-API-KEY': keys.issue(['plots', 'parcels']) },
+              connections: 50,
+              durationS: paths === parcels ? durationS * 3 : durationS,
+              workDir: work,
+            })
+            if (r.errors > 0)
+              ctx.fail(
+                `startup: warm-up load${env.SQLITE_MMAP_MB ? ` (SQLITE_MMAP_MB=${env.SQLITE_MMAP_MB})` : ''} had ${r.errors} errors`,
+              )
             if (paths === parcels) {
               parcelRequests += r.requests
               parcelReqPerS = r.reqPerS
             } else requests += r.requests
           }
-          const w = { tool, requests, parcelRequests, parcelReqPerS, rss: server.rss(), files: filesByRss(server.workerPids[0], ctx.dataset.dir) }
-          ctx.log(`startup: RSS${env.SQLITE_MMAP_MB ? ` with SQLITE_MMAP_MB=${env.SQLITE_MMAP_MB}` : ''} after ${requests} + ${parcelRequests} requests: ${w.rss.map((p) => `${mib(p.rssBytes)} (private ${mib(p.anonBytes)}, file ${mib(p.fileBytes)})`).join(', ')}; /parcels/at ${fmt(parcelReqPerS)} req/s`)
+          const w = {
+            tool,
+            requests,
+            parcelRequests,
+            parcelReqPerS,
+            rss: server.rss(),
+            files: filesByRss(server.workerPids[0], ctx.dataset.dir),
+          }
+          ctx.log(
+            `startup: RSS${env.SQLITE_MMAP_MB ? ` with SQLITE_MMAP_MB=${env.SQLITE_MMAP_MB}` : ''} after ${requests} + ${parcelRequests} requests: ${w.rss.map((p) => `${mib(p.rssBytes)} (private ${mib(p.anonBytes)}, file ${mib(p.fileBytes)})`).join(', ')}; /parcels/at ${fmt(parcelReqPerS)} req/s`,
+          )
           return w
         } finally {
           await server.stop()
@@ -188,7 +234,16 @@ export const startupSuite: Suite<StartupData> = {
         mappingUnits.push({ file, kib })
         ctx.log(`startup: a first read of one byte of mapped ${file} adds ${fmt(kib)} KiB to RSS`)
       }
-      return { build: ctx.dataset.build, datasetBytes: ctx.dataset.sizeBytes, coldStartMs, listeningMs, readColdStartMs, warmup, unmapped, mappingUnits }
+      return {
+        build: ctx.dataset.build,
+        datasetBytes: ctx.dataset.sizeBytes,
+        coldStartMs,
+        listeningMs,
+        readColdStartMs,
+        warmup,
+        unmapped,
+        mappingUnits,
+      }
     } finally {
       keys.close()
       rmSync(work, { recursive: true, force: true })
@@ -198,7 +253,8 @@ export const startupSuite: Suite<StartupData> = {
   render(r: SuiteRecord<StartupData>) {
     const d = r.data
     const national = r.dataset.scale === 'national'
-    const verdict = (ok: boolean, miss: string) => (!national ? '(target is for national scale)' : ok ? 'met' : `missed by ${miss}`)
+    const verdict = (ok: boolean, miss: string) =>
+      !national ? '(target is for national scale)' : ok ? 'met' : `missed by ${miss}`
     const lines = ['| measure | value | target | verdict |', '|---|--:|--:|---|']
     if (d.build) {
       const b = d.build
@@ -213,11 +269,15 @@ export const startupSuite: Suite<StartupData> = {
         const parts = Object.entries(b.phases).sort((x, y) => y[1] - x[1])
         const listed = parts.reduce((t, [, v]) => t + v, 0)
         lines.push(
-          `| … by phase (from build-index's progress lines; layers = reading, repairing and writing every province layer) | ${parts.map(([k, v]) => `${k} ${fmt(v)} s`).join(', ')}; other ${fmt(Math.max(0, b.buildWallMs / 1000 - listed))} s | | |`,
+          `| … by phase (from build-index's progress lines; layers = reading, repairing and writing every province ` +
+            `layer) | ${parts.map(([k, v]) => `${k} ${fmt(v)} s`).join(', ')}; other ${fmt(Math.max(0, b.buildWallMs / 1000 - listed))} s | | |`,
         )
       }
     } else {
-      lines.push('| dataset build | not measured (dataset given with --dataset, or built before the bench kept build.json) | | |')
+      lines.push(
+        '| dataset build | not measured (dataset given with --dataset, or built before the bench kept build.json) ' +
+          '| | |',
+      )
     }
     lines.push(`| dataset size on disk | ${mib(d.datasetBytes)} | | |`)
     const cold = median(d.coldStartMs)
@@ -227,29 +287,45 @@ export const startupSuite: Suite<StartupData> = {
     )
     if (d.readColdStartMs?.length) {
       lines.push(
-        `| … the same with \`INDEX_MMAP=0\` (the index files read into memory on the thread pool, not mapped; median of ${d.readColdStartMs.length}: ${d.readColdStartMs.map((v) => fmt(v)).join(', ')} ms) | ${fmt(median(d.readColdStartMs))} ms | | |`,
+        `| … the same with \`INDEX_MMAP=0\` (the index files read into memory on the thread pool, not mapped; ` +
+          `median of ${d.readColdStartMs.length}: ${d.readColdStartMs.map((v) => fmt(v)).join(', ')} ms) | ${fmt(median(d.readColdStartMs))} ms | | |`,
       )
     }
     if (d.warmup) {
       const w = d.warmup
       const worst = w.rss.reduce((a, b) => (b.rssBytes > a.rssBytes ? b : a))
       const load = w.parcelRequests
-        ? `${w.requests.toLocaleString('en-US')} reverse + radius requests, then ${w.parcelRequests.toLocaleString('en-US')} \`/parcels/at\` requests over up to 20,000 distinct parcels, by ${w.tool}`
+        ? `${w.requests.toLocaleString('en-US')} reverse + radius requests, then ${w.parcelRequests.toLocaleString('en-US')} \`/parcels/at\` ` +
+          `requests over up to 20,000 distinct parcels, by ${w.tool}`
         : `${w.requests.toLocaleString('en-US')} reverse + radius requests by ${w.tool}`
       lines.push(
         `| server RSS after warm-up (WORKERS=1, ${load}) | ${mib(worst.rssBytes)} | ≤ 1.25 GiB per worker | ${verdict(worst.rssBytes <= TARGET_RSS, mib(worst.rssBytes - TARGET_RSS))} |`,
       )
       if (worst.anonBytes !== undefined && worst.fileBytes !== undefined) {
         lines.push(
-          `| … of which private memory (RssAnon: heap, caches${d.readColdStartMs ? '' : ', indexes read into memory'}) | ${mib(worst.anonBytes)} | | |`,
-          `| … of which mapped file pages (RssFile: the pages of the dataset's ${d.readColdStartMs ? 'mapped index files and ' : ''}mmapped SQLite files the requests touched; shared with the page cache and every other worker, and dropped by the kernel under memory pressure) | ${mib(worst.fileBytes)} | | |`,
+          `| … of which private memory (RssAnon: heap, caches${
+            d.readColdStartMs ? '' : ', indexes read into ' + 'memory'
+          }) | ${mib(worst.anonBytes)} | | |`,
+          `| … of which mapped file pages (RssFile: the pages of the dataset's ${
+            d.readColdStartMs ? 'mapped index files ' + 'and ' : ''
+          }mmapped SQLite files ` +
+            `the requests touched; shared with the page cache and every other worker, and dropped by the kernel ` +
+            `under memory pressure) | ${mib(worst.fileBytes)} | | |`,
         )
         if (w.files?.length) {
-          lines.push(`| … mapped file pages by file (/proc/<pid>/smaps) | ${w.files.slice(0, 6).map((f) => `${f.file} ${mib(f.bytes)}`).join(', ')} | | |`)
+          lines.push(
+            `| … mapped file pages by file (/proc/<pid>/smaps) | ${w.files
+              .slice(0, 6)
+              .map((f) => `${f.file} ${mib(f.bytes)}`)
+              .join(', ')} | | |`,
+          )
         }
         if (d.mappingUnits?.length) {
           lines.push(
-            `| … the unit they are counted in: RSS growth per first read of one byte of a mapped file (up to 64 reads 8 MiB apart, page cache warm). The kernel maps pages around a read that the page cache already holds (fault-around, 64 KiB) and a large folio whole (up to 2 MiB), so RssFile counts the regions requests touched rather than the bytes they read | ${d.mappingUnits.map((u) => `${u.file} ${fmt(u.kib)} KiB`).join(', ')} | | |`,
+            `| … the unit they are counted in: RSS growth per first read of one byte of a mapped file (up to 64 ` +
+              `reads 8 MiB apart, page cache warm). The kernel maps pages around a read that the page cache ` +
+              `already holds (fault-around, 64 KiB) and a large folio whole (up to 2 MiB), so RssFile counts the ` +
+              `regions requests touched rather than the bytes they read | ${d.mappingUnits.map((u) => `${u.file} ${fmt(u.kib)} KiB`).join(', ')} | | |`,
           )
         }
       }
@@ -258,8 +334,14 @@ export const startupSuite: Suite<StartupData> = {
       if (u && w.parcelReqPerS) {
         const uw = u.rss.reduce((a, b) => (b.rssBytes > a.rssBytes ? b : a))
         lines.push(
-          `| the same loads with \`SQLITE_MMAP_MB=0\` (${d.readColdStartMs ? 'the SQLite files not memory-mapped, the index files still mapped' : 'no memory-mapping'}): server RSS | ${mib(uw.rssBytes)} (private ${mib(uw.anonBytes ?? NaN)}, file pages ${mib(uw.fileBytes ?? NaN)}) | ≤ 1.25 GiB per worker | ${verdict(uw.rssBytes <= TARGET_RSS, mib(uw.rssBytes - TARGET_RSS))} |`,
-          `| … \`/parcels/at\` req/s during its load (50 connections; one run each, so within the VM's noise): mapped / not mapped | ${fmt(w.parcelReqPerS)} / ${fmt(u.parcelReqPerS ?? NaN)} (${fmt(((u.parcelReqPerS ?? NaN) / w.parcelReqPerS - 1) * 100, 1)} %) | | |`,
+          `| the same loads with \`SQLITE_MMAP_MB=0\` (${
+            d.readColdStartMs
+              ? 'the SQLite files not memory-mapped, ' + 'the index files still mapped'
+              : 'no memory-mapping'
+          }): server RSS | ${mib(uw.rssBytes)} (private ${mib(uw.anonBytes ?? NaN)}, file pages ${mib(uw.fileBytes ?? NaN)}) | ≤ 1.25 GiB per ` +
+            `worker | ${verdict(uw.rssBytes <= TARGET_RSS, mib(uw.rssBytes - TARGET_RSS))} |`,
+          `| … \`/parcels/at\` req/s during its load (50 connections; one run each, so within the VM's noise): ` +
+            `mapped / not mapped | ${fmt(w.parcelReqPerS)} / ${fmt(u.parcelReqPerS ?? NaN)} (${fmt(((u.parcelReqPerS ?? NaN) / w.parcelReqPerS - 1) * 100, 1)} %) | | |`,
         )
       }
     }

@@ -179,7 +179,8 @@ function rtreeStrategy(L: Layer, dir: string, log: (l: string) => void): Strateg
       const x = L.lon[i]
       const y = L.lat[i]
       ins.run(i, x, x, y, y, x, y)
-      if (L.n > 500_000 && i % step === step - 1) log(`strategies: ${L.country} R*Tree ${Math.round(((i + 1) / L.n) * 100)}%`)
+      if (L.n > 500_000 && i % step === step - 1)
+        log(`strategies: ${L.country} R*Tree ${Math.round(((i + 1) / L.n) * 100)}%`)
     }
     w.exec('COMMIT')
     w.close()
@@ -187,7 +188,9 @@ function rtreeStrategy(L: Layer, dir: string, log: (l: string) => void): Strateg
   const db = new Database(file, { readonly: true, fileMustExist: true })
   db.pragma('mmap_size = 2147483647')
   db.pragma('locking_mode = EXCLUSIVE')
-  const stmt = db.prepare('SELECT id, lon, lat FROM pt WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?').raw()
+  const stmt = db
+    .prepare('SELECT id, lon, lat FROM pt WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?')
+    .raw()
   const inBox = (b: [number, number, number, number]) => {
     const rows = stmt.all(b[2], b[0], b[3], b[1]) as [number, number, number][]
     const cand = rows.map((r) => r[0])
@@ -258,7 +261,11 @@ function runLayer(ctx: SuiteContext, L: Layer, probesPerLayer: number, dir: stri
   strategies.push(rtreeStrategy(L, dir, log))
   log(`strategies: ${L.country} R*Tree built in ${fmt(strategies[3].buildMs / 1000, 1)} s`)
   if (L.n <= BRUTE_MAX_POINTS) strategies.push(bruteStrategy(L))
-  else skipped.push(`brute force on ${L.country} (${L.n.toLocaleString('en-US')} points > ${BRUTE_MAX_POINTS.toLocaleString('en-US')}; sample scale and below only)`)
+  else
+    skipped.push(
+      `brute force on ${L.country} (${L.n.toLocaleString('en-US')} points > ${BRUTE_MAX_POINTS.toLocaleString('en-US')}; sample scale and ` +
+        `below only)`,
+    )
 
   const probes = makeProbes([L], probesPerLayer, ctx.opts.seed, `strategies/${L.country}`)
   const S = strategies.length
@@ -267,7 +274,11 @@ function runLayer(ctx: SuiteContext, L: Layer, probesPerLayer: number, dir: stri
   const radiusAgree = new Array<number>(S).fill(0)
   const nearestAgree = new Array<number>(S).fill(0)
   // warm-up on the first chunk (not timed, not counted)
-  for (const s of strategies) for (let k = 0; k < Math.min(CHUNK, probes.length); k++) (s.radius(probes.lon[k], probes.lat[k]), s.nearest(probes.lon[k], probes.lat[k]))
+  for (const s of strategies)
+    for (let k = 0; k < Math.min(CHUNK, probes.length); k++) {
+      s.radius(probes.lon[k], probes.lat[k])
+      s.nearest(probes.lon[k], probes.lat[k])
+    }
 
   let failures = 0
   for (let start = 0, chunk = 0; start < probes.length; start += CHUNK, chunk++) {
@@ -350,15 +361,24 @@ export const strategiesSuite: Suite<StrategiesData> = {
   render(r: SuiteRecord<StrategiesData>) {
     const d = r.data
     const lines = [
-      `${d.probesPerLayer.toLocaleString('en-US')} seeded probes per layer (80 % within 400 m of a real plot, 20 % uniform in the layer's extent), timed in chunks of ${CHUNK} with the strategies taking turns. ` +
-        `Radius = ${RADIUS_M} m geodesic, limit ${RADIUS_LIMIT}; nearest = within ${REVERSE_REACH_M / 1000} km. Agreement is against the production PointIndex: ` +
+      `${d.probesPerLayer.toLocaleString('en-US')} seeded probes per layer (80 % within 400 m of a real plot, 20 % ` +
+        `uniform in the layer's extent), timed in chunks of ${CHUNK} with the strategies ` +
+        `taking turns. ` +
+        `Radius = ${RADIUS_M} m geodesic, limit ${RADIUS_LIMIT}; nearest = within ${REVERSE_REACH_M / 1000} km. Agreement is ` +
+        `against the production PointIndex: ` +
         'radius the same id set, nearest the same id or a tie at exactly the same distance.',
       '',
-      '| layer | points | strategy | build | size | radius p50 / p99 µs | nearest p50 / p99 µs | radius agree | nearest agree |',
+      '| layer | points | strategy | build | size | radius p50 / p99 µs | nearest p50 / p99 µs | radius agree | ' +
+        'nearest agree |',
       '|---|--:|---|--:|--:|--:|--:|--:|--:|',
     ]
     for (const row of d.rows) {
-      const build = row.strategy === 'brute force' ? '–' : row.buildMs >= 1000 ? `${fmt(row.buildMs / 1000, 2)} s` : `${fmt(row.buildMs)} ms`
+      const build =
+        row.strategy === 'brute force'
+          ? '–'
+          : row.buildMs >= 1000
+            ? `${fmt(row.buildMs / 1000, 2)} s`
+            : `${fmt(row.buildMs)} ms`
       lines.push(
         `| ${row.layer} | ${row.points.toLocaleString('en-US')} | ${row.strategy} | ${build} | ${mib(row.sizeBytes)}${row.sizeNote ? ` (${row.sizeNote})` : ''} | ` +
           `${fmt(row.radius.p50Us)} / ${fmt(row.radius.p99Us)} | ${fmt(row.nearest.p50Us)} / ${fmt(row.nearest.p99Us)} | ${row.radiusAgree}/${row.probes} | ${row.nearestAgree}/${row.probes} |`,

@@ -57,7 +57,9 @@ export class BoundaryBuildError extends Error {}
 
 /** Reads an attribute-only CSV table (no geometry) as rows of lower-cased properties. */
 function* readAttributeCsv(file: string): Generator<{ ref: string; props: SourceProperties | null; reason?: string }> {
-  const lines = readFileSync(file, 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/)
+  const lines = readFileSync(file, 'utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
   const header = splitCsvRecord(lines[0] ?? '')
   if (!header) throw new BoundaryBuildError(`${file}: no CSV header`)
   for (let i = 1; i < lines.length; i++) {
@@ -67,7 +69,10 @@ function* readAttributeCsv(file: string): Generator<{ ref: string; props: Source
       yield { ref: `${file}:${i + 1}`, props: null, reason: `expected ${header.length} fields` }
       continue
     }
-    yield { ref: `${file}:${i + 1}`, props: normaliseProperties(Object.fromEntries(header.map((h, k) => [h, fields[k]]))) }
+    yield {
+      ref: `${file}:${i + 1}`,
+      props: normaliseProperties(Object.fromEntries(header.map((h, k) => [h, fields[k]]))),
+    }
   }
 }
 
@@ -76,7 +81,10 @@ function overlaps(aFrom: string | null, aTo: string | null, bFrom: string | null
   return (aTo === null || bFrom === null || bFrom < aTo) && (bTo === null || aFrom === null || aFrom < bTo)
 }
 
-/** A label point inside the geometry: the box centre when inside, else the mean of the largest ring's vertices when inside, else its first vertex. */
+/**
+ * A label point inside the geometry: the box centre when inside, else the mean of the largest ring's vertices when
+ * inside, else its first vertex.
+ */
 function labelPoint(mp: MultiPolygon): [number, number] {
   const b = bboxOf(mp)
   const cx = (b.minX + b.maxX) / 2
@@ -113,7 +121,14 @@ export async function buildBoundaries(
 
   for (const setName of setNames) {
     const dir = join(root, setName)
-    let set: SetDefaults = { vintage: null, effectiveFrom: null, effectiveTo: null, types: {}, source: null, geometry: true }
+    let set: SetDefaults = {
+      vintage: null,
+      effectiveFrom: null,
+      effectiveTo: null,
+      types: {},
+      source: null,
+      geometry: true,
+    }
     const setFile = join(dir, 'set.json')
     if (existsSync(setFile)) {
       let raw: unknown
@@ -158,7 +173,7 @@ export async function buildBoundaries(
         })
         rows++
       }
-      if (file && file.toLowerCase().endsWith('.csv')) {
+      if (file?.toLowerCase().endsWith('.csv')) {
         // a table without geometry (the 2016 ward delimitation): listed and searchable, not resolvable
         for (const row of readAttributeCsv(file)) {
           if (!row.props) rejects.reject(layerName, row.ref, row.reason ?? 'unreadable row')
@@ -182,7 +197,12 @@ export async function buildBoundaries(
         }
         progress.done(`${rows} boundaries, ${repaired} repaired, ${rejects.count(layerName)} rejected`)
       } else continue
-      layers[`${setName}/${type}`] = { rows, rejected: rejects.count(layerName), repaired, meta: { vintage, geometry: !file.toLowerCase().endsWith('.csv') } }
+      layers[`${setName}/${type}`] = {
+        rows,
+        rejected: rejects.count(layerName),
+        repaired,
+        meta: { vintage, geometry: !file.toLowerCase().endsWith('.csv') },
+      }
     }
   }
   if (!recs.length) return null
@@ -194,8 +214,10 @@ export async function buildBoundaries(
   const db = openScratchDb(scratch)
   db.exec(JURISDICTION_SCHEMA_SQL)
   const insSet = db.prepare('INSERT INTO boundary_set VALUES (?, ?, ?, ?, ?)')
-  for (const { name, set } of sets) insSet.run(name, set.source, set.effectiveFrom, set.effectiveTo, set.geometry ? 1 : 0)
-  const ins = db.prepare(`INSERT INTO boundary VALUES (@id, @type, @code, @name, @category, @province, @parentId, @parentCode, @wardNumber, @setName, @vintage,
+  for (const { name, set } of sets)
+    insSet.run(name, set.source, set.effectiveFrom, set.effectiveTo, set.geometry ? 1 : 0)
+  const ins =
+    db.prepare(`INSERT INTO boundary VALUES (@id, @type, @code, @name, @category, @province, @parentId, @parentCode, @wardNumber, @setName, @vintage,
     @from, @to, @area, @minX, @minY, @maxX, @maxY, @labelLon, @labelLat, @vertices, @geom, @geomLo)`)
   const insAnc = db.prepare('INSERT INTO ancestor VALUES (?, ?)')
   const progress = createProgress('boundaries/write', recs.length)
@@ -250,7 +272,11 @@ export async function buildBoundaries(
     }
     index.finish()
     ds.writeBinary(JURISDICTION_FILES.flatbush(type), 'flatbush', new Uint8Array(index.data))
-    ds.writeBinary(JURISDICTION_FILES.ids(type), 'u32', new Uint8Array(new Uint32Array(withGeom.map((r) => r.id)).buffer))
+    ds.writeBinary(
+      JURISDICTION_FILES.ids(type),
+      'u32',
+      new Uint8Array(new Uint32Array(withGeom.map((r) => r.id)).buffer),
+    )
   }
 
   return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
@@ -271,15 +297,23 @@ export function resolveParents(recs: Rec[]): void {
     else byTypeCode.set(k, [r])
   }
   const parentTypeOf = (r: Rec): BoundaryType | undefined =>
-    r.type === 'local_municipality' && r.category === 'A' ? 'province' : r.type === 'district_municipality' && r.category === 'A' ? 'province' : PARENT_TYPE[r.type]
+    r.type === 'local_municipality' && r.category === 'A'
+      ? 'province'
+      : r.type === 'district_municipality' && r.category === 'A'
+        ? 'province'
+        : PARENT_TYPE[r.type]
   for (const r of recs) {
     const pt = parentTypeOf(r)
     if (!pt || !r.parentCode) continue
     const cands = (byTypeCode.get(`${pt}|${r.parentCode}`) ?? []).filter((p) => overlaps(r.from, r.to, p.from, p.to))
-    r.parent = cands.find((p) => p.setName === r.setName) ?? cands.sort((a, b) => (b.from ?? '').localeCompare(a.from ?? ''))[0] ?? null
+    r.parent =
+      cands.find((p) => p.setName === r.setName) ??
+      cands.sort((a, b) => (b.from ?? '').localeCompare(a.from ?? ''))[0] ??
+      null
   }
   // provinces, then names, from the chain (a parent may itself need its province first)
-  const provinceOf = (r: Rec, depth = 0): string | null => r.province ?? (r.parent && depth < 8 ? provinceOf(r.parent, depth + 1) : null)
+  const provinceOf = (r: Rec, depth = 0): string | null =>
+    r.province ?? (r.parent && depth < 8 ? provinceOf(r.parent, depth + 1) : null)
   for (const r of recs) r.province = provinceOf(r)
   for (const r of recs) {
     if (r.name) continue

@@ -41,8 +41,6 @@ import { finishDb, openScratchDb } from '../write/sqlite-writer.js'
 
 const round2 = (v: number) => Math.round(v * 100) / 100
 
-
-
 interface CoverageRow {
   records: number
   current: number
@@ -65,7 +63,8 @@ export async function buildEncumbrances(
   const scratch = ds.pathOf(ENCUMBRANCE_FILES.sqlite + '.scratch')
   const db = openScratchDb(scratch)
   db.exec(ENCUMBRANCE_SCHEMA_SQL)
-  const insert = db.prepare(`INSERT INTO encumbrance VALUES (@id, @uid, @cls, @easeType, @easeTypeNormalised, @listed, @sgNumber, @sgReversed, @province,
+  const insert =
+    db.prepare(`INSERT INTO encumbrance VALUES (@id, @uid, @cls, @easeType, @easeTypeNormalised, @listed, @sgNumber, @sgReversed, @province,
     @extent, @length, @width, @dateStamp, @status, @minX, @minY, @maxX, @maxY, @geom, @areaGeom)`)
   const insertCoverage = db.prepare('INSERT INTO coverage VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
 
@@ -108,7 +107,11 @@ export async function buildEncumbrances(
           try {
             strip = bufferLines(rec.lines, rec.widthM / 2)
           } catch (err) {
-            rejects.reject(name, row.ref, `the ${rec.widthM} m strip of this dimensioned line could not be computed (${(err as Error).message.slice(0, 80)})`)
+            rejects.reject(
+              name,
+              row.ref,
+              `the ${rec.widthM} m strip of this dimensioned line could not be computed (${(err as Error).message.slice(0, 80)})`,
+            )
             continue
           }
         }
@@ -136,7 +139,12 @@ export async function buildEncumbrances(
       cov.rejected = rejects.count(name)
       progress.done(`${cov.records} records, ${cov.repaired} repaired, ${cov.rejected} rejected`)
       insertCoverage.run(code, cls, cov.records, cov.current, cov.unspecified, cov.unlisted, cov.repaired, cov.rejected)
-      layers[`${code}/${cls}`] = { rows: cov.records, rejected: cov.rejected, repaired: cov.repaired, meta: { unspecified: cov.unspecified, unlisted: cov.unlisted } }
+      layers[`${code}/${cls}`] = {
+        rows: cov.records,
+        rejected: cov.rejected,
+        repaired: cov.repaired,
+        meta: { unspecified: cov.unspecified, unlisted: cov.unlisted },
+      }
     }
     if (n >= first) classRange[cls] = [first, n]
   }
@@ -152,7 +160,18 @@ export async function buildEncumbrances(
   }
   log(`encumbrances: ${n} records; computing parcel overlaps`)
 
-  if (existsSync(ds.pathOf(PARCEL_FILES.sqlite))) await computeOverlaps(db, { sqlite: ds.pathOf(PARCEL_FILES.sqlite), flatbush: ds.pathOf(PARCEL_FILES.flatbush), flags: ds.pathOf(PARCEL_FILES.flags) }, n, flags, log)
+  if (existsSync(ds.pathOf(PARCEL_FILES.sqlite)))
+    await computeOverlaps(
+      db,
+      {
+        sqlite: ds.pathOf(PARCEL_FILES.sqlite),
+        flatbush: ds.pathOf(PARCEL_FILES.flatbush),
+        flags: ds.pathOf(PARCEL_FILES.flags),
+      },
+      n,
+      flags,
+      log,
+    )
   else log('encumbrances: no parcel domain in this build; parcel overlaps left empty')
 
   db.exec(ENCUMBRANCE_INDEX_SQL)
@@ -204,4 +223,3 @@ function rowOf(id: number, rec: EncumbranceRecord, b: BBox, strip: MultiPolygon 
     areaGeom: strip ? encodeGeometry(strip) : null,
   }
 }
-

@@ -1,7 +1,8 @@
 /**
  * The parcel domain: the six cadastre layers of every province, beacons and General Plans, to one
  * SQLite file + a Flatbush over every parcel + a flags array + the point prefilter
- * (parcels-prefilter.ts) + the LPI hash index (lpi-hash.ts), with what the endpoints need precomputed (touching neighbours, beacon
+ * (parcels-prefilter.ts) + the LPI hash index (lpi-hash.ts), with what the endpoints need precomputed (touching
+ * neighbours, beacon
  * ring positions, General Plan links, coverage ledger).
  */
 import { statSync } from 'node:fs'
@@ -9,7 +10,14 @@ import { join } from 'node:path'
 import Flatbush from 'flatbush'
 import { encodeLpiHash, lpiBucketHash, lpiFingerprint } from '../../src/data/lpi-hash.js'
 import type { DomainManifest, LayerStats } from '../../src/data/manifest.js'
-import { FLAG_HIDDEN, PARCEL_FILES, PARCEL_INDEX_SQL, PARCEL_LAYERS, PARCEL_SCHEMA_SQL, layerCode } from '../../src/data/parcels-format.js'
+import {
+  FLAG_HIDDEN,
+  PARCEL_FILES,
+  PARCEL_INDEX_SQL,
+  PARCEL_LAYERS,
+  PARCEL_SCHEMA_SQL,
+  layerCode,
+} from '../../src/data/parcels-format.js'
 import { encodeGeometry } from '../../src/data/geometry-blob.js'
 import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
 import type { ProvinceCode } from '../../src/data/provinces.js'
@@ -55,7 +63,8 @@ export async function buildParcels(
   // moved to parcels-format.ts
   db.exec(NEIGHBOUR_PASS_SQL)
   db.exec(PARCEL_SCHEMA_SQL)
-  const insert = db.prepare(`INSERT INTO parcel VALUES (@id, @type, @province, @lpi, @sourceKey, @parcelNumber, @portion, @tagValue, @majorRegion, @majorCode,
+  const insert =
+    db.prepare(`INSERT INTO parcel VALUES (@id, @type, @province, @lpi, @sourceKey, @parcelNumber, @portion, @tagValue, @majorRegion, @majorCode,
     @minorRegion, @minorCode, @lstatus, @wstatus, @extentSqm, @labelLat, @labelLon, @dateStamp, @hidden, @geom)`)
   const insertCoverage = db.prepare('INSERT INTO coverage VALUES (?, ?, ?, ?, ?)')
   const boxes = new GrowableF64()
@@ -84,7 +93,10 @@ export async function buildParcels(
   // the CPU a row costs, and on 2 cores one worker left it idle half the time (a national
   // province: 27 s in the thread, 22 s with one worker, 16-18 s with two)
   let take: (c: PreparedChunk) => void = () => {}
-  const pool = script && threads >= 2 && (forced || bytes >= WORKER_MIN_BYTES) ? new OrderedWorkerPool<PreparedChunk>(script, threads, null, (c) => take(c)) : null
+  const pool =
+    script && threads >= 2 && (forced || bytes >= WORKER_MIN_BYTES)
+      ? new OrderedWorkerPool<PreparedChunk>(script, threads, null, (c) => take(c))
+      : null
   if (pool) log(`parcels: layers prepared on ${threads} worker threads`)
 
   db.exec('BEGIN')
@@ -127,10 +139,18 @@ export async function buildParcels(
             p.set(prefilter)
             prefilter = p
           }
-          prefilter.set(c.prefilter.subarray(r * PREFILTER_STRIDE, (r + 1) * PREFILTER_STRIDE), (n - 1) * PREFILTER_STRIDE)
+          prefilter.set(
+            c.prefilter.subarray(r * PREFILTER_STRIDE, (r + 1) * PREFILTER_STRIDE),
+            (n - 1) * PREFILTER_STRIDE,
+          )
           const from = r ? c.ends[r - 1] : 0
           // the statement's parameters are the record's fields
-          insert.run({ ...rec, id: n, hidden: rec.hidden ? 1 : 0, geom: Buffer.from(c.geoms.buffer, c.geoms.byteOffset + from, c.ends[r] - from) })
+          insert.run({
+            ...rec,
+            id: n,
+            hidden: rec.hidden ? 1 : 0,
+            geom: Buffer.from(c.geoms.buffer, c.geoms.byteOffset + from, c.ends[r] - from),
+          })
           r++
         }
       }
@@ -148,7 +168,13 @@ export async function buildParcels(
       for await (const row of readLayer(file, { pointLayer: false, deferJson: pool !== null })) {
         progress.tick()
         refs.push(row.ref)
-        items.push(row.ok === 'json' ? { text: row.text } : row.ok ? { properties: row.properties, geometry: row.geometry } : { reason: row.reason })
+        items.push(
+          row.ok === 'json'
+            ? { text: row.text }
+            : row.ok
+              ? { properties: row.properties, geometry: row.geometry }
+              : { reason: row.reason },
+        )
         if (items.length === CHUNK) await flush()
       }
       await flush()
@@ -212,7 +238,7 @@ async function loadBeacons(
       }
       const g = r.geometry
       const id = r.properties.beacon_id
-      if (!g || g.type !== 'Point') {
+      if (g?.type !== 'Point') {
         rejects.reject(name, r.ref, 'beacon geometry is not a Point')
         continue
       }
@@ -223,7 +249,15 @@ async function loadBeacons(
       row++
       count++
       const [x, y] = g.coordinates
-      ins.run(row, String(id).trim(), r.properties.name ?? null, r.properties.description ?? null, normaliseDate(r.properties.date_stamp), y, x)
+      ins.run(
+        row,
+        String(id).trim(),
+        r.properties.name ?? null,
+        r.properties.description ?? null,
+        normaliseDate(r.properties.date_stamp),
+        y,
+        x,
+      )
     }
     insertCoverage.run(code, 'BEACON', count, 0, rejects.count(name))
     layers[`${code}/beacon`] = { rows: count, rejected: rejects.count(name), repaired: 0 }
@@ -253,7 +287,8 @@ async function loadGeneralPlans(
         rejects.reject(name, r.ref, r.reason)
         continue
       }
-      const sg = r.properties.sg_no === null || r.properties.sg_no === undefined ? '' : String(r.properties.sg_no).trim()
+      const sg =
+        r.properties.sg_no === null || r.properties.sg_no === undefined ? '' : String(r.properties.sg_no).trim()
       if (!sg) {
         rejects.reject(name, r.ref, 'sg_no is blank')
         continue
@@ -266,7 +301,14 @@ async function loadGeneralPlans(
       if (g.repaired) repaired++
       plans++
       count++
-      ins.run(plans, sg, r.properties.description ?? null, normaliseDate(r.properties.date_stamp), code, encodeGeometry(g.mp))
+      ins.run(
+        plans,
+        sg,
+        r.properties.description ?? null,
+        normaliseDate(r.properties.date_stamp),
+        code,
+        encodeGeometry(g.mp),
+      )
     }
     insertCoverage.run(code, 'GENERAL_PLAN', count, repaired, rejects.count(name))
     layers[`${code}/general_plan`] = { rows: count, rejected: rejects.count(name), repaired }

@@ -15,7 +15,14 @@ import { readFileSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import DatabaseCtor from 'better-sqlite3'
 import Flatbush from 'flatbush'
-import { FLAG_NOT_CURRENT, LINE_CLASSES, RELATIONSHIPS, linesAsPolygons, polygonsAsLines, type EncumbranceClass } from '../../src/data/encumbrance-format.js'
+import {
+  FLAG_NOT_CURRENT,
+  LINE_CLASSES,
+  RELATIONSHIPS,
+  linesAsPolygons,
+  polygonsAsLines,
+  type EncumbranceClass,
+} from '../../src/data/encumbrance-format.js'
 import { FLAG_HIDDEN } from '../../src/data/parcels-format.js'
 import { decodeGeometry, encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
 import { cellsAlongLines, cellsOverPolygon } from '../../src/geo/cells.js'
@@ -25,7 +32,7 @@ import { areaSqm } from '../../src/geo/overlay/measure.js'
 import { polygonOverlap } from '../../src/geo/overlay/polygon-overlap.js'
 import { PreparedLines, PreparedPolygon } from '../../src/geo/overlay/prepared.js'
 import { NEAR_BOX_M } from '../../src/geo/overlay/tolerance.js'
-import { type MultiLineString } from '../../src/geo/overlay/types.js'
+import type { MultiLineString } from '../../src/geo/overlay/types.js'
 import { createProgress } from '../progress.js'
 import { buildThreads, runChunksOnWorkers, workerScript } from '../threads.js'
 
@@ -72,7 +79,11 @@ export interface OverlapRow {
  *   reaches into it is judged by the strip.
  */
 export function overlapOf(
-  enc: { mp: MultiPolygon | PreparedPolygon | null; lines: MultiLineString | PreparedLines | null; strip: MultiPolygon | PreparedPolygon | null },
+  enc: {
+    mp: MultiPolygon | PreparedPolygon | null
+    lines: MultiLineString | PreparedLines | null
+    strip: MultiPolygon | PreparedPolygon | null
+  },
   parcel: MultiPolygon,
   parcelArea: () => number,
 ): OverlapRow | null {
@@ -84,7 +95,13 @@ export function overlapOf(
     const o = polygonOverlap(enc.mp, parcel)
     if (!o) return null
     const sqm = o.relationship === 'touches' ? 0 : round2(o.overlapSqm)
-    return { relationship: o.relationship, overlapSqm: sqm, overlapM: null, pct: pctOf(sqm), geom: o.relationship === 'crosses' ? { mp: o.geometry } : null }
+    return {
+      relationship: o.relationship,
+      overlapSqm: sqm,
+      overlapM: null,
+      pct: pctOf(sqm),
+      geom: o.relationship === 'crosses' ? { mp: o.geometry } : null,
+    }
   }
   const lo = lineOverlap(enc.lines!, parcel)
   if (lo && lo.relationship !== 'touches') {
@@ -102,7 +119,13 @@ export function overlapOf(
     const o = polygonOverlap(enc.strip, parcel)
     if (o && o.relationship !== 'touches') {
       const sqm = round2(o.overlapSqm)
-      return { relationship: o.relationship, overlapSqm: sqm, overlapM: round2(lo?.boundaryM ?? 0), pct: pctOf(sqm), geom: o.relationship === 'crosses' ? { mp: o.geometry } : null }
+      return {
+        relationship: o.relationship,
+        overlapSqm: sqm,
+        overlapM: round2(lo?.boundaryM ?? 0),
+        pct: pctOf(sqm),
+        geom: o.relationship === 'crosses' ? { mp: o.geometry } : null,
+      }
     }
   }
   if (!lo) return null
@@ -125,10 +148,22 @@ export interface EncumbranceInput {
 }
 
 /** A `parcel_overlap` row: parcel id, encumbrance id, relationship code, m², m, %, clip blob, clip is lines. */
-export type OverlapInsert = [number, number, number, number | null, number | null, number | null, Uint8Array | null, number]
+export type OverlapInsert = [
+  number,
+  number,
+  number,
+  number | null,
+  number | null,
+  number | null,
+  Uint8Array | null,
+  number,
+]
 
 /** Opens the parcel files and returns the function computing one encumbrance's rows. */
-export function createOverlapComputer(paths: ParcelPaths): { rowsOf: (e: EncumbranceInput) => OverlapInsert[]; close: () => void } {
+export function createOverlapComputer(paths: ParcelPaths): {
+  rowsOf: (e: EncumbranceInput) => OverlapInsert[]
+  close: () => void
+} {
   const parcels = new DatabaseCtor(paths.sqlite, { readonly: true })
   parcels.pragma('mmap_size = 2147483647')
   const parcelGeom = parcels.prepare('SELECT geom FROM parcel WHERE id = ?').pluck()
@@ -181,7 +216,16 @@ export function createOverlapComputer(paths: ParcelPaths): { rowsOf: (e: Encumbr
       const o = overlapOf(enc, p.mp, () => areaOf(p))
       if (!o) continue
       const geom = o.geom ? encodeGeometry('mp' in o.geom ? o.geom.mp : linesAsPolygons(o.geom.lines)) : null
-      out.push([pid, e.id, REL(o.relationship), o.overlapSqm, o.overlapM, o.pct, geom, o.geom && 'lines' in o.geom ? 1 : 0])
+      out.push([
+        pid,
+        e.id,
+        REL(o.relationship),
+        o.overlapSqm,
+        o.overlapM,
+        o.pct,
+        geom,
+        o.geom && 'lines' in o.geom ? 1 : 0,
+      ])
     }
     return out
   }
@@ -192,14 +236,25 @@ export function createOverlapComputer(paths: ParcelPaths): { rowsOf: (e: Encumbr
  * Fills `parcel_overlap` for the current records among ids 1..n. Rows go in by encumbrance id,
  * then parcel id, whether computed here or on workers.
  */
-export async function computeOverlaps(db: Database.Database, paths: ParcelPaths, n: number, flags: Uint8Array, log: (line: string) => void): Promise<void> {
+export async function computeOverlaps(
+  db: Database.Database,
+  paths: ParcelPaths,
+  n: number,
+  flags: Uint8Array,
+  log: (line: string) => void,
+): Promise<void> {
   const read = db.prepare('SELECT id, class, geom, area_geom FROM encumbrance WHERE id = ?')
   const insert = db.prepare('INSERT INTO parcel_overlap VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
   const current: number[] = []
   for (let id = 1; id <= n; id++) if (!(flags[id - 1] & FLAG_NOT_CURRENT)) current.push(id)
   const inputOf = (id: number): EncumbranceInput => {
     const r = read.get(id) as { id: number; class: EncumbranceClass; geom: Buffer; area_geom: Buffer | null }
-    return { id: r.id, cls: r.class, geom: new Uint8Array(r.geom), areaGeom: r.area_geom ? new Uint8Array(r.area_geom) : null }
+    return {
+      id: r.id,
+      cls: r.class,
+      geom: new Uint8Array(r.geom),
+      areaGeom: r.area_geom ? new Uint8Array(r.area_geom) : null,
+    }
   }
   const progress = createProgress('encumbrances/overlaps', current.length)
   let pairs = 0
@@ -232,7 +287,9 @@ export async function computeOverlaps(db: Database.Database, paths: ParcelPaths,
     })
   }
   db.exec('COMMIT')
-  progress.done(`${pairs} parcel overlaps${exactClips ? ` (${exactClips} clips by the exact clipper, see src/geo/clip.ts)` : ''}`)
+  progress.done(
+    `${pairs} parcel overlaps${exactClips ? ` (${exactClips} clips by the exact clipper, see src/geo/clip.ts)` : ''}`,
+  )
 }
 
 /**
@@ -256,7 +313,12 @@ async function runOnWorkers(
     Math.ceil(ids.length / CHUNK),
     (k) => {
       const recs = ids.slice(k * CHUNK, (k + 1) * CHUNK).map(inputOf)
-      return { message: { recs }, transfer: recs.flatMap((r) => (r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer])) as ArrayBuffer[] }
+      return {
+        message: { recs },
+        transfer: recs.flatMap((r) =>
+          r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer],
+        ) as ArrayBuffer[],
+      }
     },
     (m) => {
       exactClips.set(m.thread, Math.max(exactClips.get(m.thread) ?? 0, m.fallbacks))

@@ -4,7 +4,12 @@
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads'
 import { fallbacks } from '../../src/geo/clip.js'
-import { createOverlapComputer, type EncumbranceInput, type OverlapInsert, type ParcelPaths } from './encumbrance-overlaps.js'
+import {
+  createOverlapComputer,
+  type EncumbranceInput,
+  type OverlapInsert,
+  type ParcelPaths,
+} from './encumbrance-overlaps.js'
 
 const computer = createOverlapComputer(workerData as ParcelPaths)
 parentPort!.on('message', (m: { chunk: number; recs: EncumbranceInput[] }) => {

@@ -110,7 +110,9 @@ function attachBeacons(id: number, mp: MultiPolygon, b: BeaconSet, out: Growable
   // exterior rings of every polygon, measured as one path (ring_position from the first vertex)
   const rings = mp.map((p) => p[0])
   let total = 0
-  for (const r of rings) for (let i = 0; i < r.length - 1; i++) total += Math.hypot((r[i + 1][0] - r[i][0]) * m.lon, (r[i + 1][1] - r[i][1]) * m.lat)
+  for (const r of rings)
+    for (let i = 0; i < r.length - 1; i++)
+      total += Math.hypot((r[i + 1][0] - r[i][0]) * m.lon, (r[i + 1][1] - r[i][1]) * m.lat)
   if (total === 0) return
   let along = 0
   const seen = new Set<number>()
@@ -119,7 +121,12 @@ function attachBeacons(id: number, mp: MultiPolygon, b: BeaconSet, out: Growable
       const [ax, ay] = r[i]
       const [bx, by] = r[i + 1]
       const segLen = Math.hypot((bx - ax) * m.lon, (by - ay) * m.lat)
-      const hits = b.index.range(Math.min(ax, bx) - padX, Math.min(ay, by) - padY, Math.max(ax, bx) + padX, Math.max(ay, by) + padY)
+      const hits = b.index.range(
+        Math.min(ax, bx) - padX,
+        Math.min(ay, by) - padY,
+        Math.max(ax, bx) + padX,
+        Math.max(ay, by) + padY,
+      )
       for (const h of hits) {
         if (seen.has(h)) continue
         const px = b.xy[h * 2]
@@ -145,7 +152,10 @@ function attachBeacons(id: number, mp: MultiPolygon, b: BeaconSet, out: Growable
  * Opens what the pass reads (parcel geometries through `db`, the committed beacons and General
  * Plans) and returns the function computing the rows of a run of parcels.
  */
-export function createRelationComputer(db: Database.Database, index: Flatbush): { relationsOf: (first: number, boxes: Float64Array) => RelationRows } {
+export function createRelationComputer(
+  db: Database.Database,
+  index: Flatbush,
+): { relationsOf: (first: number, boxes: Float64Array) => RelationRows } {
   const getGeom = db.prepare('SELECT geom, lpi FROM parcel WHERE id = ?').raw()
   const beacons = loadBeacons(db)
   const plans = loadPlans(db)
@@ -194,7 +204,8 @@ export function createRelationComputer(db: Database.Database, index: Flatbush): 
       if (beacons) attachBeacons(id, me.mp, beacons, onBeacons)
       if (plans) {
         const b = bboxOf(me.mp)
-        for (const j of plans.index.search(b.minX, b.minY, b.maxX, b.maxY)) if (sharesInterior(me.mp, plans.geoms[j])) onPlans.push2(id, j + 1)
+        for (const j of plans.index.search(b.minX, b.minY, b.maxX, b.maxY))
+          if (sharesInterior(me.mp, plans.geoms[j])) onPlans.push2(id, j + 1)
       }
     }
     return { pairs: pairs.toArray(), beacons: onBeacons.toArray(), plans: onPlans.toArray() }
@@ -235,7 +246,11 @@ export async function computeRelations(
     }
   } else {
     log(`parcels: relations on ${threads} worker threads`)
-    chunks.push(...(await runOnWorkers(script, threads, { sqlite: sqlitePath, index: index.data }, boxes, n, (count) => progress.tick(count))))
+    chunks.push(
+      ...(await runOnWorkers(script, threads, { sqlite: sqlitePath, index: index.data }, boxes, n, (count) =>
+        progress.tick(count),
+      )),
+    )
   }
 
   // pairs are kept once (a < b) while the pass runs; both directions go into the keyed table in

@@ -31,13 +31,25 @@ const bowTie = {
     ] as [number, number][],
   ],
 }
-const props = (id: string, extra: Record<string, string | number | null> = {}) => ({ id, lstatus: 'R', wstatus: 'C', parcel_no: 12, ...extra })
+const props = (id: string, extra: Record<string, string | number | null> = {}) => ({
+  id,
+  lstatus: 'R',
+  wstatus: 'C',
+  parcel_no: 12,
+  ...extra,
+})
 
 describe('prepareParcels', () => {
   const items: LayerItem[] = [
     { properties: props('T0JR00000000001200000'), geometry: square(28.1, -26.2, 0.001) },
     { reason: 'invalid JSON: read by the reader' },
-    { text: JSON.stringify({ type: 'Feature', properties: props('T0JR00000000001300000', { geom_area: 500 }), geometry: square(28.2, -26.2, 0.002) }) },
+    {
+      text: JSON.stringify({
+        type: 'Feature',
+        properties: props('T0JR00000000001300000', { geom_area: 500 }),
+        geometry: square(28.2, -26.2, 0.002),
+      }),
+    },
     { text: '{"type":"Feature", bad' },
     { properties: props('not an lpi'), geometry: square(28, -26, 0.001) },
     { properties: props('T0JR00000000001400000', { lstatus: 'A' }), geometry: bowTie },
@@ -52,12 +64,20 @@ describe('prepareParcels', () => {
     expect(c.reasons[3]).toMatch(/^invalid JSON: /)
     expect(c.reasons[4]).toMatch(/is not a 21-character LPI/)
     expect(c.reasons[5]).toBeNull()
-    expect(c.recs.map((r) => r.lpi)).toEqual(['T0JR00000000001200000', 'T0JR00000000001300000', 'T0JR00000000001400000'])
+    expect(c.recs.map((r) => r.lpi)).toEqual([
+      'T0JR00000000001200000',
+      'T0JR00000000001300000',
+      'T0JR00000000001400000',
+    ])
     expect(c.repaired).toBe(1)
   })
 
   it('holds what normaliseParcel, bboxOf, encodeGeometry and describeParcel give each record', () => {
-    const sources = [items[0], { properties: JSON.parse((items[2] as { text: string }).text).properties, geometry: square(28.2, -26.2, 0.002) }, items[5]] as {
+    const sources = [
+      items[0],
+      { properties: JSON.parse((items[2] as { text: string }).text).properties, geometry: square(28.2, -26.2, 0.002) },
+      items[5],
+    ] as {
       properties: Record<string, string | number | null>
       geometry: ReturnType<typeof square>
     }[]

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type ParcelType } from '../../src/data/parcels-format.js'
+import type { ParcelType } from '../../src/data/parcels-format.js'
 import { encodeGeometry } from '../../src/data/geometry-blob.js'
 import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
 import { describeParcel } from '../../src/data/parcels-prefilter-writer.js'
@@ -18,7 +18,10 @@ import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseParcel, type ParcelRecord } from '../transform/parcels.js'
 
 /** A source row as the pass hands it on: read, its feature text still to parse, or already rejected by the reader. */
-export type LayerItem = { properties: SourceProperties; geometry: SourceGeometry | null } | { text: string } | { reason: string }
+export type LayerItem =
+  | { properties: SourceProperties; geometry: SourceGeometry | null }
+  | { text: string }
+  | { reason: string }
 
 /** A record without its geometry (that travels encoded, in {@link PreparedChunk.geoms}). */
 export type PreparedRecord = Omit<ParcelRecord, 'geometry'>
@@ -71,13 +74,23 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
   }
   const ends = new Uint32Array(blobs.length)
   let size = 0
-  blobs.forEach((g, k) => (ends[k] = size += g.length))
+  blobs.forEach((g, k) => {
+    ends[k] = size += g.length
+  })
   const geoms = new Uint8Array(size)
   const prefilter = new Uint8Array(blobs.length * PREFILTER_STRIDE)
   blobs.forEach((g, k) => {
     geoms.set(g, k ? ends[k - 1] : 0)
     // described against the box the Flatbush index will hold (the same doubles)
-    describeParcel(g, boxes[4 * k], boxes[4 * k + 1], boxes[4 * k + 2], boxes[4 * k + 3], prefilter, k * PREFILTER_STRIDE)
+    describeParcel(
+      g,
+      boxes[4 * k],
+      boxes[4 * k + 1],
+      boxes[4 * k + 2],
+      boxes[4 * k + 3],
+      prefilter,
+      k * PREFILTER_STRIDE,
+    )
   })
   return { chunk, reasons, recs, repaired, boxes: Float64Array.from(boxes), geoms, ends, prefilter }
 }

@@ -14,5 +14,9 @@ db.pragma('mmap_size = 2147483647')
 const computer = createRelationComputer(db, Flatbush.from(data.index))
 parentPort!.on('message', (m: { chunk: number; first: number; boxes: Float64Array }) => {
   const rows = computer.relationsOf(m.first, m.boxes)
-  parentPort!.postMessage({ chunk: m.chunk, rows, count: m.boxes.length / 4 }, [rows.pairs.buffer, rows.beacons.buffer, rows.plans.buffer] as ArrayBuffer[])
+  parentPort!.postMessage({ chunk: m.chunk, rows, count: m.boxes.length / 4 }, [
+    rows.pairs.buffer,
+    rows.beacons.buffer,
+    rows.plans.buffer,
+  ] as ArrayBuffer[])
 })

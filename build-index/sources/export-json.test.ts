@@ -92,8 +92,10 @@ describe('readExportJson', () => {
 describe('isIsoDate', () => {
   it('accepts real calendar dates only', () => {
     expect(['2026-11-01', '2024-02-29', '1999-12-31'].map(isIsoDate)).toEqual([true, true, true])
-    expect(['2026-02-29', '2026-13-01', '2026-00-10', '2026-04-31', '20261101', '2026-11-01T00:00', ' 2026-11-01'].map(isIsoDate)).toEqual(
-      [false, false, false, false, false, false, false],
-    )
+    expect(
+      ['2026-02-29', '2026-13-01', '2026-00-10', '2026-04-31', '20261101', '2026-11-01T00:00', ' 2026-11-01'].map(
+        isIsoDate,
+      ),
+    ).toEqual([false, false, false, false, false, false, false])
   })
 })

@@ -57,7 +57,9 @@ export function readExportJson(sourceDir: string): ExportJson {
   const file = join(sourceDir, 'export.json')
   const parsed = exportJson.safeParse(parseJsonFile(file))
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `${file}: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`)
+    const lines = parsed.error.issues.map(
+      (issue) => `${file}: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`,
+    )
     throw new Error(lines.join('\n'))
   }
   const result: ExportJson = {}

@@ -4,13 +4,29 @@ import { gpkgBlob, wkb } from './testing/write-gpkg.js'
 
 describe('decodeGpkgGeometry', () => {
   it('reads bare WKB without the GP header, in either byte order', () => {
-    const line = { type: 'LineString' as const, coordinates: [[1, 2], [3, 4]] }
+    const line = {
+      type: 'LineString' as const,
+      coordinates: [
+        [1, 2],
+        [3, 4],
+      ],
+    }
     expect(decodeGpkgGeometry(wkb(line))).toEqual({ ok: true, geometry: line })
     expect(decodeGpkgGeometry(wkb(line, { bigEndian: true }))).toEqual({ ok: true, geometry: line })
   })
 
   it('skips envelopes of every size and an EWKB srid', () => {
-    const polygon = { type: 'Polygon' as const, coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]] }
+    const polygon = {
+      type: 'Polygon' as const,
+      coordinates: [
+        [
+          [0, 0],
+          [1, 0],
+          [1, 1],
+          [0, 0],
+        ],
+      ],
+    }
     for (const envelope of [0, 1, 2] as const) {
       expect(decodeGpkgGeometry(gpkgBlob(polygon, { envelope }))).toEqual({ ok: true, geometry: polygon })
     }
@@ -26,20 +42,31 @@ describe('decodeGpkgGeometry', () => {
 
   it('gives null for the empty flag and for geometries without positions', () => {
     expect(decodeGpkgGeometry(gpkgBlob(null))).toEqual({ ok: true, geometry: null })
-    expect(decodeGpkgGeometry(gpkgBlob({ type: 'MultiPolygon', coordinates: [] }))).toEqual({ ok: true, geometry: null })
+    expect(decodeGpkgGeometry(gpkgBlob({ type: 'MultiPolygon', coordinates: [] }))).toEqual({
+      ok: true,
+      geometry: null,
+    })
     expect(decodeGpkgGeometry(gpkgBlob({ type: 'LineString', coordinates: [] }))).toEqual({ ok: true, geometry: null })
   })
 
   it('rejects what it cannot read, with a reason', () => {
     const extended = gpkgBlob({ type: 'Point', coordinates: [1, 2] })
     extended[3] |= 0x20
-    expect(decodeGpkgGeometry(extended)).toEqual({ ok: false, reason: 'unsupported GeoPackage geometry: extended geometry type' })
+    expect(decodeGpkgGeometry(extended)).toEqual({
+      ok: false,
+      reason: 'unsupported GeoPackage geometry: extended geometry type',
+    })
     const badEnvelope = gpkgBlob({ type: 'Point', coordinates: [1, 2] })
     badEnvelope[3] = (badEnvelope[3] & ~0x0e) | (6 << 1)
-    expect(decodeGpkgGeometry(badEnvelope)).toEqual({ ok: false, reason: 'invalid GeoPackage geometry: bad envelope indicator' })
+    expect(decodeGpkgGeometry(badEnvelope)).toEqual({
+      ok: false,
+      reason: 'invalid GeoPackage geometry: bad envelope indicator',
+    })
     const badOrder = wkb({ type: 'Point', coordinates: [1, 2] })
     badOrder[0] = 7
-    expect(decodeGpkgGeometry(Buffer.concat([gpkgBlob({ type: 'Point', coordinates: [1, 2] }).subarray(0, 8), badOrder]))).toEqual({
+    expect(
+      decodeGpkgGeometry(Buffer.concat([gpkgBlob({ type: 'Point', coordinates: [1, 2] }).subarray(0, 8), badOrder])),
+    ).toEqual({
       ok: false,
       reason: 'invalid WKB: bad byte order 7',
     })
@@ -58,7 +85,17 @@ describe('decodeGpkgGeometry', () => {
       ok: false,
       reason: 'coordinate out of range: [10, -91]',
     })
-    expect(decodeGpkgGeometry(gpkgBlob({ type: 'LineString', coordinates: [[1, 2], [Infinity, 0]] }))).toEqual({
+    expect(
+      decodeGpkgGeometry(
+        gpkgBlob({
+          type: 'LineString',
+          coordinates: [
+            [1, 2],
+            [Infinity, 0],
+          ],
+        }),
+      ),
+    ).toEqual({
       ok: false,
       reason: 'coordinate out of range: [Infinity, 0]',
     })

@@ -161,7 +161,11 @@ function readRings(reader: WkbReader, dims: number): SourcePosition[][] {
 }
 
 /** Reads the parts of a Multi* geometry: each has its own byte order and type header. */
-function readParts<T>(reader: WkbReader, partType: number, readPart: (reader: WkbReader, dims: number) => T | null): T[] {
+function readParts<T>(
+  reader: WkbReader,
+  partType: number,
+  readPart: (reader: WkbReader, dims: number) => T | null,
+): T[] {
   const n = reader.count(5)
   const parts: T[] = []
   for (let i = 0; i < n; i++) {

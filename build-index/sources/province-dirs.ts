@@ -7,7 +7,10 @@ import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
 
-/** Province folders of the export, resolved to codes, in code order (ids follow source order; the PostGIS bench loads in the same order). */
+/**
+ * Province folders of the export, resolved to codes, in code order (ids follow source order; the PostGIS bench loads in
+ * the same order).
+ */
 export function provinceDirs(cadastre: string): { code: ProvinceCode; dir: string }[] {
   let names: string[]
   try {

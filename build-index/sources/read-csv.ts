@@ -77,8 +77,10 @@ function readHeader(file: string, fields: string[]): CsvHeader {
   })
   const lat = findColumn(names, LATITUDE_COLUMNS)
   const lon = findColumn(names, LONGITUDE_COLUMNS)
-  if (lat < 0) throw new Error(`${file}: no latitude column in the CSV header (expected ${LATITUDE_COLUMNS.join(' or ')})`)
-  if (lon < 0) throw new Error(`${file}: no longitude column in the CSV header (expected ${LONGITUDE_COLUMNS.join(' or ')})`)
+  if (lat < 0)
+    throw new Error(`${file}: no latitude column in the CSV header (expected ${LATITUDE_COLUMNS.join(' or ')})`)
+  if (lon < 0)
+    throw new Error(`${file}: no longitude column in the CSV header (expected ${LONGITUDE_COLUMNS.join(' or ')})`)
   return { names, lat, lon }
 }
 

@@ -116,7 +116,8 @@ export class FeatureArrayScanner {
   }
 
   private open(c: number, i: number): void {
-    if (this.depth === 0 && c !== OPEN_OBJECT) throw new NotACollection('not a GeoJSON FeatureCollection (not a JSON object)')
+    if (this.depth === 0 && c !== OPEN_OBJECT)
+      throw new NotACollection('not a GeoJSON FeatureCollection (not a JSON object)')
     if (this.depth === 1 && c === OPEN_ARRAY && this.key === 'features' && !this.foundFeatures) {
       this.inFeatures = true
       this.foundFeatures = true

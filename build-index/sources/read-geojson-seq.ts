@@ -30,10 +30,12 @@ export async function* readGeoJsonSeq(file: string, deferJson = false): AsyncGen
       } else if (open !== null) {
         open.append(line, lineNo)
       } else if (!isBlank(line)) {
-        yield deferJson ? { ok: 'json', ref: `${file}:${lineNo}`, text: line } : jsonFeatureToRow(line, `${file}:${lineNo}`)
+        yield deferJson
+          ? { ok: 'json', ref: `${file}:${lineNo}`, text: line }
+          : jsonFeatureToRow(line, `${file}:${lineNo}`)
       }
       // a broken one-line record is complete at once; a pretty-printed one when its value closes
-      if (open !== null && open.complete) {
+      if (open?.complete) {
         yield open.finish(file)
         open = null
       }

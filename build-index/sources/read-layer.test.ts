@@ -71,7 +71,8 @@ describe('readLayer: file-level errors', () => {
 describe('readLayer: GeoJSONSeq', () => {
   it('reads one feature per line, with line refs, skipping blank lines and rejecting bad lines', async () => {
     const lines = [
-      '{"type":"Feature","properties":{"Plot_Number":"  12 ","CITY":"Gaborone   ","Empty":"","n":5,"flag":true,"nested":{"a":1},"gone":null},"geometry":{"type":"Point","coordinates":[25.9,-24.65,1010.5]}}',
+      '{"type":"Feature","properties":{"Plot_Number":"  12 ","CITY":"Gaborone   ' +
+        '","Empty":"","n":5,"flag":true,"nested":{"a":1},"gone":null},"geometry":{"type":"Point","coordinates":[25.9,-24.65,1010.5]}}',
       '',
       '\x1e{"type":"Feature","properties":null,"geometry":{"type":"Polygon","coordinates":[[[25,-24],[26,-24],[26,-25],[25,-24]]]}}\r',
       '{"type":"Feature", bad',
@@ -139,7 +140,8 @@ describe('readLayer: GeoJSONSeq', () => {
 
   it('reads RFC 8142 records, also pretty-printed over several lines (.geojsons)', async () => {
     const text =
-      '\x1e{\n  "type": "Feature",\n  "properties": {"Code": "WC"},\n  "geometry": {"type": "Point", "coordinates": [18.4, -33.9]}\n}\n' + // 1-5
+      '\x1e{\n  "type": "Feature",\n  "properties": {"Code": "WC"},\n  "geometry": {"type": "Point", ' +
+      '"coordinates": [18.4, -33.9]}\n}\n' + // 1-5
       '\x1e{"type":"Feature","properties":{"code":"GP"},"geometry":null}\n' + // 6
       '\x1e{"type":"Feature", bad}\n' + // 7
       '{"type":"Feature","properties":{"code":"NC"},"geometry":null}\n' + // 8
@@ -191,7 +193,11 @@ describe('readLayer: GeoJSONSeq', () => {
     const path = file('big.geojsonl', lines.join('\r\n') + '\r\n')
     const rows = await collect(path)
     expect(rows.map((r) => [r.ref, ok(r).properties.i, ok(r).properties.name])).toEqual(
-      Array.from({ length: n }, (_, k) => [`${path}:${k + 1}`, k + 1, `Kgalagadi – Tsabong ${'x'.repeat((k + 1) % 50)}`.trimEnd()]),
+      Array.from({ length: n }, (_, k) => [
+        `${path}:${k + 1}`,
+        k + 1,
+        `Kgalagadi – Tsabong ${'x'.repeat((k + 1) % 50)}`.trimEnd(),
+      ]),
     )
     let seen = 0
     for await (const row of readLayer(path)) {
@@ -231,7 +237,9 @@ describe('readLayer: GeoJSON FeatureCollection', () => {
     const n = 30_000
     const features: string[] = []
     for (let i = 1; i <= n; i++) {
-      features.push(`{"type":"Feature","properties":{"i":${i},"name":"Ga-Rankuwa Zoné ${i}"},"geometry":{"type":"Point","coordinates":[27.99,-25.61]}}`)
+      features.push(
+        `{"type":"Feature","properties":{"i":${i},"name":"Ga-Rankuwa Zoné ${i}"},"geometry":{"type":"Point","coordinates":[27.99,-25.61]}}`,
+      )
     }
     const path = file('big.geojson', `{"type":"FeatureCollection","features":[\n${features.join(',\n')}\n]}`)
     const rows = await collect(path)
@@ -283,9 +291,17 @@ describe('readLayer: CSV', () => {
       district: 'South-East',
     })
     expect(ok(rows[0]).geometry).toEqual({ type: 'Point', coordinates: [25.9231, -24.6282] })
-    expect(ok(rows[1]).properties).toMatchObject({ plot_number: '1002', city: 'Gaborone, Block 8', district: 'He said "hi"' })
+    expect(ok(rows[1]).properties).toMatchObject({
+      plot_number: '1002',
+      city: 'Gaborone, Block 8',
+      district: 'He said "hi"',
+    })
     expect(ok(rows[1]).geometry).toEqual({ type: 'Point', coordinates: [25.91, -24.65] })
-    expect(ok(rows[2]).properties).toMatchObject({ plot_number: '1003', city: 'Multi\nline, town', district: 'Kweneng' })
+    expect(ok(rows[2]).properties).toMatchObject({
+      plot_number: '1003',
+      city: 'Multi\nline, town',
+      district: 'Kweneng',
+    })
     expect(ok(rows[7]).properties).toEqual({
       plot_number: '1008',
       latitude: -24.5,
@@ -303,7 +319,10 @@ describe('readLayer: CSV', () => {
   })
 
   it('accepts lat/lon/lng column names in any case and reports an unterminated quote', async () => {
-    const path = file('aliases.csv', 'erf_number,LAT,Lng,township\n12/3,-26.2,28.04,"Braamfontein\n13,-26.3,28.05,Parktown\n')
+    const path = file(
+      'aliases.csv',
+      'erf_number,LAT,Lng,township\n12/3,-26.2,28.04,"Braamfontein\n13,-26.3,28.05,Parktown\n',
+    )
     const rows = await collect(path)
     expect(rows).toEqual([{ ok: false, ref: `${path}:2`, reason: 'unterminated quoted field' }])
 
@@ -374,17 +393,52 @@ describe('readLayer: GeoPackage', () => {
     ],
   }
   const strip = (coordinates: unknown): unknown =>
-    Array.isArray(coordinates) && typeof coordinates[0] === 'number' ? coordinates.slice(0, 2) : (coordinates as unknown[]).map(strip)
+    Array.isArray(coordinates) && typeof coordinates[0] === 'number'
+      ? coordinates.slice(0, 2)
+      : (coordinates as unknown[]).map(strip)
 
   function erfTable() {
     const polygonBlob = gpkgBlob(polygonWithHole, { bigEndian: true, headerBigEndian: true, envelope: 1 })
     const blobs: (Buffer | null | string)[] = [
       gpkgBlob({ type: 'Point', coordinates: [25.9, -24.65] }),
       polygonBlob,
-      gpkgBlob({ type: 'MultiPolygon', coordinates: [[square(28, -26, 1500)], [square(30, -26, 1600)]] }, { dims: 'xyz', envelope: 2 }),
-      gpkgBlob({ type: 'LineString', coordinates: [[27, -25, 1, 9], [27.5, -25.5, 2, 8]] }, { dims: 'xyzm', extraStyle: 'ewkb' }),
-      gpkgBlob({ type: 'MultiPoint', coordinates: [[31, -29, 5], [31.1, -29.1, 6]] }, { dims: 'xym', bigEndian: true }),
-      gpkgBlob({ type: 'MultiLineString', coordinates: [[[20, -30], [21, -31]], [[22, -32], [23, -33]]] }),
+      gpkgBlob(
+        { type: 'MultiPolygon', coordinates: [[square(28, -26, 1500)], [square(30, -26, 1600)]] },
+        { dims: 'xyz', envelope: 2 },
+      ),
+      gpkgBlob(
+        {
+          type: 'LineString',
+          coordinates: [
+            [27, -25, 1, 9],
+            [27.5, -25.5, 2, 8],
+          ],
+        },
+        { dims: 'xyzm', extraStyle: 'ewkb' },
+      ),
+      gpkgBlob(
+        {
+          type: 'MultiPoint',
+          coordinates: [
+            [31, -29, 5],
+            [31.1, -29.1, 6],
+          ],
+        },
+        { dims: 'xym', bigEndian: true },
+      ),
+      gpkgBlob({
+        type: 'MultiLineString',
+        coordinates: [
+          [
+            [20, -30],
+            [21, -31],
+          ],
+          [
+            [22, -32],
+            [23, -33],
+          ],
+        ],
+      }),
       gpkgBlob(null),
       null,
       gpkgBlob({ type: 'Point', coordinates: [200, 0] }),
@@ -399,7 +453,9 @@ describe('readLayer: GeoPackage', () => {
       name: 'erf',
       columns: { ID: 'TEXT', Parcel_No: 'INTEGER', Name: 'TEXT', Area: 'REAL', Empty: 'TEXT' },
       rows: blobs.map((geom, i) =>
-        i === 0 ? { geom, ID: 'A', Parcel_No: 12, Name: 'Erf 12    ', Area: 100.5, Empty: '' } : { geom, ID: `R${i + 1}` },
+        i === 0
+          ? { geom, ID: 'A', Parcel_No: 12, Name: 'Erf 12    ', Area: 100.5, Empty: '' }
+          : { geom, ID: `R${i + 1}` },
       ),
     }
   }
@@ -408,7 +464,11 @@ describe('readLayer: GeoPackage', () => {
     const path = join(dir, 'erf.gpkg')
     writeGpkg(path, [
       { name: 'notes', dataType: 'attributes', columns: { text: 'TEXT' }, rows: [{ text: 'hello' }] },
-      { name: 'other', columns: { x: 'TEXT' }, rows: [{ geom: gpkgBlob({ type: 'Point', coordinates: [1, 1] }), x: 'wrong table' }] },
+      {
+        name: 'other',
+        columns: { x: 'TEXT' },
+        rows: [{ geom: gpkgBlob({ type: 'Point', coordinates: [1, 1] }), x: 'wrong table' }],
+      },
       erfTable(),
     ])
     const rows = await collect(path)
@@ -422,11 +482,32 @@ describe('readLayer: GeoPackage', () => {
       type: 'MultiPolygon',
       coordinates: strip([[square(28, -26)], [square(30, -26)]]),
     })
-    expect(ok(rows[3]).geometry).toEqual({ type: 'LineString', coordinates: [[27, -25], [27.5, -25.5]] })
-    expect(ok(rows[4]).geometry).toEqual({ type: 'MultiPoint', coordinates: [[31, -29], [31.1, -29.1]] })
+    expect(ok(rows[3]).geometry).toEqual({
+      type: 'LineString',
+      coordinates: [
+        [27, -25],
+        [27.5, -25.5],
+      ],
+    })
+    expect(ok(rows[4]).geometry).toEqual({
+      type: 'MultiPoint',
+      coordinates: [
+        [31, -29],
+        [31.1, -29.1],
+      ],
+    })
     expect(ok(rows[5]).geometry).toEqual({
       type: 'MultiLineString',
-      coordinates: [[[20, -30], [21, -31]], [[22, -32], [23, -33]]],
+      coordinates: [
+        [
+          [20, -30],
+          [21, -31],
+        ],
+        [
+          [22, -32],
+          [23, -33],
+        ],
+      ],
     })
     expect(ok(rows[6]).geometry).toBeNull() // empty flag
     expect(ok(rows[7]).geometry).toBeNull() // sql null
@@ -554,7 +635,11 @@ describe('readLayer: Shapefile', () => {
     writeShapefile(
       base,
       'Polygon',
-      [{ type: 'Polygon', rings: [outer, hole] }, { type: 'Polygon', rings: [outer, second] }, { type: 'Polygon', rings: [projected] }],
+      [
+        { type: 'Polygon', rings: [outer, hole] },
+        { type: 'Polygon', rings: [outer, second] },
+        { type: 'Polygon', rings: [projected] },
+      ],
       [
         { name: 'ID', type: 'C', length: 21 },
         { name: 'GEOM_AREA', type: 'N', length: 12, decimals: 1 },
@@ -596,10 +681,17 @@ describe('readLayer: Shapefile', () => {
   it('finds upper-case companion files and throws without a .dbf', async () => {
     const layers = join(dir, 'shp-upper')
     mkdirSync(layers)
-    writeShapefile(join(layers, 'ERF'), 'Point', [{ type: 'Point', x: 28.1, y: -26.1 }], plotFields, [['9', 'Soweto', 1, '20200101']], {
-      upperCase: true,
-      cpg: 'UTF-8',
-    })
+    writeShapefile(
+      join(layers, 'ERF'),
+      'Point',
+      [{ type: 'Point', x: 28.1, y: -26.1 }],
+      plotFields,
+      [['9', 'Soweto', 1, '20200101']],
+      {
+        upperCase: true,
+        cpg: 'UTF-8',
+      },
+    )
     const path = findLayerFile(layers, 'erf')
     expect(path).toBe(join(layers, 'ERF.SHP'))
     const rows = await collect(path as string)

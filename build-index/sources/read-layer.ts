@@ -82,6 +82,7 @@ export function readLayer(file: string, opts: ReadLayerOptions = {}): AsyncItera
 }
 
 // reports a file-level problem when iteration starts, like the format readers do
+// biome-ignore lint/correctness/useYield: a generator that fails as soon as it is iterated
 async function* failing(message: string): AsyncGenerator<SourceRow> {
   throw new Error(message)
 }

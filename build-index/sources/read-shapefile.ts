@@ -25,9 +25,11 @@ export async function* readShapefile(file: string): AsyncGenerator<SourceRow> {
   const dbf = findSibling(file, 'dbf')
   if (dbf === null) throw new Error(`${file}: no .dbf beside the shapefile`)
   const encoding = await dbfEncoding(file, dbf)
-  const source = await openShapefile(createReadStream(file), createReadStream(dbf), { encoding }).catch((error: Error) => {
-    throw new Error(`${file}: cannot open shapefile: ${error.message}`)
-  })
+  const source = await openShapefile(createReadStream(file), createReadStream(dbf), { encoding }).catch(
+    (error: Error) => {
+      throw new Error(`${file}: cannot open shapefile: ${error.message}`)
+    },
+  )
   let featureNo = 0
   try {
     for (;;) {
@@ -56,7 +58,10 @@ export async function dbfEncoding(shp: string, dbf: string): Promise<string> {
  * @throws naming the .cpg file when the encoding is unknown
  */
 export function encodingFromCpg(cpg: string, text: string): string {
-  const code = text.trim().toLowerCase().replace(/^ansi\s*/, '')
+  const code = text
+    .trim()
+    .toLowerCase()
+    .replace(/^ansi\s*/, '')
   let label = code
   if (code === '65001') label = 'utf-8'
   else if (/^8859\d{1,2}$/.test(code)) label = `iso-8859-${code.slice(4)}`

@@ -32,7 +32,11 @@ export function entriesByLowerName(dir: string): Map<string, string> {
  * Finds `<dir>/<name>`, trying the exact name first, then any file whose name differs only in
  * case. `listing` is a lazily built directory listing shared between calls.
  */
-export function findFileIgnoringCase(dir: string, name: string, listing?: { entries?: Map<string, string> }): string | null {
+export function findFileIgnoringCase(
+  dir: string,
+  name: string,
+  listing?: { entries?: Map<string, string> },
+): string | null {
   const exact = join(dir, name)
   if (isFile(exact)) return exact
   const cache = listing ?? {}

@@ -42,7 +42,12 @@ describe('major regions', () => {
   it('gives a place the registration division whose cell contains it, from its own province', () => {
     const divisions = registrationDivisions(geo)
     // Pretoria and Johannesburg, Durban, Cape Town
-    for (const [code, lon, lat] of [['GP', 28.19, -25.75], ['GP', 28.05, -26.2], ['KZ', 31.02, -29.86], ['WC', 18.42, -33.92]] as const) {
+    for (const [code, lon, lat] of [
+      ['GP', 28.19, -25.75],
+      ['GP', 28.05, -26.2],
+      ['KZ', 31.02, -29.86],
+      ['WC', 18.42, -33.92],
+    ] as const) {
       const m = majorRegionAt(geo, code, lon, lat)
       const d = divisions.byCode(m.code)!
       expect(d.province).toBe(code)

@@ -70,7 +70,8 @@ export function majorRegions(geography: Geography): Readonly<Record<ProvinceCode
   if (!r) {
     const divisions = registrationDivisions(geography)
     const out = {} as Record<ProvinceCode, MajorRegion[]>
-    for (const p of geography.provinces) out[p.code] = divisions.byProvince(p.code).map((d) => ({ code: d.code, name: d.name }))
+    for (const p of geography.provinces)
+      out[p.code] = divisions.byProvince(p.code).map((d) => ({ code: d.code, name: d.name }))
     regionsCache.set(geography, (r = out))
   }
   return r
@@ -86,8 +87,22 @@ export function majorRegionAt(geography: Geography, province: ProvinceCode, lon:
 }
 
 /** The 21-character LPI; throws when a part does not fit its width. */
-export function formatLpi(province: ProvinceCode, majorCode: string, minor: number, parcel: number, portion: number): string {
-  if (majorCode.length !== 2 || minor < 0 || minor > 9999 || parcel < 0 || parcel > 99_999_999 || portion < 0 || portion > 99_999) {
+export function formatLpi(
+  province: ProvinceCode,
+  majorCode: string,
+  minor: number,
+  parcel: number,
+  portion: number,
+): string {
+  if (
+    majorCode.length !== 2 ||
+    minor < 0 ||
+    minor > 9999 ||
+    parcel < 0 ||
+    parcel > 99_999_999 ||
+    portion < 0 ||
+    portion > 99_999
+  ) {
     throw new Error(`LPI parts out of range: ${province} ${majorCode} ${minor} ${parcel} ${portion}`)
   }
   return `${SG_OFFICE[province]}0${majorCode}${String(minor).padStart(4, '0')}${String(parcel).padStart(8, '0')}${String(portion).padStart(5, '0')}`

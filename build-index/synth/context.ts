@@ -101,7 +101,9 @@ export function createContext(opts: {
         if (pct < nextPct) return
         while (nextPct <= pct) nextPct += 5
         const secs = ((Date.now() - started) / 1000).toFixed(1)
-        log(`  ${label}: ${Math.min(100, Math.floor(pct))}% (${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')}, ${secs}s)`)
+        log(
+          `  ${label}: ${Math.min(100, Math.floor(pct))}% (${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')}, ${secs}s)`,
+        )
       }
     },
     openCsv: (relPath, header) => new CsvWriter(join(outDir, relPath), header),

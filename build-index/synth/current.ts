@@ -18,8 +18,16 @@ export function exportIsCurrent(sourceDir: string, scale: ScaleName, seed: numbe
   const file = join(sourceDir, 'SYNTH.json')
   if (!existsSync(join(sourceDir, 'export.json')) || !existsSync(file)) return false
   try {
-    const s = JSON.parse(readFileSync(file, 'utf8')) as { seed?: number; preset?: unknown; layers?: Record<string, unknown> }
-    return s.seed === seed && JSON.stringify(s.preset) === JSON.stringify(SCALES[scale]) && LAYERS.every((l) => s.layers?.[l.name] !== undefined)
+    const s = JSON.parse(readFileSync(file, 'utf8')) as {
+      seed?: number
+      preset?: unknown
+      layers?: Record<string, unknown>
+    }
+    return (
+      s.seed === seed &&
+      JSON.stringify(s.preset) === JSON.stringify(SCALES[scale]) &&
+      LAYERS.every((l) => s.layers?.[l.name] !== undefined)
+    )
   } catch {
     return false
   }

@@ -80,8 +80,19 @@ describe('Botswana towns', () => {
 describe('South African localities', () => {
   it('assigns localities to the province whose outline contains them (checked with turf)', () => {
     const admin1 = JSON.parse(readFileSync(join(dataDir, 'naturalearth-za-bw/ne10m_admin1_za_bw.geojson'), 'utf8'))
-    const iso: Record<ProvinceCode, string> = { EC: 'ZA-EC', FS: 'ZA-FS', GP: 'ZA-GT', KZ: 'ZA-NL', LP: 'ZA-LP', MP: 'ZA-MP', NC: 'ZA-NC', NW: 'ZA-NW', WC: 'ZA-WC' }
-    const feature = (code: ProvinceCode) => admin1.features.find((f: { properties: { iso_3166_2: string } }) => f.properties.iso_3166_2 === iso[code])
+    const iso: Record<ProvinceCode, string> = {
+      EC: 'ZA-EC',
+      FS: 'ZA-FS',
+      GP: 'ZA-GT',
+      KZ: 'ZA-NL',
+      LP: 'ZA-LP',
+      MP: 'ZA-MP',
+      NC: 'ZA-NC',
+      NW: 'ZA-NW',
+      WC: 'ZA-WC',
+    }
+    const feature = (code: ProvinceCode) =>
+      admin1.features.find((f: { properties: { iso_3166_2: string } }) => f.properties.iso_3166_2 === iso[code])
     expect(geo.saLocalities.length).toBeGreaterThan(13_000)
     for (let i = 0; i < geo.saLocalities.length; i += 37) {
       const l = geo.saLocalities[i]

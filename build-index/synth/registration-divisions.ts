@@ -114,7 +114,10 @@ function ringAreaKm2(ring: Ring): number {
 
 function multiAreaKm2(mp: MultiPoly): number {
   let a = 0
-  for (const poly of mp) poly.forEach((ring, i) => (a += i === 0 ? Math.abs(ringAreaKm2(ring)) : -Math.abs(ringAreaKm2(ring))))
+  for (const poly of mp)
+    poly.forEach((ring, i) => {
+      a += i === 0 ? Math.abs(ringAreaKm2(ring)) : -Math.abs(ringAreaKm2(ring))
+    })
   return a
 }
 
@@ -179,7 +182,13 @@ function clipRingToBox(ring: Ring, x0: number, y0: number, x1: number, y1: numbe
   return [...pts, pts[0]]
 }
 
-const boxRing = (x0: number, y0: number, x1: number, y1: number): Ring => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]
+const boxRing = (x0: number, y0: number, x1: number, y1: number): Ring => [
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
+]
 
 /** Rounds to 7 decimals, drops repeated positions and degenerate rings, and orients exteriors CCW / holes CW. */
 export function tidy(mp: MultiPoly): MultiPoly {
@@ -228,15 +237,21 @@ export function divisionTargets(geography: Geography): Record<ProvinceCode, numb
   const exact = free.map((a) => (a / total) * budget)
   const counts = exact.map(Math.floor)
   let left = budget - counts.reduce((s, n) => s + n, 0)
-  const order = exact.map((x, i) => ({ i, r: x - Math.floor(x) })).filter(({ i }) => free[i] > 0).sort((a, b) => b.r - a.r || a.i - b.i)
+  const order = exact
+    .map((x, i) => ({ i, r: x - Math.floor(x) }))
+    .filter(({ i }) => free[i] > 0)
+    .sort((a, b) => b.r - a.r || a.i - b.i)
   for (const { i } of order) {
     if (left === 0) break
     counts[i]++
     left--
   }
-  geography.provinces.forEach((p, i) => (targets[p.code] = p.code === 'KZ' ? fixed[i] : Math.max(counts[i], fixed[i])))
+  geography.provinces.forEach((p, i) => {
+    targets[p.code] = p.code === 'KZ' ? fixed[i] : Math.max(counts[i], fixed[i])
+  })
   const sum = Object.values(targets).reduce((s, n) => s + n, 0)
-  if (sum !== REGISTRATION_DIVISION_COUNT) throw new Error(`division targets sum to ${sum}, not ${REGISTRATION_DIVISION_COUNT}`)
+  if (sum !== REGISTRATION_DIVISION_COUNT)
+    throw new Error(`division targets sum to ${sum}, not ${REGISTRATION_DIVISION_COUNT}`)
   return targets
 }
 
@@ -299,9 +314,13 @@ function gridPieces(p: Province, sKm: number): { nx: number; pieces: Map<number,
       for (const poly of polys) {
         const outer = clipRingToBox(poly[0], x0, y0, x1, y1)
         if (!outer) continue
-        const holes = poly.slice(1).map((h) => clipRingToBox(h, x0, y0, x1, y1)).filter((h): h is Ring => h !== null)
+        const holes = poly
+          .slice(1)
+          .map((h) => clipRingToBox(h, x0, y0, x1, y1))
+          .filter((h): h is Ring => h !== null)
         // polyclip removes the bridges the clip left along the box edges
-        for (const q of intersection([outer, ...holes] as Poly, [boxRing(x0, y0, x1, y1)] as Poly) as MultiPoly) parts.push(q)
+        for (const q of intersection([outer, ...holes] as Poly, [boxRing(x0, y0, x1, y1)] as Poly) as MultiPoly)
+          parts.push(q)
       }
       const cleaned = parts.filter((q) => Math.abs(multiCentre([q]).w) > MIN_PIECE_DEG2)
       if (cleaned.length > 0) pieces.set(k, cleaned)
@@ -330,7 +349,8 @@ function mergeToTarget(p: Province, target: number): Group[] {
   }
   while (groups.size > target) {
     let small: Group | null = null
-    for (const g of groups.values()) if (!small || g.area < small.area || (g.area === small.area && g.minKey < small.minKey)) small = g
+    for (const g of groups.values())
+      if (!small || g.area < small.area || (g.area === small.area && g.minKey < small.minKey)) small = g
     const s = small!
     const neighbours = new Set<number>()
     for (const k of s.cells) {
@@ -425,10 +445,22 @@ function build(geography: Geography): RegistrationDivisions {
 
   const divisions: RegistrationDivision[] = []
   const used = new Set<string>()
-  const make = (province: ProvinceCode, cell: { mp: MultiPoly; area: number; cx: number; cy: number }, code: string) => {
+  const make = (
+    province: ProvinceCode,
+    cell: { mp: MultiPoly; area: number; cx: number; cy: number },
+    code: string,
+  ) => {
     used.add(code)
     const geometry = toGeometry(cell.mp)
-    const d: RegistrationDivision = { code, name: code, province, geometry, outline: new Polygonal(geometry), areaKm2: cell.area, centre: [cell.cx, cell.cy] }
+    const d: RegistrationDivision = {
+      code,
+      name: code,
+      province,
+      geometry,
+      outline: new Polygonal(geometry),
+      areaKm2: cell.area,
+      centre: [cell.cx, cell.cy],
+    }
     divisions.push(d)
     return d
   }
@@ -443,10 +475,11 @@ function build(geography: Geography): RegistrationDivisions {
       const candidates: string[] = []
       if (fixed) candidates.push(...fixed.filter((c) => !used.has(c)))
       else {
-        for (let r = 0; r < 26; r++) for (let c = 0; c < 26; c++) {
-          const cc = letterCode(r, c)
-          if (!used.has(cc) && !reserved.has(cc)) candidates.push(cc)
-        }
+        for (let r = 0; r < 26; r++)
+          for (let c = 0; c < 26; c++) {
+            const cc = letterCode(r, c)
+            if (!used.has(cc) && !reserved.has(cc)) candidates.push(cc)
+          }
       }
       const dist = (cc: string) => {
         const [r, c] = codeSquare(cc)
@@ -487,7 +520,10 @@ function build(geography: Geography): RegistrationDivisions {
         // no free town inside (empty desert cells): the province's nearest free one
         const [cx, cy] = d.centre
         const near = all.filter((t) => !names.has(t.name.toUpperCase()))
-        near.sort((a, b) => (a.lon - cx) ** 2 + (a.lat - cy) ** 2 - ((b.lon - cx) ** 2 + (b.lat - cy) ** 2) || a.wofId - b.wofId)
+        near.sort(
+          (a, b) =>
+            (a.lon - cx) ** 2 + (a.lat - cy) ** 2 - ((b.lon - cx) ** 2 + (b.lat - cy) ** 2) || a.wofId - b.wofId,
+        )
         pick = near[0]
       }
       d.name = pick ? pick.name.toUpperCase() : `${geography.province(code).name} ${d.code}`
@@ -498,7 +534,9 @@ function build(geography: Geography): RegistrationDivisions {
   const order = new Map(geography.provinces.map((p, i) => [p.code, i]))
   divisions.sort((a, b) => order.get(a.province)! - order.get(b.province)! || (a.code < b.code ? -1 : 1))
   if (used.size !== REGISTRATION_DIVISION_COUNT || divisions.length !== REGISTRATION_DIVISION_COUNT) {
-    throw new Error(`made ${divisions.length} registration divisions with ${used.size} codes, expected ${REGISTRATION_DIVISION_COUNT}`)
+    throw new Error(
+      `made ${divisions.length} registration divisions with ${used.size} codes, expected ${REGISTRATION_DIVISION_COUNT}`,
+    )
   }
   const byProvince = new Map<ProvinceCode, RegistrationDivision[]>()
   for (const d of divisions) byProvince.set(d.province, [...(byProvince.get(d.province) ?? []), d])

@@ -15,7 +15,8 @@ describe('runSynth (tiny)', () => {
     const b = await runSynth({ scale: 'tiny', seed: 7, out: tempDir('synth-again') })
     const ha = hashTree(a.out)
     const files = Object.keys(ha).sort()
-    const family = (f: string) => ['south_africa/cadastre/', 'south_africa/encumbrances/', 'south_africa/boundaries/'].some((p) => f.startsWith(p))
+    const family = (f: string) =>
+      ['south_africa/cadastre/', 'south_africa/encumbrances/', 'south_africa/boundaries/'].some((p) => f.startsWith(p))
     expect(files.filter((f) => !family(f))).toEqual([
       'SYNTH.json',
       'botswana/plots.csv',
@@ -100,10 +101,16 @@ describe('CLI (bundled main.ts)', () => {
       logLevel: 'silent',
     })
   })
-  const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: process.cwd() })
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: process.cwd() })
 
   it('exits 2 with a message on bad arguments', () => {
-    for (const args of [['--scale', 'huge', '--out', '/tmp/x'], ['--seed', 'abc', '--out', '/tmp/x'], ['--scale', 'tiny'], ['--bogus']]) {
+    for (const args of [
+      ['--scale', 'huge', '--out', '/tmp/x'],
+      ['--seed', 'abc', '--out', '/tmp/x'],
+      ['--scale', 'tiny'],
+      ['--bogus'],
+    ]) {
       const r = run(...args)
       expect(r.status, args.join(' ')).toBe(2)
       expect(r.stderr).toMatch(/synth: .+\n/)
@@ -127,7 +134,11 @@ describe('CLI (bundled main.ts)', () => {
       env: { ...process.env, LANDDATA_ROOT: process.cwd() },
     })
     expect(r.status, r.stderr).toBe(0)
-    const bad = spawnSync(process.execPath, [cli, '--scale', 'tiny', '--out', out], { encoding: 'utf8', cwd: tmpdir(), env: { ...process.env, LANDDATA_ROOT: '' } })
+    const bad = spawnSync(process.execPath, [cli, '--scale', 'tiny', '--out', out], {
+      encoding: 'utf8',
+      cwd: tmpdir(),
+      env: { ...process.env, LANDDATA_ROOT: '' },
+    })
     expect(bad.status).toBe(1)
     expect(bad.stderr).toMatch(/missing real-data file/)
   })

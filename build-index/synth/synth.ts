@@ -110,7 +110,8 @@ function readJsonIfPresent(path: string): Record<string, unknown> | null {
 export async function runSynth(opts: SynthOptions): Promise<SynthSummary> {
   const started = Date.now()
   const log = opts.log ?? (() => {})
-  if (!isScaleName(opts.scale)) throw new SynthUsageError(`unknown scale "${opts.scale}" (expected ${SCALE_NAMES.join(', ')})`)
+  if (!isScaleName(opts.scale))
+    throw new SynthUsageError(`unknown scale "${opts.scale}" (expected ${SCALE_NAMES.join(', ')})`)
   const scale = SCALES[opts.scale]
   if (!Number.isInteger(opts.seed) || opts.seed < 0 || opts.seed > 0xffffffff) {
     throw new SynthUsageError(`seed must be an integer from 0 to 4294967295, got ${opts.seed}`)
@@ -120,7 +121,8 @@ export async function runSynth(opts: SynthOptions): Promise<SynthSummary> {
   const only = opts.only?.map((s) => s.trim()).filter(Boolean)
   if (only) {
     const unknown = only.filter((n) => !known.includes(n))
-    if (unknown.length > 0) throw new SynthUsageError(`unknown layer(s) ${unknown.join(', ')} (expected ${known.join(', ')})`)
+    if (unknown.length > 0)
+      throw new SynthUsageError(`unknown layer(s) ${unknown.join(', ')} (expected ${known.join(', ')})`)
     if (only.length === 0) throw new SynthUsageError('--only names no layer')
   }
   const layers = only ? LAYERS.filter((l) => only.includes(l.name)) : LAYERS
@@ -137,7 +139,9 @@ export async function runSynth(opts: SynthOptions): Promise<SynthSummary> {
     const t0 = Date.now()
     const s = await layer.generate(ctx)
     summaries.push(s)
-    const files = s.files.map((f) => `${f.path} ${f.rows.toLocaleString('en-US')} rows, ${(f.bytes / 1_048_576).toFixed(1)} MiB`).join('; ')
+    const files = s.files
+      .map((f) => `${f.path} ${f.rows.toLocaleString('en-US')} rows, ${(f.bytes / 1_048_576).toFixed(1)} MiB`)
+      .join('; ')
     log(`  ${layer.name}: ${files} (${((Date.now() - t0) / 1000).toFixed(1)}s)`)
   }
 
@@ -145,7 +149,10 @@ export async function runSynth(opts: SynthOptions): Promise<SynthSummary> {
   const prevSynth = readJsonIfPresent(join(outDir, 'SYNTH.json'))
   const sameRun = prevSynth?.scale === scale.name && prevSynth?.seed === opts.seed
   const prevExports = sameRun ? (readJsonIfPresent(join(outDir, 'export.json')) ?? {}) : {}
-  const prevLayers = sameRun && prevSynth?.layers && typeof prevSynth.layers === 'object' ? (prevSynth.layers as Record<string, unknown>) : {}
+  const prevLayers =
+    sameRun && prevSynth?.layers && typeof prevSynth.layers === 'object'
+      ? (prevSynth.layers as Record<string, unknown>)
+      : {}
 
   const written = new Set(summaries.map((s) => s.domain))
   const exports: Partial<Record<ExportDomain, ExportEntry>> = {}

@@ -63,6 +63,7 @@ export function hashTree(dir: string): Record<string, string> {
 export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number): number {
   const r = Math.PI / 180
   const a =
-    Math.sin(((lat2 - lat1) * r) / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lon2 - lon1) * r) / 2) ** 2
+    Math.sin(((lat2 - lat1) * r) / 2) ** 2 +
+    Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lon2 - lon1) * r) / 2) ** 2
   return 2 * 6_371_000 * Math.asin(Math.sqrt(a))
 }

@@ -3,12 +3,17 @@
  * `category`, `province`, `parent`, `effective_from`, `effective_to`) or the Demarcation Board's
  * own published field names, which differ by vintage (docs/domain.md 2.5):
  *
- * | type     | code                         | name                        | parent                          | province            |
+ * | type     | code                         | name                        | parent                          | province
+ * |
  * |----------|------------------------------|-----------------------------|---------------------------------|---------------------|
- * | ward     | Code, WardID, WARD_ID, WARD  | (built: `<muni> Ward <n>`)  | Parent_cod, CAT_B               | Province (name/code) or the ward digit |
- * | local    | Code, CAT_B                  | Name, MUNICNAME             | Parent_cod, DISTRICT (metro: province) | PROVINCE     |
- * | district | Code, DISTRICT               | Name, MUNICNAME, DISTRICT_N | Parent_cod, PROVINCE            | PROVINCE            |
- * | province | Code, CODE                   | Name, PROVINCE              | —                               | the code            |
+ * | ward     | Code, WardID, WARD_ID, WARD  | (built: `<muni> Ward <n>`)  | Parent_cod, CAT_B               | Province
+ * (name/code) or the ward digit |
+ * | local    | Code, CAT_B                  | Name, MUNICNAME             | Parent_cod, DISTRICT (metro: province) |
+ * PROVINCE     |
+ * | district | Code, DISTRICT               | Name, MUNICNAME, DISTRICT_N | Parent_cod, PROVINCE            | PROVINCE
+ * |
+ * | province | Code, CODE                   | Name, PROVINCE              | —                               | the code
+ * |
  *
  * Properties arrive with lower-cased keys (sources/properties.ts), so matching is
  * case-insensitive as docs/source-formats.md requires. Pure: no I/O.
@@ -49,7 +54,17 @@ function first(props: SourceProperties, names: readonly string[]): string | null
 }
 
 /** Province digits of MDB ward ids (docs/domain.md 2.1). */
-const WARD_DIGIT: Record<string, ProvinceCode> = { '1': 'WC', '2': 'EC', '3': 'NC', '4': 'FS', '5': 'KZ', '6': 'NW', '7': 'GP', '8': 'MP', '9': 'LP' }
+const WARD_DIGIT: Record<string, ProvinceCode> = {
+  '1': 'WC',
+  '2': 'EC',
+  '3': 'NC',
+  '4': 'FS',
+  '5': 'KZ',
+  '6': 'NW',
+  '7': 'GP',
+  '8': 'MP',
+  '9': 'LP',
+}
 
 const CODE_FIELDS: Record<BoundaryType, readonly string[]> = {
   ward: ['code', 'wardid', 'ward_id', 'ward'],
@@ -104,7 +119,8 @@ export function normaliseBoundary(props: SourceProperties, type: BoundaryType): 
   let name = type === 'province' ? PROVINCES[code as ProvinceCode] : first(props, NAME_FIELDS[type])
   // the 2020 ward layer repeats the code as its name
   if (type === 'ward' && name !== null && name.toUpperCase() === code) name = null
-  if (!name && type !== 'ward') return { ok: false, reason: `name is blank (looked for ${NAME_FIELDS[type].join(', ')})` }
+  if (!name && type !== 'ward')
+    return { ok: false, reason: `name is blank (looked for ${NAME_FIELDS[type].join(', ')})` }
 
   let category = first(props, ['category'])?.toUpperCase() ?? null
   if (MUNICIPAL.has(type) && (!category || !/^[ABC]$/.test(category))) category = categoryFromCode(code)
@@ -112,7 +128,8 @@ export function normaliseBoundary(props: SourceProperties, type: BoundaryType): 
   if (type === 'registration_division' && !category) category = 'ADMIN'
 
   const provText = first(props, ['province'])
-  let province: ProvinceCode | null = type === 'province' ? (code as ProvinceCode) : provText ? provinceCode(provText) : null
+  let province: ProvinceCode | null =
+    type === 'province' ? (code as ProvinceCode) : provText ? provinceCode(provText) : null
   if (!province && type === 'ward' && /^\d{8}$/.test(code)) province = WARD_DIGIT[code[0]] ?? null
 
   let parentCode = first(props, PARENT_FIELDS[type])?.toUpperCase() ?? null
@@ -126,7 +143,12 @@ export function normaliseBoundary(props: SourceProperties, type: BoundaryType): 
   let wardNumber: number | null = null
   if (type === 'ward') {
     const n = first(props, ['wardno', 'ward_no'])
-    wardNumber = n && /^\d+(\.0+)?$/.test(n) ? Number.parseInt(n, 10) : /^\d{8}$/.test(code) ? Number.parseInt(code.slice(5), 10) : null
+    wardNumber =
+      n && /^\d+(\.0+)?$/.test(n)
+        ? Number.parseInt(n, 10)
+        : /^\d{8}$/.test(code)
+          ? Number.parseInt(code.slice(5), 10)
+          : null
   }
 
   return {
@@ -173,7 +195,8 @@ export function parseSetJson(raw: unknown, folder: string): SetDefaults | string
   else if (o.vintage && typeof o.vintage === 'object') {
     vintage = {}
     for (const [k, v] of Object.entries(o.vintage as Record<string, unknown>)) if (typeof v === 'string') vintage[k] = v
-  } else if (o.vintage !== undefined && o.vintage !== null) return `${folder}/set.json: vintage must be a string or an object of strings per type`
+  } else if (o.vintage !== undefined && o.vintage !== null)
+    return `${folder}/set.json: vintage must be a string or an object of strings per type`
   const types: SetDefaults['types'] = {}
   if (o.types && typeof o.types === 'object') {
     for (const [k, v] of Object.entries(o.types as Record<string, unknown>)) {
@@ -183,7 +206,10 @@ export function parseSetJson(raw: unknown, folder: string): SetDefaults | string
       const e = date(t.effective_to, `types.${k}.effective_to`)
       if (f instanceof Error) return f.message
       if (e instanceof Error) return e.message
-      types[k] = { ...(t.effective_from !== undefined ? { effective_from: f } : {}), ...(t.effective_to !== undefined ? { effective_to: e } : {}) }
+      types[k] = {
+        ...(t.effective_from !== undefined ? { effective_from: f } : {}),
+        ...(t.effective_to !== undefined ? { effective_to: e } : {}),
+      }
     }
   }
   return {
@@ -203,7 +229,11 @@ export function vintageOf(set: SetDefaults, type: BoundaryType, folder: string):
 }
 
 /** A feature's dates: its own, else its type's in set.json, else the set's (docs/decisions.md). */
-export function datesOf(set: SetDefaults, type: BoundaryType, rec: BoundaryAttributes): { from: string | null; to: string | null } {
+export function datesOf(
+  set: SetDefaults,
+  type: BoundaryType,
+  rec: BoundaryAttributes,
+): { from: string | null; to: string | null } {
   const t = set.types[type]
   const from = rec.effectiveFrom ?? (t && 'effective_from' in t ? (t.effective_from ?? null) : set.effectiveFrom)
   const to = rec.effectiveTo ?? (t && 'effective_to' in t ? (t.effective_to ?? null) : set.effectiveTo)

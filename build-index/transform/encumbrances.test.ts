@@ -35,15 +35,64 @@ describe('normaliseEaseType: the spec table, nothing guessed', () => {
   })
 })
 
-const square = { type: 'Polygon' as const, coordinates: [[[17, -34], [17.001, -34], [17.001, -33.999], [17, -33.999], [17, -34]] as [number, number][]] }
-const line = { type: 'LineString' as const, coordinates: [[17, -34], [17.001, -34]] as [number, number][] }
+const square = {
+  type: 'Polygon' as const,
+  coordinates: [
+    [
+      [17, -34],
+      [17.001, -34],
+      [17.001, -33.999],
+      [17, -33.999],
+      [17, -34],
+    ] as [number, number][],
+  ],
+}
+const line = {
+  type: 'LineString' as const,
+  coordinates: [
+    [17, -34],
+    [17.001, -34],
+  ] as [number, number][],
+}
 
 describe('normaliseEncumbrance', () => {
   it('keeps the raw type, maps status and province aliases, reads geom_area and width_m', () => {
-    const r = normaliseEncumbrance({ uid: '12', ease_type: ' pipeline', sg_no: '1234/1987', province: 'KZN', geom_area: '12.5', date_stamp: '19870312', status: 'cancelled' }, square, 'servitude_area', 'KZ')
-    expect(r.ok && r.rec).toMatchObject({ uid: 12, easeType: ' pipeline', easeTypeNormalised: 'pipeline', province: 'KZ', geomArea: 12.5, status: 'CANCELLED', dateStamp: '1987-03-12', sgNumber: '1234/1987' })
+    const r = normaliseEncumbrance(
+      {
+        uid: '12',
+        ease_type: ' pipeline',
+        sg_no: '1234/1987',
+        province: 'KZN',
+        geom_area: '12.5',
+        date_stamp: '19870312',
+        status: 'cancelled',
+      },
+      square,
+      'servitude_area',
+      'KZ',
+    )
+    expect(r.ok && r.rec).toMatchObject({
+      uid: 12,
+      easeType: ' pipeline',
+      easeTypeNormalised: 'pipeline',
+      province: 'KZ',
+      geomArea: 12.5,
+      status: 'CANCELLED',
+      dateStamp: '1987-03-12',
+      sgNumber: '1234/1987',
+    })
     const l = normaliseEncumbrance({ uid: 3, width_m: '4' }, line, 'servitude_line', 'GP')
-    expect(l.ok && l.rec).toMatchObject({ widthM: 4, lines: [[[17, -34], [17.001, -34]]], mp: null, province: 'GP' })
+    expect(l.ok && l.rec).toMatchObject({
+      widthM: 4,
+      lines: [
+        [
+          [17, -34],
+          [17.001, -34],
+        ],
+      ],
+      mp: null,
+      province: 'GP',
+    })
   })
   it.each([
     [{ ease_type: 'ROAD' }, square, 'servitude_area', /uid is blank/],
@@ -60,8 +109,38 @@ describe('normaliseEncumbrance', () => {
     if (!r.ok) expect(r.reason).toMatch(reason)
   })
   it('drops consecutive duplicate positions of a line as a repair and rejects a line of one position', () => {
-    const g = normaliseLineGeometry({ type: 'MultiLineString', coordinates: [[[1, 1], [1, 1], [2, 2]], [[3, 3], [3, 3]]] })
-    expect(g).toEqual({ ok: true, lines: [[[1, 1], [2, 2]]], repaired: true })
-    expect(normaliseLineGeometry({ type: 'LineString', coordinates: [[1, 1], [1, 1]] }).ok).toBe(false)
+    const g = normaliseLineGeometry({
+      type: 'MultiLineString',
+      coordinates: [
+        [
+          [1, 1],
+          [1, 1],
+          [2, 2],
+        ],
+        [
+          [3, 3],
+          [3, 3],
+        ],
+      ],
+    })
+    expect(g).toEqual({
+      ok: true,
+      lines: [
+        [
+          [1, 1],
+          [2, 2],
+        ],
+      ],
+      repaired: true,
+    })
+    expect(
+      normaliseLineGeometry({
+        type: 'LineString',
+        coordinates: [
+          [1, 1],
+          [1, 1],
+        ],
+      }).ok,
+    ).toBe(false)
   })
 })

@@ -6,7 +6,14 @@
  *
  * @module
  */
-import { LINE_CLASSES, RECORD_STATUSES, normaliseEaseType, type EaseType, type EncumbranceClass, type RecordStatus } from '../../src/data/encumbrance-format.js'
+import {
+  LINE_CLASSES,
+  RECORD_STATUSES,
+  normaliseEaseType,
+  type EaseType,
+  type EncumbranceClass,
+  type RecordStatus,
+} from '../../src/data/encumbrance-format.js'
 import type { MultiPolygon } from '../../src/geo/polygon.js'
 import { provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
@@ -59,7 +66,9 @@ function positive(v: unknown): number | null | undefined {
  * dropped (a repair); a line with fewer than 2 distinct positions is rejected, a degenerate part
  * of a multi-line dropped (a repair).
  */
-export function normaliseLineGeometry(geometry: SourceGeometry | null): { ok: true; lines: Lines; repaired: boolean } | { ok: false; reason: string } {
+export function normaliseLineGeometry(
+  geometry: SourceGeometry | null,
+): { ok: true; lines: Lines; repaired: boolean } | { ok: false; reason: string } {
   if (!geometry) return { ok: false, reason: 'geometry is missing' }
   let parts: [number, number][][]
   if (geometry.type === 'LineString') parts = [geometry.coordinates]
@@ -98,7 +107,8 @@ export function normaliseEncumbrance(
 ): EncumbranceResult {
   const uidText = text(props.uid)
   if (uidText === null) return { ok: false, reason: 'uid is blank' }
-  if (!/^\d{1,15}(\.0+)?$/.test(uidText) || Number.parseInt(uidText, 10) < 1) return { ok: false, reason: `uid "${uidText.slice(0, 20)}" is not a positive integer` }
+  if (!/^\d{1,15}(\.0+)?$/.test(uidText) || Number.parseInt(uidText, 10) < 1)
+    return { ok: false, reason: `uid "${uidText.slice(0, 20)}" is not a positive integer` }
   const uid = Number.parseInt(uidText, 10)
 
   let province = folderProvince
@@ -119,7 +129,8 @@ export function normaliseEncumbrance(
 
   const isLine = LINE_CLASSES.has(cls)
   const width = isLine ? positive(props.width_m) : null
-  if (width === undefined) return { ok: false, reason: `width_m "${String(props.width_m).slice(0, 20)}" is not a positive number` }
+  if (width === undefined)
+    return { ok: false, reason: `width_m "${String(props.width_m).slice(0, 20)}" is not a positive number` }
   const area = isLine ? null : positive(props.geom_area)
 
   let mp: MultiPolygon | null = null

@@ -47,30 +47,46 @@ const int = (v: unknown): number | null => {
 }
 const round7 = (v: number) => Math.round(v * 1e7) / 1e7
 
-/** A point inside the polygon for a label when the source gives none: the centre of its box if inside, else a vertex. */
+/**
+ * A point inside the polygon for a label when the source gives none: the centre of its box if inside, else a vertex.
+ */
 function labelOf(mp: MultiPolygon): [number, number] {
   const b = bboxOf(mp)
   return [round7((b.minX + b.maxX) / 2), round7((b.minY + b.maxY) / 2)]
 }
 
 /** One cadastre row of layer `type` in province `province` (from the folder name). */
-export function normaliseParcel(props: SourceProperties, geometry: SourceGeometry | null, type: ParcelType, province: ProvinceCode): ParcelResult {
+export function normaliseParcel(
+  props: SourceProperties,
+  geometry: SourceGeometry | null,
+  type: ParcelType,
+  province: ProvinceCode,
+): ParcelResult {
   const lpi = text(props.id)?.toUpperCase() ?? null
   if (!lpi) return { ok: false, reason: 'id (LPI) is blank' }
-  if (lpi.length !== 21 || !LPI_PATTERN.test(lpi)) return { ok: false, reason: `id "${lpi.slice(0, 40)}" is not a 21-character LPI` }
+  if (lpi.length !== 21 || !LPI_PATTERN.test(lpi))
+    return { ok: false, reason: `id "${lpi.slice(0, 40)}" is not a 21-character LPI` }
   const lstatus = text(props.lstatus)?.toUpperCase() ?? null
   if (!lstatus) return { ok: false, reason: 'lstatus is blank' }
-  if (!/^[RSPAW]$/.test(lstatus)) return { ok: false, reason: `lstatus "${lstatus.slice(0, 10)}" is not R, S, P, A or W` }
+  if (!/^[RSPAW]$/.test(lstatus))
+    return { ok: false, reason: `lstatus "${lstatus.slice(0, 10)}" is not R, S, P, A or W` }
   let wstatus = text(props.wstatus)?.toUpperCase() ?? null
   if (wstatus !== null && !/^[CPH]$/.test(wstatus)) wstatus = null
   const g = normalisePolygonGeometry(geometry)
   if (!g.ok) return g
   const tagX = Number(props.tag_x)
   const tagY = Number(props.tag_y)
-  const hasTag = text(props.tag_x) !== null && text(props.tag_y) !== null && Number.isFinite(tagX) && Number.isFinite(tagY) && Math.abs(tagX) <= 180 && Math.abs(tagY) <= 90
+  const hasTag =
+    text(props.tag_x) !== null &&
+    text(props.tag_y) !== null &&
+    Number.isFinite(tagX) &&
+    Number.isFinite(tagY) &&
+    Math.abs(tagX) <= 180 &&
+    Math.abs(tagY) <= 90
   const [labelLon, labelLat] = hasTag ? [round7(tagX), round7(tagY)] : labelOf(g.mp)
   const geomArea = Number(props.geom_area)
-  const extentSqm = text(props.geom_area) !== null && Number.isFinite(geomArea) && geomArea > 0 ? geomArea : multiPolygonAreaSqm(g.mp)
+  const extentSqm =
+    text(props.geom_area) !== null && Number.isFinite(geomArea) && geomArea > 0 ? geomArea : multiPolygonAreaSqm(g.mp)
   const sourceKey = text(props.prcl_key)?.toUpperCase() ?? null
   return {
     ok: true,

@@ -36,13 +36,15 @@ function pointOf(geometry: PointLike | null): [number, number] | string {
 
 // plot numbers are identifiers: keep them as written, but a control character or an absurd
 // length is a broken export row, not a plot
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a plot number must hold no control character
 const PLOT_NUMBER = /^[^\u0000-\u001f]{1,64}$/
 
 /** Botswana plot: `plot_number`, coordinates and `city` required; `district` optional. */
 export function normaliseBotswanaPlot(props: Props, geometry: PointLike | null): Normalised {
   const plotNumber = text(props.plot_number)
   if (!plotNumber) return { ok: false, reason: 'plot_number is blank' }
-  if (!PLOT_NUMBER.test(plotNumber)) return { ok: false, reason: 'plot_number is longer than 64 characters or has control characters' }
+  if (!PLOT_NUMBER.test(plotNumber))
+    return { ok: false, reason: 'plot_number is longer than 64 characters or has control characters' }
   const city = text(props.city).toUpperCase()
   if (!city) return { ok: false, reason: 'city is blank' }
   const p = pointOf(geometry)
@@ -54,7 +56,8 @@ export function normaliseBotswanaPlot(props: Props, geometry: PointLike | null):
 export function normaliseErf(props: Props, geometry: PointLike | null): Normalised {
   const plotNumber = text(props.erf_number).replace(/\s*\/\s*/g, '/')
   if (!plotNumber) return { ok: false, reason: 'erf_number is blank' }
-  if (!PLOT_NUMBER.test(plotNumber)) return { ok: false, reason: 'erf_number is longer than 64 characters or has control characters' }
+  if (!PLOT_NUMBER.test(plotNumber))
+    return { ok: false, reason: 'erf_number is longer than 64 characters or has control characters' }
   const city = text(props.township).toUpperCase()
   if (!city) return { ok: false, reason: 'township is blank' }
   const rawProvince = text(props.province)

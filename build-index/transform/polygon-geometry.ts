@@ -6,7 +6,7 @@
  * Used by the parcel, encumbrance and boundary transforms alike.
  */
 import { union } from 'polyclip-ts'
-import { type MultiPolygon, type Polygon, type Ring } from '../../src/data/geometry-blob.js'
+import type { MultiPolygon, Polygon, Ring } from '../../src/data/geometry-blob.js'
 import { ringSelfIntersects, ringSignedArea2 } from '../../src/geo/polygon.js'
 import type { SourceGeometry } from '../sources/read-layer.js'
 
@@ -42,7 +42,10 @@ function cleanRing(raw: [number, number][], exterior: boolean, note: () => void,
 /** Normalises a Polygon or MultiPolygon; `repaired` says whether anything was changed. */
 export function normalisePolygonGeometry(
   geometry: SourceGeometry | null,
-  /** False for sources whose format fixes the other winding (shapefiles and the Board's TopoJSON store exteriors clockwise). */
+  /**
+   * False for sources whose format fixes the other winding (shapefiles and the Board's TopoJSON store exteriors
+   * clockwise).
+   */
   countWinding = true,
 ): { ok: true; mp: MultiPolygon; repaired: boolean } | { ok: false; reason: string } {
   if (!geometry) return { ok: false, reason: 'geometry is missing' }

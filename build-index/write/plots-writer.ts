@@ -1,6 +1,12 @@
 import KDBush from 'kdbush'
 import type { LayerStats } from '../../src/data/manifest.js'
-import { encodeStrings, PLOT_FILES, PLOT_INDEX_SQL, PLOT_SCHEMA_SQL, type PlotCountry } from '../../src/data/plots-format.js'
+import {
+  encodeStrings,
+  PLOT_FILES,
+  PLOT_INDEX_SQL,
+  PLOT_SCHEMA_SQL,
+  type PlotCountry,
+} from '../../src/data/plots-format.js'
 import type { PlotRecord } from '../transform/plots.js'
 import type { DatasetWriter } from './dataset-writer.js'
 import { finishDb, openScratchDb } from './sqlite-writer.js'
@@ -29,7 +35,9 @@ export class PlotLayerWriter {
     this.scratch = ds.pathOf(PLOT_FILES[country].sqlite + '.scratch')
     this.db = openScratchDb(this.scratch)
     this.db.exec(PLOT_SCHEMA_SQL)
-    this.insert = this.db.prepare('INSERT INTO plot (id, plot_number, latitude, longitude, city_id) VALUES (?, ?, ?, ?, ?)')
+    this.insert = this.db.prepare(
+      'INSERT INTO plot (id, plot_number, latitude, longitude, city_id) VALUES (?, ?, ?, ?, ?)',
+    )
     this.db.exec('BEGIN')
   }
 
@@ -37,7 +45,8 @@ export class PlotLayerWriter {
     // a township name recurs across provinces: a city is its name within its region
     const cityKey = `${rec.city}\u0000${rec.region}`
     let city = this.cities.get(cityKey)
-    if (!city) this.cities.set(cityKey, (city = { id: this.cities.size + 1, name: rec.city, region: rec.region, count: 0 }))
+    if (!city)
+      this.cities.set(cityKey, (city = { id: this.cities.size + 1, name: rec.city, region: rec.region, count: 0 }))
     city.count++
     if (this.n * 2 >= this.coords.length) {
       const c = new Float64Array(this.coords.length * 2)
@@ -93,6 +102,11 @@ export class PlotLayerWriter {
     this.ds.writeBinary(files.kdbush, 'kdbush', new Uint8Array(index.data))
     this.ds.writeBinary(files.cityIds, 'u32', new Uint8Array(this.cityIds.buffer, 0, this.n * 4))
     this.ds.writeBinary(files.numbers, 'strings', encodeStrings(this.numberBytes, this.numberOffsets, this.n))
-    return { rows: this.n, rejected: stats.rejected, repaired: 0, meta: { id_offset: stats.idOffset, cities: this.cities.size } }
+    return {
+      rows: this.n,
+      rejected: stats.rejected,
+      repaired: 0,
+      meta: { id_offset: stats.idOffset, cities: this.cities.size },
+    }
   }
 }

@@ -22,7 +22,12 @@ afterEach(() => {
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = []
   const err: string[] = []
-  const code = await runKeysCli(argv, { out: (s) => out.push(s), err: (s) => err.push(s), env: { KEYS_DB: db }, now: NOW })
+  const code = await runKeysCli(argv, {
+    out: (s) => out.push(s),
+    err: (s) => err.push(s),
+    env: { KEYS_DB: db },
+    now: NOW,
+  })
   return { code, out: out.join('\n'), err: err.join('\n') }
 }
 
@@ -50,11 +55,24 @@ describe('keys issue', () => {
     expect(Object.keys(parsed)).toEqual(['key', 'id'])
     expect(parsed.key).toMatch(new RegExp(`^ldk_${parsed.id}_[0-9A-Za-z]{32}$`))
     const v = await withStore((s) => s.verify(parsed.key, NOW))
-    expect(v).toMatchObject({ ok: true, key: { id: parsed.id, products: ['plots', 'parcels'], countries: ['BOTSWANA'], ratePerMinute: 60, expires: null } })
+    expect(v).toMatchObject({
+      ok: true,
+      key: { id: parsed.id, products: ['plots', 'parcels'], countries: ['BOTSWANA'], ratePerMinute: 60, expires: null },
+    })
   })
 
   it('human output shows the key once, its id and scopes, and a shown-once warning', async () => {
-    const r = await run('issue', '--products', 'jurisdiction', '--countries', 'south_africa', '--expires', '2026-12-31', '--rate', '120')
+    const r = await run(
+      'issue',
+      '--products',
+      'jurisdiction',
+      '--countries',
+      'south_africa',
+      '--expires',
+      '2026-12-31',
+      '--rate',
+      '120',
+    )
     expect(r.code).toBe(0)
     const key = /ldk_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}/.exec(r.out)?.[0]
     expect(key).toBeDefined()
@@ -69,8 +87,14 @@ describe('keys issue', () => {
 
   it('accepts values case-insensitively and resolves CITY and COUNTRY:CITY', async () => {
     const r = await run(
-      'issue', '--products', 'PLOTS,Encumbrance', '--countries', 'botswana,South_Africa',
-      '--cities', 'gaborone,south_africa:pretoria,BOTSWANA:maun', '--json',
+      'issue',
+      '--products',
+      'PLOTS,Encumbrance',
+      '--countries',
+      'botswana,South_Africa',
+      '--cities',
+      'gaborone,south_africa:pretoria,BOTSWANA:maun',
+      '--json',
     )
     expect(r.code).toBe(0)
     const rec = await withStore((s) => s.get((JSON.parse(r.out) as { id: string }).id))
@@ -99,9 +123,23 @@ describe('keys list', () => {
     const lines = r.out.split('\n')
     expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN'])
     expect(lines).toHaveLength(3)
-    expect(lines.find((l) => l.startsWith(a.id))?.split(/\s{2,}/)).toEqual([a.id, 'active', 'plots,parcels', 'BOTSWANA', 'all', 'never', '60'])
+    expect(lines.find((l) => l.startsWith(a.id))?.split(/\s{2,}/)).toEqual([
+      a.id,
+      'active',
+      'plots,parcels',
+      'BOTSWANA',
+      'all',
+      'never',
+      '60',
+    ])
     expect(lines.find((l) => l.startsWith(b.id))?.split(/\s{2,}/)).toEqual([
-      b.id, 'active', 'plots,parcels', 'BOTSWANA', 'BOTSWANA:MAUN', '2026-02-01 (expired)', '7',
+      b.id,
+      'active',
+      'plots,parcels',
+      'BOTSWANA',
+      'BOTSWANA:MAUN',
+      '2026-02-01 (expired)',
+      '7',
     ])
     expect(r.out).not.toContain(a.key)
     expect(r.out).not.toContain(b.key.slice(13))
@@ -113,7 +151,13 @@ describe('keys list', () => {
     expect(r.code).toBe(0)
     const arr = JSON.parse(r.out) as ApiKeyRecord[]
     expect(arr).toHaveLength(1)
-    expect(arr[0]).toMatchObject({ id: a.id, status: 'active', products: ['plots', 'parcels'], countries: ['BOTSWANA'], cities: {} })
+    expect(arr[0]).toMatchObject({
+      id: a.id,
+      status: 'active',
+      products: ['plots', 'parcels'],
+      countries: ['BOTSWANA'],
+      cities: {},
+    })
     expect(r.out).not.toContain(a.key.slice(13))
   })
 
@@ -150,7 +194,11 @@ describe('keys changes', () => {
   it('redate sets and clears the term', async () => {
     const { key, id } = await issueJson('--expires', '2026-03-05')
     expect((await run('redate', '--id', id, '--expires', '2026-02-01')).code).toBe(0)
-    expect(await withStore((s) => s.verify(key, NOW))).toMatchObject({ ok: false, code: 'EXPIRED', expires: '2026-02-01' })
+    expect(await withStore((s) => s.verify(key, NOW))).toMatchObject({
+      ok: false,
+      code: 'EXPIRED',
+      expires: '2026-02-01',
+    })
     const r = await run('redate', '--id', id, '--expires', 'none')
     expect(r.code).toBe(0)
     expect(r.out).toContain('no longer expires')
@@ -172,8 +220,14 @@ describe('keys changes', () => {
   })
 
   it('redate and set-rate of an unknown id exit 1', async () => {
-    expect(await run('redate', '--id', 'Zz9Zz9Zz', '--expires', '2026-12-31')).toMatchObject({ code: 1, err: expect.stringContaining('Zz9Zz9Zz') })
-    expect(await run('set-rate', '--id', 'Zz9Zz9Zz', '--rate', '5')).toMatchObject({ code: 1, err: expect.stringContaining('Zz9Zz9Zz') })
+    expect(await run('redate', '--id', 'Zz9Zz9Zz', '--expires', '2026-12-31')).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('Zz9Zz9Zz'),
+    })
+    expect(await run('set-rate', '--id', 'Zz9Zz9Zz', '--rate', '5')).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('Zz9Zz9Zz'),
+    })
   })
 })
 
@@ -220,7 +274,8 @@ describe('keys usage errors (exit 2, nothing written)', () => {
     const r = await run(...argv)
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/^Usage: keys <command>/)
-    for (const cmd of ['issue', 'list', 'suspend', 'unsuspend', 'revoke', 'redate', 'set-rate']) expect(r.out).toContain(`  ${cmd} `)
+    for (const cmd of ['issue', 'list', 'suspend', 'unsuspend', 'revoke', 'redate', 'set-rate'])
+      expect(r.out).toContain(`  ${cmd} `)
     expect(r.err).toBe('')
   })
 })

@@ -70,7 +70,13 @@ export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number>
     io.err(`keys: no command given\n\n${USAGE}`)
     return EXIT_USAGE
   }
-  if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) {
+  if (
+    command === 'help' ||
+    command === '--help' ||
+    command === '-h' ||
+    rest.includes('--help') ||
+    rest.includes('-h')
+  ) {
     io.out(USAGE)
     return EXIT_OK
   }
@@ -115,7 +121,9 @@ function plan(command: string, flags: Flags, now: Date): Action {
       const cities = flags.has('cities') ? parseCities(value(flags, 'cities'), countries) : {}
       const expires = flags.has('expires') ? parseExpires(value(flags, 'expires')) : null
       if (expires !== null && expires < johannesburgDate(now)) {
-        throw new UsageError(`--expires ${expires} is already in the past (today is ${johannesburgDate(now)} in Johannesburg)`)
+        throw new UsageError(
+          `--expires ${expires} is already in the past (today is ${johannesburgDate(now)} in Johannesburg)`,
+        )
       }
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : DEFAULT_RATE_PER_MINUTE
       return (store, io, json) => {
@@ -145,7 +153,12 @@ function plan(command: string, flags: Flags, now: Date): Action {
           io.out('No API keys.')
           return
         }
-        io.out(table(['ID', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN'], keys.map((k) => row(k, now))))
+        io.out(
+          table(
+            ['ID', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN'],
+            keys.map((k) => row(k, now)),
+          ),
+        )
       }
     case 'suspend':
     case 'unsuspend':
@@ -153,7 +166,8 @@ function plan(command: string, flags: Flags, now: Date): Action {
       const id = parseId(required(flags, 'id'))
       const done = { suspend: 'suspended', unsuspend: 'reinstated', revoke: 'revoked' }[command]
       return (store, io, json) => {
-        const record = command === 'suspend' ? store.suspend(id) : command === 'unsuspend' ? store.unsuspend(id) : store.revoke(id)
+        const record =
+          command === 'suspend' ? store.suspend(id) : command === 'unsuspend' ? store.unsuspend(id) : store.revoke(id)
         report(io, json, `API key ${id} ${done}.`, record, now)
       }
     }
@@ -163,7 +177,13 @@ function plan(command: string, flags: Flags, now: Date): Action {
       const expires = raw.toLowerCase() === 'none' ? null : parseExpires(raw)
       return (store, io, json) => {
         const record = store.redate(id, expires)
-        report(io, json, expires === null ? `API key ${id} no longer expires.` : `API key ${id} now works through ${expires}.`, record, now)
+        report(
+          io,
+          json,
+          expires === null ? `API key ${id} no longer expires.` : `API key ${id} now works through ${expires}.`,
+          record,
+          now,
+        )
       }
     }
     case 'set-rate': {
@@ -232,7 +252,10 @@ function parseProducts(raw: string): Product[] {
 }
 
 function toCountry(raw: string): Country {
-  const v = raw.trim().toUpperCase().replace(/[\s-]+/g, '_')
+  const v = raw
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_')
   if (!isCountry(v)) throw new UsageError(`unknown country '${raw}' (expected one of ${COUNTRIES.join(', ')})`)
   return v
 }
@@ -279,7 +302,8 @@ function parseRate(raw: string): number {
 
 function parseId(raw: string): string {
   // Anything that is not a plausible id would only ever be "not found"; say why instead.
-  if (!/^[0-9A-Za-z]{1,64}$/.test(raw)) throw new UsageError(`invalid --id '${raw}' (a key id is letters and digits, e.g. k7Gx2mQp)`)
+  if (!/^[0-9A-Za-z]{1,64}$/.test(raw))
+    throw new UsageError(`invalid --id '${raw}' (a key id is letters and digits, e.g. k7Gx2mQp)`)
   return raw
 }
 
@@ -306,12 +330,24 @@ function describe(r: ApiKeyRecord, now: Date): [string, string][] {
 }
 
 function row(r: ApiKeyRecord, now: Date): string[] {
-  return [r.id, r.status, r.products.join(','), r.countries.join(','), citiesText(r), expiresText(r, now), String(r.ratePerMinute)]
+  return [
+    r.id,
+    r.status,
+    r.products.join(','),
+    r.countries.join(','),
+    citiesText(r),
+    expiresText(r, now),
+    String(r.ratePerMinute),
+  ]
 }
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd()
   return [line(header), ...rows.map(line)].join('\n')
 }
 

@@ -15,7 +15,12 @@ describe('johannesburgDate', () => {
   })
 
   it('answers each instant by its own day, whatever was asked before (the per-day cache)', () => {
-    const fmt = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Johannesburg', year: 'numeric', month: '2-digit', day: '2-digit' })
+    const fmt = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'Africa/Johannesburg',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    })
     // instants hopping back and forth across midnights, seconds either side of 22:00 UTC
     let t = Date.UTC(2026, 10, 22, 21, 59, 58)
     for (let i = 0; i < 2000; i++) {
@@ -31,12 +36,23 @@ describe('isValidIsoDate', () => {
   it.each(['2026-03-31', '2024-02-29', '2000-02-29', '2026-12-31', '2026-01-01'])('accepts %s', (s) => {
     expect(isValidIsoDate(s)).toBe(true)
   })
-  it.each(['2026-02-30', '2026-02-29', '1900-02-29', '2026-04-31', '2026-13-01', '2026-00-10', '2026-01-00', '2026-1-05', '26-01-05', '2026-01-05T00:00:00Z', ' 2026-01-05', '', 'none'])(
-    'rejects %j',
-    (s) => {
-      expect(isValidIsoDate(s)).toBe(false)
-    },
-  )
+  it.each([
+    '2026-02-30',
+    '2026-02-29',
+    '1900-02-29',
+    '2026-04-31',
+    '2026-13-01',
+    '2026-00-10',
+    '2026-01-00',
+    '2026-1-05',
+    '26-01-05',
+    '2026-01-05T00:00:00Z',
+    ' 2026-01-05',
+    '',
+    'none',
+  ])('rejects %j', (s) => {
+    expect(isValidIsoDate(s)).toBe(false)
+  })
   it('rejects non-strings', () => {
     expect(isValidIsoDate(null)).toBe(false)
     expect(isValidIsoDate(20260105)).toBe(false)

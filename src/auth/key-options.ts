@@ -29,7 +29,8 @@ export interface IssueKeyOptions {
 
 /** Known products, deduplicated, in canonical order; at least one. */
 export function normaliseProducts(products: readonly string[]): Product[] {
-  if (!Array.isArray(products) || products.length === 0) throw new InvalidKeyOptionsError('a key needs at least one product')
+  if (!Array.isArray(products) || products.length === 0)
+    throw new InvalidKeyOptionsError('a key needs at least one product')
   for (const p of products) {
     if (!isProduct(p)) throw new InvalidKeyOptionsError(`unknown product '${p}' (expected ${PRODUCTS.join(', ')})`)
   }
@@ -38,7 +39,8 @@ export function normaliseProducts(products: readonly string[]): Product[] {
 
 /** Known countries, deduplicated, in canonical order; at least one. */
 export function normaliseCountries(countries: readonly string[]): Country[] {
-  if (!Array.isArray(countries) || countries.length === 0) throw new InvalidKeyOptionsError('a key needs at least one country')
+  if (!Array.isArray(countries) || countries.length === 0)
+    throw new InvalidKeyOptionsError('a key needs at least one country')
   for (const c of countries) {
     if (!isCountry(c)) throw new InvalidKeyOptionsError(`unknown country '${c}' (expected ${COUNTRIES.join(', ')})`)
   }
@@ -46,12 +48,16 @@ export function normaliseCountries(countries: readonly string[]): Country[] {
 }
 
 /** Town lists per country of the key: trimmed, upper-cased, deduplicated, none empty. */
-export function normaliseCities(cities: Partial<Record<string, string[]>>, countries: Country[]): Partial<Record<Country, string[]>> {
+export function normaliseCities(
+  cities: Partial<Record<string, string[]>>,
+  countries: Country[],
+): Partial<Record<Country, string[]>> {
   const out: Partial<Record<Country, string[]>> = {}
   for (const [country, towns] of Object.entries(cities)) {
     if (towns === undefined) continue
     if (!isCountry(country)) throw new InvalidKeyOptionsError(`unknown country '${country}' in cities`)
-    if (!countries.includes(country)) throw new InvalidKeyOptionsError(`cities given for ${country}, which is not one of the key's countries`)
+    if (!countries.includes(country))
+      throw new InvalidKeyOptionsError(`cities given for ${country}, which is not one of the key's countries`)
     if (!Array.isArray(towns) || towns.length === 0) {
       throw new InvalidKeyOptionsError(`empty town list for ${country} (omit the country to allow all its towns)`)
     }
@@ -69,7 +75,8 @@ export function normaliseCities(cities: Partial<Record<string, string[]>>, count
 /** A real 'YYYY-MM-DD' date, or null for no term. */
 export function normaliseExpires(expires: string | null): string | null {
   if (expires === null) return null
-  if (!isValidIsoDate(expires)) throw new InvalidKeyOptionsError(`invalid expiry date '${expires}' (expected a real date YYYY-MM-DD)`)
+  if (!isValidIsoDate(expires))
+    throw new InvalidKeyOptionsError(`invalid expiry date '${expires}' (expected a real date YYYY-MM-DD)`)
   return expires
 }
 

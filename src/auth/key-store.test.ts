@@ -34,7 +34,17 @@ describe('SqliteKeyStore: opening', () => {
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
       const cols = (db.pragma('table_info(api_key)') as { name: string }[]).map((c) => c.name)
-      expect(cols).toEqual(['id', 'digest', 'products', 'countries', 'cities', 'expires', 'rate_per_minute', 'status', 'created_at'])
+      expect(cols).toEqual([
+        'id',
+        'digest',
+        'products',
+        'countries',
+        'cities',
+        'expires',
+        'rate_per_minute',
+        'status',
+        'created_at',
+      ])
     } finally {
       db.close()
     }
@@ -78,7 +88,11 @@ describe('SqliteKeyStore: issue', () => {
     ['unknown product', { products: ['tiles'], countries: ['BOTSWANA'] }, /unknown product 'tiles'/],
     ['no countries', { products: ['plots'], countries: [] }, /at least one country/],
     ['unknown country', { products: ['plots'], countries: ['NAMIBIA'] }, /unknown country 'NAMIBIA'/],
-    ['cities outside countries', { products: ['plots'], countries: ['BOTSWANA'], cities: { SOUTH_AFRICA: ['PRETORIA'] } }, /SOUTH_AFRICA/],
+    [
+      'cities outside countries',
+      { products: ['plots'], countries: ['BOTSWANA'], cities: { SOUTH_AFRICA: ['PRETORIA'] } },
+      /SOUTH_AFRICA/,
+    ],
     ['empty town list', { products: ['plots'], countries: ['BOTSWANA'], cities: { BOTSWANA: [] } }, /empty town list/],
     ['impossible date', { products: ['plots'], countries: ['BOTSWANA'], expires: '2026-02-30' }, /2026-02-30/],
     ['zero rate', { products: ['plots'], countries: ['BOTSWANA'], ratePerMinute: 0 }, /invalid rate 0/],
@@ -95,7 +109,9 @@ describe('SqliteKeyStore: issue', () => {
     const issued = Array.from({ length: 3 }, () => s.issue({ products: ['plots'], countries: ['BOTSWANA'] }).key)
     // Read every file of the store (main file, -wal, -shm) while it is open and after closing.
     const bytes = () => Buffer.concat(readdirSync(join(dir, 'nested')).map((f) => readFileSync(join(dir, 'nested', f))))
-    for (const all of [bytes(), (s.close(), bytes())]) {
+    const whileOpen = bytes()
+    s.close()
+    for (const all of [whileOpen, bytes()]) {
       for (const key of issued) {
         expect(all.includes(hashApiKey(key))).toBe(true) // the search does find what is stored
         expect(all.includes(Buffer.from(key))).toBe(false)
@@ -108,7 +124,11 @@ describe('SqliteKeyStore: issue', () => {
 describe('SqliteKeyStore: verify', () => {
   it('accepts an issued key and returns its record', async () => {
     const s = openStore()
-    const { key, record } = s.issue({ products: ['plots', 'jurisdiction'], countries: ['SOUTH_AFRICA'], ratePerMinute: 120 })
+    const { key, record } = s.issue({
+      products: ['plots', 'jurisdiction'],
+      countries: ['SOUTH_AFRICA'],
+      ratePerMinute: 120,
+    })
     const r = await s.verify(key, NOW)
     expect(r).toEqual({ ok: true, key: record })
     // Repeated (cached) verification gives the same answer.

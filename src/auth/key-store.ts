@@ -231,7 +231,8 @@ export class SqliteKeyStore implements KeyVerifier {
   /** Suspends a key (reversible with {@link unsuspend}). Throws KeyStateError for a revoked key. */
   suspend(id: string): ApiKeyRecord {
     return this.change(id, (current) => {
-      if (current.status === 'revoked') throw new KeyStateError(id, `API key '${id}' is revoked; it cannot be suspended`)
+      if (current.status === 'revoked')
+        throw new KeyStateError(id, `API key '${id}' is revoked; it cannot be suspended`)
       this.stmt.setStatus.run('suspended', id)
     })
   }

@@ -9,7 +9,11 @@ export const API_KEY_HEADER = 'X-API-KEY'
  * place a verification result becomes a 401. Messages never echo the key. Synchronous when the
  * store answers at once (the SQLite store), so the hot path waits for no promise.
  */
-export function authenticate(keys: KeyVerifier, raw: string | undefined, now: Date | number): ApiKeyRecord | Promise<ApiKeyRecord> {
+export function authenticate(
+  keys: KeyVerifier,
+  raw: string | undefined,
+  now: Date | number,
+): ApiKeyRecord | Promise<ApiKeyRecord> {
   const r = keys.verify(raw, now)
   return r instanceof Promise ? r.then(keyOrThrow) : keyOrThrow(r)
 }
@@ -18,7 +22,10 @@ function keyOrThrow(r: VerifyResult): ApiKeyRecord {
   if (r.ok) return r.key
   switch (r.code) {
     case 'MISSING':
-      throw new ApiError('ApiKeyMissing', `the ${API_KEY_HEADER} header is missing: every /api/v1 request needs an API key`)
+      throw new ApiError(
+        'ApiKeyMissing',
+        `the ${API_KEY_HEADER} header is missing: every /api/v1 request needs an API key`,
+      )
     case 'MALFORMED':
     case 'NOT_FOUND':
       throw new ApiError('ApiKeyInvalid', 'the API key is malformed or not recognised')
@@ -49,7 +56,10 @@ export function requireCountry(country: Country): RouteGuard {
   return function requireCountryGuard(c) {
     const key = c.get('apiKey')
     if (!key.countries.includes(country)) {
-      throw new ApiError('CountryNotPermitted', `API key ${key.id} does not cover ${country}; this service serves ${country} only`)
+      throw new ApiError(
+        'CountryNotPermitted',
+        `API key ${key.id} does not cover ${country}; this service serves ${country} only`,
+      )
     }
   }
 }
@@ -58,7 +68,10 @@ export function requireCountry(country: Country): RouteGuard {
 export function countriesInScope(key: ApiKeyRecord, requested: Country | undefined): Country[] {
   if (requested === undefined) return [...key.countries]
   if (!key.countries.includes(requested)) {
-    throw new ApiError('CountryNotPermitted', `API key ${key.id} does not cover ${requested} (it covers ${key.countries.join(', ')})`)
+    throw new ApiError(
+      'CountryNotPermitted',
+      `API key ${key.id} does not cover ${requested} (it covers ${key.countries.join(', ')})`,
+    )
   }
   return [requested]
 }
@@ -66,7 +79,7 @@ export function countriesInScope(key: ApiKeyRecord, requested: Country | undefin
 /** Upper-case town names the key allows in a country, or null when the key is not town-scoped there. */
 export function citiesAllowed(key: ApiKeyRecord, country: Country): ReadonlySet<string> | null {
   const list = key.cities[country]
-  return list && list.length ? new Set(list) : null
+  return list?.length ? new Set(list) : null
 }
 
 /** 403 CityNotPermitted unless the city is open to the key in at least one country in scope. */

@@ -80,7 +80,11 @@ export const ENCUMBRANCE_CLASSES = [
 export type EncumbranceClass = (typeof ENCUMBRANCE_CLASSES)[number]
 
 /** Classes whose records are lines; the rest are areas. */
-export const LINE_CLASSES: ReadonlySet<EncumbranceClass> = new Set(['servitude_line', 'proclamation_line', 'established_boundary'])
+export const LINE_CLASSES: ReadonlySet<EncumbranceClass> = new Set([
+  'servitude_line',
+  'proclamation_line',
+  'established_boundary',
+])
 
 export const FLAG_NOT_CURRENT = 0b01
 export const FLAG_LINE = 0b10
@@ -135,7 +139,10 @@ const RAW_TO_WORD: ReadonlyMap<string, EaseType> = new Map(
       ['lease', ['LEASE']],
       ['proclamation', ['PROC_AREA', 'PROC_LINE']],
       ['established_boundary', ['EST_BND']],
-      ['unspecified', ['AREA', 'CANCELLED', 'GENERAL', 'HIST', 'LINE', 'PRE_APP', 'RURAL', 'SERVITUDE AREA', 'URBAN', 'WITHDRAWN']],
+      [
+        'unspecified',
+        ['AREA', 'CANCELLED', 'GENERAL', 'HIST', 'LINE', 'PRE_APP', 'RURAL', 'SERVITUDE AREA', 'URBAN', 'WITHDRAWN'],
+      ],
       ['other', ['DWS_COAST', 'HWM', 'INT_BND', 'OUTSPAN', 'PROV', 'RESERVE']],
     ] as const
   ).flatMap(([word, raws]) => raws.map((r) => [r, word] as [string, EaseType])),

@@ -18,7 +18,9 @@ export function checkFileHeader(kind: FileKind, head: Buffer): string | null {
       return head[1] >> 4 === KDBUSH_VERSION ? null : `KDBush format v${head[1] >> 4}, expected v${KDBUSH_VERSION}`
     case 'flatbush':
       if (head[0] !== FLATBUSH_MAGIC) return 'not a Flatbush index'
-      return head[1] >> 4 === FLATBUSH_VERSION ? null : `Flatbush format v${head[1] >> 4}, expected v${FLATBUSH_VERSION}`
+      return head[1] >> 4 === FLATBUSH_VERSION
+        ? null
+        : `Flatbush format v${head[1] >> 4}, expected v${FLATBUSH_VERSION}`
     case 'u32':
     case 'u8':
     case 'strings':

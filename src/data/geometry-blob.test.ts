@@ -15,7 +15,15 @@ describe('containsPointEncoded', () => {
   // two polygons, the first with a hole; coordinates on the 1e-7 grid so the round trip is exact
   const mp: MultiPolygon = [
     [box(17.001, -34.909, 17.004, -34.906), box(17.002, -34.908, 17.003, -34.907)],
-    [[[17.006, -34.905], [17.0075, -34.9045], [17.007, -34.904], [17.0062, -34.9041], [17.006, -34.905]]],
+    [
+      [
+        [17.006, -34.905],
+        [17.0075, -34.9045],
+        [17.007, -34.904],
+        [17.0062, -34.9041],
+        [17.006, -34.905],
+      ],
+    ],
   ]
   const blob = encodeGeometry(mp)
   const decoded = decodeGeometry(blob)

@@ -38,7 +38,9 @@ export function encodeGeometry(mp: MultiPolygon): Buffer {
 
 /** The blob as 32-bit integers: a view when it is 4-byte aligned, else a copy. */
 export function int32View(blob: Uint8Array): Int32Array {
-  return blob.byteOffset % 4 === 0 ? new Int32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : new Int32Array(blob.slice().buffer)
+  return blob.byteOffset % 4 === 0
+    ? new Int32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2)
+    : new Int32Array(blob.slice().buffer)
 }
 
 /**

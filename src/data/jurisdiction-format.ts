@@ -74,7 +74,12 @@ export const PARENT_TYPE: Partial<Record<BoundaryType, BoundaryType>> = {
 }
 
 /** Types on the dated demarcation and delimitation cycle (they carry `effective_from`). */
-export const DATED_TYPES: ReadonlySet<BoundaryType> = new Set(['province', 'district_municipality', 'local_municipality', 'ward'])
+export const DATED_TYPES: ReadonlySet<BoundaryType> = new Set([
+  'province',
+  'district_municipality',
+  'local_municipality',
+  'ward',
+])
 
 /** Tolerance of the overview geometry kept for maps and heat maps. */
 export const OVERVIEW_TOLERANCE_M = 100

@@ -1,14 +1,24 @@
 import { describe, expect, it } from 'vitest'
-import { LpiHashIndex, checkLpiHashHeader, encodeLpiHash, lpiBucketBits, lpiBucketHash, lpiFingerprint } from './lpi-hash.js'
+import {
+  LpiHashIndex,
+  checkLpiHashHeader,
+  encodeLpiHash,
+  lpiBucketBits,
+  lpiBucketHash,
+  lpiFingerprint,
+} from './lpi-hash.js'
 
 /** Seeded LPIs: 21 characters, some repeated (versions of one parcel). */
 function lpis(n: number, seed = 3): string[] {
   let s = seed
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
   const out: string[] = []
   for (let k = 0; k < n; k++) {
     if (k && rnd() < 0.1) out.push(out[Math.floor(rnd() * out.length)])
-    else out.push(`T0JR${String.fromCharCode(65 + Math.floor(rnd() * 26))}${String(Math.floor(rnd() * 1e16)).padStart(16, '0')}`)
+    else
+      out.push(
+        `T0JR${String.fromCharCode(65 + Math.floor(rnd() * 26))}${String(Math.floor(rnd() * 1e16)).padStart(16, '0')}`,
+      )
   }
   return out
 }
@@ -24,7 +34,9 @@ describe('LPI hash index', () => {
   it('finds every id of every LPI, ascending, and nothing for an LPI it does not hold (shared buckets included)', () => {
     const list = lpis(5000)
     const want = new Map<string, number[]>()
-    list.forEach((l, k) => want.set(l, [...(want.get(l) ?? []), k + 1]))
+    list.forEach((l, k) => {
+      want.set(l, [...(want.get(l) ?? []), k + 1])
+    })
     expect([...want.values()].some((ids) => ids.length > 1)).toBe(true)
     for (const bits of [undefined, 0, 3]) {
       const ix = build(list, bits)

@@ -61,7 +61,12 @@ export function lpiBucketBits(n: number): number {
  * `fingerprint[id - 1]`). `bits` defaults to {@link lpiBucketBits}; tests pass a small one to
  * force shared buckets.
  */
-export function encodeLpiHash(bucketHash: Uint32Array, fingerprint: Uint32Array, n: number, bits = lpiBucketBits(n)): Uint8Array {
+export function encodeLpiHash(
+  bucketHash: Uint32Array,
+  fingerprint: Uint32Array,
+  n: number,
+  bits = lpiBucketBits(n),
+): Uint8Array {
   const buckets = 2 ** bits
   const shift = 32 - bits
   const bucketOf = (k: number) => (bits === 0 ? 0 : bucketHash[k] >>> shift)
@@ -112,7 +117,8 @@ export class LpiHashIndex {
     this.size = head[3]
     const buckets = 2 ** this.bits
     const want = 4 * (HEAD_WORDS + buckets + 1 + 2 * this.size)
-    if (data.byteLength !== want) throw new Error(`LPI hash index is ${data.byteLength} bytes, its header implies ${want}`)
+    if (data.byteLength !== want)
+      throw new Error(`LPI hash index is ${data.byteLength} bytes, its header implies ${want}`)
     this.shift = 32 - this.bits
     this.offsets = new Uint32Array(data, 4 * HEAD_WORDS, buckets + 1)
     this.entries = new Uint32Array(data, 4 * (HEAD_WORDS + buckets + 1), 2 * this.size)

@@ -7,7 +7,12 @@ export const MANIFEST_FILE = 'manifest.json'
 /** Dataset domains, and the export.json key each one is named by. */
 export const DOMAINS = ['plots', 'parcels', 'encumbrances', 'jurisdiction'] as const
 export type Domain = (typeof DOMAINS)[number]
-export const EXPORT_KEY: Record<Domain, string> = { plots: 'plots', parcels: 'cadastre', encumbrances: 'encumbrances', jurisdiction: 'boundaries' }
+export const EXPORT_KEY: Record<Domain, string> = {
+  plots: 'plots',
+  parcels: 'cadastre',
+  encumbrances: 'encumbrances',
+  jurisdiction: 'boundaries',
+}
 
 /** What kind of bytes a file holds; the server checks the header of each kind at start. */
 export const FILE_KINDS = ['sqlite', 'kdbush', 'flatbush', 'u32', 'u8', 'strings', 'lpi-hash'] as const
@@ -30,7 +35,10 @@ const DomainSchema = z.object({
 export type DomainManifest = z.infer<typeof DomainSchema>
 
 const FileSchema = z.object({
-  path: z.string().regex(/^[a-z0-9_\-./]+$/).refine((p) => !p.includes('..') && !p.startsWith('/'), 'path must stay inside the dataset'),
+  path: z
+    .string()
+    .regex(/^[a-z0-9_\-./]+$/)
+    .refine((p) => !p.includes('..') && !p.startsWith('/'), 'path must stay inside the dataset'),
   kind: z.enum(FILE_KINDS),
   size: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
@@ -56,7 +64,12 @@ export type Manifest = z.infer<typeof ManifestSchema>
 export function stringifyManifest(m: Manifest): string {
   const sort = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sort)
-    if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]))
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+      )
     return v
   }
   return JSON.stringify(sort(m), null, 2) + '\n'

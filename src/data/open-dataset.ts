@@ -4,7 +4,15 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { checkFileHeader } from './file-headers.js'
 import { fileMapper } from './file-map.js'
-import { DATASET_FORMAT_VERSION, MANIFEST_FILE, ManifestSchema, type Domain, type DomainManifest, type Manifest, type ManifestFile } from './manifest.js'
+import {
+  DATASET_FORMAT_VERSION,
+  MANIFEST_FILE,
+  ManifestSchema,
+  type Domain,
+  type DomainManifest,
+  type Manifest,
+  type ManifestFile,
+} from './manifest.js'
 
 /** A dataset that cannot be served; the message says which file and why. */
 export class DatasetError extends Error {}
@@ -64,7 +72,8 @@ export interface OpenOptions {
 
 export function readManifest(dir: string): Manifest {
   const file = join(dir, MANIFEST_FILE)
-  if (!existsSync(file)) throw new DatasetError(`${file} is missing: ${dir} is not a built dataset (run npm run build-index)`)
+  if (!existsSync(file))
+    throw new DatasetError(`${file} is missing: ${dir} is not a built dataset (run npm run build-index)`)
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'))
@@ -72,19 +81,31 @@ export function readManifest(dir: string): Manifest {
     throw new DatasetError(`${file} is not valid JSON: ${(err as Error).message}`)
   }
   const r = ManifestSchema.safeParse(raw)
-  if (!r.success) throw new DatasetError(`${file} is not a dataset manifest: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+  if (!r.success)
+    throw new DatasetError(
+      `${file} is not a dataset manifest: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    )
   if (r.data.format_version !== DATASET_FORMAT_VERSION) {
-    throw new DatasetError(`${file}: dataset format v${r.data.format_version}, this server reads v${DATASET_FORMAT_VERSION}; rebuild it with this version's build-index`)
+    throw new DatasetError(
+      `${file}: dataset format v${r.data.format_version}, this server reads v${DATASET_FORMAT_VERSION}; rebuild it with ` +
+        `this version's build-index`,
+    )
   }
   return r.data
 }
 
-/** Cheap start-up check of one file: present, the manifest's size, the right header. Full hashes are `npm run verify`. */
+/**
+ * Cheap start-up check of one file: present, the manifest's size, the right header. Full hashes are `npm run verify`.
+ */
 function checkFile(dir: string, f: ManifestFile): void {
   const p = join(dir, f.path)
   if (!existsSync(p)) throw new DatasetError(`dataset file ${f.path} is missing from ${dir}`)
   const size = statSync(p).size
-  if (size !== f.size) throw new DatasetError(`dataset file ${f.path} is ${size} bytes, the manifest says ${f.size}: the dataset is damaged or incomplete (run npm run verify)`)
+  if (size !== f.size)
+    throw new DatasetError(
+      `dataset file ${f.path} is ${size} bytes, the manifest says ${f.size}: the dataset is damaged or incomplete ` +
+        `(run npm run verify)`,
+    )
   const head = Buffer.alloc(16)
   const fd = openSync(p, 'r')
   try {
@@ -164,8 +185,12 @@ export function openDataset(dir: string, opts: OpenOptions = {}): OpenDataset {
     },
     async preload(domain) {
       if (mapper) return
-      const files = manifest.files.filter((f) => f.kind !== 'sqlite' && !preloaded.has(f.path) && (!domain || f.path.startsWith(`${domain}/`)))
-      const read = await Promise.all(files.map(async (f) => [f.path, await readWhole(join(dir, f.path), f.path)] as const))
+      const files = manifest.files.filter(
+        (f) => f.kind !== 'sqlite' && !preloaded.has(f.path) && (!domain || f.path.startsWith(`${domain}/`)),
+      )
+      const read = await Promise.all(
+        files.map(async (f) => [f.path, await readWhole(join(dir, f.path), f.path)] as const),
+      )
       for (const [path, ab] of read) preloaded.set(path, ab)
     },
     memo<T>(key: string, make: () => T): T {

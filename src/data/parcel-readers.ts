@@ -26,7 +26,12 @@ export function sharedParcelFlags(ds: OpenDataset): Uint8Array {
  * index where the dataset has one (its candidates' hidden flag checked before any row is read,
  * each row's LPI compared), else through SQLite's `parcel_lpi` index. Used by every lookup by LPI.
  */
-export function lpiRowReader<T extends { lpi: string }>(ds: OpenDataset, db: Database.Database, columns: string, visibleOnly: boolean): (lpi: string) => T[] {
+export function lpiRowReader<T extends { lpi: string }>(
+  ds: OpenDataset,
+  db: Database.Database,
+  columns: string,
+  visibleOnly: boolean,
+): (lpi: string) => T[] {
   if (!ds.has(PARCEL_FILES.lpiHash)) {
     const st = db.prepare(`SELECT ${columns} FROM parcel WHERE lpi = ?${visibleOnly ? ' AND hidden = 0' : ''}`)
     return (lpi) => st.all(lpi) as T[]

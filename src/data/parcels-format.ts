@@ -68,12 +68,25 @@ export const PARCEL_TYPES = PARCEL_LAYERS.map((l) => l.type) as ParcelType[]
 export const layerCode = (t: ParcelType): number => PARCEL_TYPES.indexOf(t)
 
 /** docs/decisions.md "most specific first": erf, public place and street, then holding, farm portion, parent farm. */
-export const SPECIFICITY: Record<ParcelType, number> = { ERF: 0, PUBLIC_PLACE: 0, STREET: 0, HOLDING: 1, FARM_PORTION: 2, PARENT_FARM: 3 }
+export const SPECIFICITY: Record<ParcelType, number> = {
+  ERF: 0,
+  PUBLIC_PLACE: 0,
+  STREET: 0,
+  HOLDING: 1,
+  FARM_PORTION: 2,
+  PARENT_FARM: 3,
+}
 
 export const FLAG_LAYER_MASK = 0b0111
 export const FLAG_HIDDEN = 0b1000
 
-export const LEGAL_STATUS: Record<string, string> = { R: 'Registered', S: 'Surveyed', P: 'Proposed', A: 'Archived', W: 'Cancelled/Withdrawn' }
+export const LEGAL_STATUS: Record<string, string> = {
+  R: 'Registered',
+  S: 'Surveyed',
+  P: 'Proposed',
+  A: 'Archived',
+  W: 'Cancelled/Withdrawn',
+}
 export const WORK_STATUS: Record<string, string> = { C: 'Current', P: 'Proposed', H: 'Historic' }
 
 /** The default filter hides legal status A or W and work status H; a blank work status is current. */

@@ -5,7 +5,15 @@
  */
 import { segmentMeetsBox } from '../geo/lines.js'
 import { COORD_SCALE, containsPointEncoded, int32View } from './geometry-blob.js'
-import { COS, KIND_INSIDE, KIND_NONE, KIND_OUTSIDE, PREFILTER_MARGIN_DEG, SIN, thresholds } from './parcels-prefilter.js'
+import {
+  COS,
+  KIND_INSIDE,
+  KIND_NONE,
+  KIND_OUTSIDE,
+  PREFILTER_MARGIN_DEG,
+  SIN,
+  thresholds,
+} from './parcels-prefilter.js'
 
 interface Rings {
   /** rotated coordinates, ring after ring, each ring closed */
@@ -39,7 +47,14 @@ function clear(r: Rings, a0: number, b0: number, a1: number, b1: number): boolea
 }
 
 /** The largest box found around the seed's centre that no edge comes near, or null. */
-function growBox(r: Rings, cu: number, cv: number, hu: number, hv: number, lim: [number, number, number, number]): [number, number, number, number] | null {
+function growBox(
+  r: Rings,
+  cu: number,
+  cv: number,
+  hu: number,
+  hv: number,
+  lim: [number, number, number, number],
+): [number, number, number, number] | null {
   if (!clear(r, cu, cv, cu, cv)) return null
   // scale the seed ring's box about its centre
   let lo = 0
@@ -126,7 +141,15 @@ const MAX_SEEDS = 8
  * reader will compute it; a parcel it cannot describe safely gets "no information" (always
  * undecided).
  */
-export function describeParcel(blob: Uint8Array, x0: number, y0: number, x1: number, y1: number, out: Uint8Array, offset: number): void {
+export function describeParcel(
+  blob: Uint8Array,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  out: Uint8Array,
+  offset: number,
+): void {
   const o = offset
   const noInnerBox = () => {
     out[o + 1] = KIND_NONE
@@ -208,7 +231,12 @@ export function describeParcel(blob: Uint8Array, x0: number, y0: number, x1: num
   const t = new Float64Array(8)
   const obbSafe = () => {
     thresholds(out, o, x0, y0, x1, y1, t)
-    return (out[o + 2] === 0 || t[0] <= u0 - m) && (out[o + 3] === 255 || t[1] >= u1 + m) && (out[o + 4] === 0 || t[2] <= v0 - m) && (out[o + 5] === 255 || t[3] >= v1 + m)
+    return (
+      (out[o + 2] === 0 || t[0] <= u0 - m) &&
+      (out[o + 3] === 255 || t[1] >= u1 + m) &&
+      (out[o + 4] === 0 || t[2] <= v0 - m) &&
+      (out[o + 5] === 255 || t[3] >= v1 + m)
+    )
   }
   for (let guard = 0; guard < 3 && !obbSafe(); guard++) {
     if (out[o + 2] > 0 && t[0] > u0 - m) out[o + 2]--
@@ -241,7 +269,12 @@ export function describeParcel(blob: Uint8Array, x0: number, y0: number, x1: num
     extents.push({ u0: ru0, v0: rv0, u1: ru1, v1: rv1, area: (ru1 - ru0) * (rv1 - rv0) })
   }
   extents.sort((p1, p2) => p2.area - p1.area)
-  const lim: [number, number, number, number] = [Math.max(uLo, u0), Math.max(vLo, v0), Math.min(uHi, u1), Math.min(vHi, v1)]
+  const lim: [number, number, number, number] = [
+    Math.max(uLo, u0),
+    Math.max(vLo, v0),
+    Math.min(uHi, u1),
+    Math.min(vHi, v1),
+  ]
   let best: [number, number, number, number] | null = null
   let bestArea = 0
   const tryBox = (cu: number, cv: number, hu: number, hv: number) => {
@@ -259,7 +292,13 @@ export function describeParcel(blob: Uint8Array, x0: number, y0: number, x1: num
     if (bestArea >= e.area / 2) break
     const hu = (e.u1 - e.u0) / 4
     const hv = (e.v1 - e.v0) / 4
-    for (const [fu, fv] of [[1, 1], [3, 1], [1, 3], [3, 3]]) tryBox(e.u0 + fu * hu, e.v0 + fv * hv, hu, hv)
+    for (const [fu, fv] of [
+      [1, 1],
+      [3, 1],
+      [1, 3],
+      [3, 3],
+    ])
+      tryBox(e.u0 + fu * hu, e.v0 + fv * hv, hu, hv)
   }
   const inner = best as [number, number, number, number] | null
   if (!inner) return

@@ -30,22 +30,56 @@ const rect = (cx: number, cy: number, w: number, h: number, deg: number, ccw = t
   )
 }
 
-/** Shapes, and the share of points in their box the prefilter must decide (one inner box cannot cover an L or a disc). */
+/**
+ * Shapes, and the share of points in their box the prefilter must decide (one inner box cannot cover an L or a disc).
+ */
 const SHAPES: Record<string, MultiPolygon> = {
   // an erf, turned
   'rotated rectangle': [[rect(28.1, -26.2, 0.0003, 0.0002, 33)]],
   'axis-aligned rectangle': [[rect(28.1, -26.2, 0.0003, 0.0002, 0)]],
   // a street ring around a block: the block is its hole
   'street ring': [[rect(26.71, -30.69, 0.0021, 0.0008, 37), rect(26.71, -30.69, 0.0019, 0.0006, 37, false)]],
-  'L shape': [[ring([[18.0, -33.0], [18.002, -33.0], [18.002, -32.999], [18.001, -32.999], [18.001, -32.998], [18.0, -32.998]])]],
-  triangle: [[ring([[22.0, -29.0], [22.003, -29.0005], [22.001, -28.998]])]],
+  'L shape': [
+    [
+      ring([
+        [18.0, -33.0],
+        [18.002, -33.0],
+        [18.002, -32.999],
+        [18.001, -32.999],
+        [18.001, -32.998],
+        [18.0, -32.998],
+      ]),
+    ],
+  ],
+  triangle: [
+    [
+      ring([
+        [22.0, -29.0],
+        [22.003, -29.0005],
+        [22.001, -28.998],
+      ]),
+    ],
+  ],
   // two parcels, the second in the first one's hole (an island)
   'island in a hole': [
     [rect(25.0, -27.0, 0.004, 0.004, 10), rect(25.0, -27.0, 0.002, 0.002, 10, false)],
     [rect(25.0, -27.0, 0.0008, 0.0008, 50)],
   ],
   // a farm with many vertices
-  'many-sided farm': [[ring(Array.from({ length: 60 }, (_, i) => [24.0 + 0.05 * Math.cos((i / 60) * 2 * Math.PI) * (1 + 0.2 * Math.sin(i)), -28.0 + 0.03 * Math.sin((i / 60) * 2 * Math.PI)] as [number, number]))]],
+  'many-sided farm': [
+    [
+      ring(
+        Array.from(
+          { length: 60 },
+          (_, i) =>
+            [
+              24.0 + 0.05 * Math.cos((i / 60) * 2 * Math.PI) * (1 + 0.2 * Math.sin(i)),
+              -28.0 + 0.03 * Math.sin((i / 60) * 2 * Math.PI),
+            ] as [number, number],
+        ),
+      ),
+    ],
+  ],
 }
 
 const DECIDED: Record<string, number> = {

@@ -25,7 +25,8 @@
  * |---|---|
  * | 0 | θ: the angle is θ / 256 · 90° |
  * | 1 | inner box kind: 0 none, 1 inside the parcel, 2 outside it |
- * | 2, 3 | oriented box along u: its low and high side, in 255ths of the u range of the Flatbush box's corners [U0, U1] (low = U0 + b2 · du, high = U1 - (255 - b3) · du, du = (U1 - U0) / 255: 0 and 255 are the Flatbush box's own sides) |
+ * | 2, 3 | oriented box along u: its low and high side, in 255ths of the u range of the Flatbush box's corners [U0, U1]
+ * (low = U0 + b2 · du, high = U1 - (255 - b3) · du, du = (U1 - U0) / 255: 0 and 255 are the Flatbush box's own sides) |
  * | 4, 5 | the same along v |
  * | 6, 7 | inner box along u, in 255ths of the oriented box's u range (from its low side) |
  * | 8, 9 | the same along v |
@@ -66,7 +67,15 @@ for (let q = 0; q < 256; q++) {
  * Flatbush box, inner box from the oriented box. One function, so writer and reader compute
  * bit-identical values.
  */
-export function thresholds(d: Uint8Array, o: number, x0: number, y0: number, x1: number, y1: number, out: Float64Array): void {
+export function thresholds(
+  d: Uint8Array,
+  o: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  out: Float64Array,
+): void {
   const c = COS[d[o]]
   const s = SIN[d[o]]
   // c, s >= 0: the box's corners with the least and greatest u and v
@@ -97,7 +106,9 @@ export function thresholds(d: Uint8Array, o: number, x0: number, y0: number, x1:
  * Reader: answers for item `i` at (x, y), which must lie in the item's Flatbush box (x0, y0, x1,
  * y1): -1 outside the parcel, 1 inside (boundary included), 0 undecided (read the geometry).
  */
-export function createPrefilter(d: Uint8Array): (i: number, x: number, y: number, x0: number, y0: number, x1: number, y1: number) => PrefilterAnswer {
+export function createPrefilter(
+  d: Uint8Array,
+): (i: number, x: number, y: number, x0: number, y0: number, x1: number, y1: number) => PrefilterAnswer {
   return (i, x, y, x0, y0, x1, y1) => {
     const o = i * PREFILTER_STRIDE
     const c = COS[d[o]]

@@ -7,7 +7,9 @@ describe('strings table', () => {
     const enc = new TextEncoder()
     const bytes = new Uint8Array(1024)
     const offsets = new Uint32Array(items.length + 1)
-    items.forEach((s, i) => (offsets[i + 1] = offsets[i] + enc.encodeInto(s, bytes.subarray(offsets[i])).written))
+    items.forEach((s, i) => {
+      offsets[i + 1] = offsets[i] + enc.encodeInto(s, bytes.subarray(offsets[i])).written
+    })
     const file = encodeStrings(bytes, offsets, items.length)
     // a copy at offset 0, as OpenDataset.arrayBuffer hands it over
     const table = decodeStrings(file.slice().buffer)

@@ -5,7 +5,8 @@
  *
  * - `plots/<country>.sqlite`: table `plot` (number, position, city id) and `city` (a township
  *   within its region, with its plot count).
- * - `plots/<country>.kdbush`: KDBush point index over [lon, lat]. It cannot hold zero items: an empty layer is one unreachable point and
+ * - `plots/<country>.kdbush`: KDBush point index over [lon, lat]. It cannot hold zero items: an empty layer is one
+ *   unreachable point and
  *   `rows: 0` in the manifest.
  * - `plots/<country>.city-ids.u32`: per plot, its city id (no header), so a town-scoped key
  *   filters index hits without SQLite.
@@ -22,7 +23,12 @@ export const PLOT_COUNTRIES = ['botswana', 'south_africa'] as const
 export type PlotCountry = (typeof PLOT_COUNTRIES)[number]
 
 export const PLOT_FILES: Record<PlotCountry, { sqlite: string; kdbush: string; cityIds: string; numbers: string }> = {
-  botswana: { sqlite: 'plots/botswana.sqlite', kdbush: 'plots/botswana.kdbush', cityIds: 'plots/botswana.city-ids.u32', numbers: 'plots/botswana.numbers' },
+  botswana: {
+    sqlite: 'plots/botswana.sqlite',
+    kdbush: 'plots/botswana.kdbush',
+    cityIds: 'plots/botswana.city-ids.u32',
+    numbers: 'plots/botswana.numbers',
+  },
   south_africa: {
     sqlite: 'plots/south_africa.sqlite',
     kdbush: 'plots/south_africa.kdbush',
@@ -64,7 +70,12 @@ export function encodeStrings(bytes: Uint8Array, offsets: Uint32Array, n: number
 }
 
 /** Reader of {@link encodeStrings}: `get(i)` decodes item i; its UTF-8 is `bytes[offsets[i], offsets[i + 1])`. */
-export function decodeStrings(data: ArrayBuffer): { count: number; get(i: number): string; bytes: Uint8Array; offsets: Uint32Array } {
+export function decodeStrings(data: ArrayBuffer): {
+  count: number
+  get(i: number): string
+  bytes: Uint8Array
+  offsets: Uint32Array
+} {
   const view = new DataView(data)
   const n = view.getUint32(0, true)
   const offsets = new Uint32Array(data, 4, n + 1)
@@ -73,4 +84,7 @@ export function decodeStrings(data: ArrayBuffer): { count: number; get(i: number
 }
 
 /** Record ids are global: Botswana plots first in source order, then South African erven. */
-export const PLOT_COUNTRY_ENUM: Record<PlotCountry, 'BOTSWANA' | 'SOUTH_AFRICA'> = { botswana: 'BOTSWANA', south_africa: 'SOUTH_AFRICA' }
+export const PLOT_COUNTRY_ENUM: Record<PlotCountry, 'BOTSWANA' | 'SOUTH_AFRICA'> = {
+  botswana: 'BOTSWANA',
+  south_africa: 'SOUTH_AFRICA',
+}

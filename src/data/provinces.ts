@@ -18,7 +18,9 @@ const ALIASES: Record<string, ProvinceCode> = { GT: 'GP', KZN: 'KZ', NL: 'KZ', L
 function squash(s: string): string {
   return s.toUpperCase().replace(/[^A-Z]/g, '')
 }
-const BY_NAME = new Map<string, ProvinceCode>(Object.entries(PROVINCES).map(([code, name]) => [squash(name), code as ProvinceCode]))
+const BY_NAME = new Map<string, ProvinceCode>(
+  Object.entries(PROVINCES).map(([code, name]) => [squash(name), code as ProvinceCode]),
+)
 BY_NAME.set(squash('KwaZulu Natal'), 'KZ')
 BY_NAME.set(squash('Northern Province'), 'LP')
 

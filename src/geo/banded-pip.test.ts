@@ -4,7 +4,7 @@ import { containsPoint, type MultiPolygon, type Ring } from './polygon.js'
 
 function lcg(seed: number) {
   let s = seed >>> 0
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
 }
 
 /** A star-shaped ring (counter-clockwise) of n vertices with radial noise. */
@@ -49,7 +49,17 @@ describe('BandedPolygon', () => {
   })
 
   it('a horizontal edge and a point level with a vertex', () => {
-    const square: MultiPolygon = [[[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]]
+    const square: MultiPolygon = [
+      [
+        [
+          [0, 0],
+          [1, 0],
+          [1, 1],
+          [0, 1],
+          [0, 0],
+        ],
+      ],
+    ]
     const b = new BandedPolygon(square)
     for (const [x, y, want] of [
       [0.5, 0, true],

@@ -37,12 +37,16 @@ export function cellsAlongLines(lines: Lines, cell = SEARCH_CELL_DEG): BBox[] {
   return [...out.values()]
 }
 
-/** Boxes covering the polygons: their own box when small, else the cells their rings pass through and the cells inside them. */
+/**
+ * Boxes covering the polygons: their own box when small, else the cells their rings pass through and the cells inside
+ * them.
+ */
 export function cellsOverPolygon(mp: MultiPolygon, cell = SEARCH_CELL_DEG): BBox[] {
   const box = linesBox(mp.map((p) => p[0]))
   if (small(box, cell)) return [box]
   const out = new Map<string, BBox>()
-  for (const poly of mp) for (const ring of poly) for (let i = 0; i + 1 < ring.length; i++) segmentCells(ring[i], ring[i + 1], cell, out)
+  for (const poly of mp)
+    for (const ring of poly) for (let i = 0; i + 1 < ring.length; i++) segmentCells(ring[i], ring[i + 1], cell, out)
   // cells no edge passes through are wholly inside or wholly outside: their centre tells which,
   // read off one scanline per row of cells (even-odd crossings of every ring at the row's centre)
   const xs: number[] = []
@@ -60,7 +64,8 @@ export function cellsOverPolygon(mp: MultiPolygon, cell = SEARCH_CELL_DEG): BBox
     for (let k = 0; k + 1 < xs.length; k += 2) {
       for (let cx = Math.ceil(xs[k] / cell - 0.5); (cx + 0.5) * cell <= xs[k + 1]; cx++) {
         const key = `${cx},${cy}`
-        if (!out.has(key)) out.set(key, { minX: cx * cell, minY: cy * cell, maxX: (cx + 1) * cell, maxY: (cy + 1) * cell })
+        if (!out.has(key))
+          out.set(key, { minX: cx * cell, minY: cy * cell, maxX: (cx + 1) * cell, maxY: (cy + 1) * cell })
       }
     }
   }

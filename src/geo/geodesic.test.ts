@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, geodesicDistanceM, karneyDistanceM, metresPerDegree, SHORT_M } from './geodesic.js'
+import {
+  APPROX_REL_ERROR,
+  approxDistanceM,
+  fastGeodesicM,
+  geodesicDistanceM,
+  karneyDistanceM,
+  metresPerDegree,
+  SHORT_M,
+} from './geodesic.js'
 
 // seeded so failures are repeatable
 function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
+  return () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32
 }
 
 describe('geodesicDistanceM', () => {
@@ -19,7 +27,9 @@ describe('geodesicDistanceM', () => {
       const scale = 10 ** (r() * 4 - 5) // 1e-5 .. 0.1 ... up to 10 degrees
       const lon2 = lon1 + (r() - 0.5) * scale * 100
       const lat2 = lat1 + (r() - 0.5) * scale * 100
-      expect(Math.abs(geodesicDistanceM(lon1, lat1, lon2, lat2) - karneyDistanceM(lon1, lat1, lon2, lat2))).toBeLessThan(0.001)
+      expect(
+        Math.abs(geodesicDistanceM(lon1, lat1, lon2, lat2) - karneyDistanceM(lon1, lat1, lon2, lat2)),
+      ).toBeLessThan(0.001)
     }
   })
 
@@ -43,7 +53,9 @@ describe('approxDistanceM', () => {
       const lat2 = lat1 + (r() - 0.5) * 1.8
       const exact = geodesicDistanceM(lon1, lat1, lon2, lat2)
       if (exact > 100_000) continue
-      expect(Math.abs(approxDistanceM(lon1, lat1, lon2, lat2) - exact)).toBeLessThanOrEqual(exact * APPROX_REL_ERROR + 1e-6)
+      expect(Math.abs(approxDistanceM(lon1, lat1, lon2, lat2) - exact)).toBeLessThanOrEqual(
+        exact * APPROX_REL_ERROR + 1e-6,
+      )
     }
   })
 

@@ -88,7 +88,9 @@ export function geodesicDistanceM(lon1: number, lat1: number, lon2: number, lat2
     cos2SigmaM = cos2Alpha !== 0 ? cosSigma - (2 * sinU1 * sinU2) / cos2Alpha : 0
     const C = (F / 16) * cos2Alpha * (4 + F * (4 - 3 * cos2Alpha))
     const prev = lambda
-    lambda = L + (1 - C) * F * sinAlpha * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
+    lambda =
+      L +
+      (1 - C) * F * sinAlpha * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
     if (Math.abs(lambda - prev) <= 1e-12) break
   }
   const uSq = (cos2Alpha * (A * A - B * B)) / (B * B)
@@ -96,7 +98,11 @@ export function geodesicDistanceM(lon1: number, lat1: number, lon2: number, lat2
   const bigB = (uSq / 1024) * (256 + uSq * (-128 + uSq * (74 - 47 * uSq)))
   const c2 = cos2SigmaM * cos2SigmaM
   const deltaSigma =
-    bigB * sinSigma * (cos2SigmaM + (bigB / 4) * (cosSigma * (-1 + 2 * c2) - (bigB / 6) * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * c2)))
+    bigB *
+    sinSigma *
+    (cos2SigmaM +
+      (bigB / 4) *
+        (cosSigma * (-1 + 2 * c2) - (bigB / 6) * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * c2)))
   return B * bigA * (sigma - deltaSigma)
 }
 

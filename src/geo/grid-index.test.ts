@@ -3,7 +3,7 @@ import { GridIndex } from './grid-index.js'
 
 function lcg(seed: number) {
   let s = seed >>> 0
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
 }
 
 describe('GridIndex', () => {
@@ -24,7 +24,8 @@ describe('GridIndex', () => {
       const i0 = Math.floor(rnd() * n)
       const [x, y] = k % 4 === 0 ? [boxes[4 * i0 + 2], boxes[4 * i0 + 3]] : [15 + rnd() * 19, -36 + rnd() * 15]
       const want: number[] = []
-      for (let i = 0; i < n; i++) if (x >= boxes[4 * i] && y >= boxes[4 * i + 1] && x <= boxes[4 * i + 2] && y <= boxes[4 * i + 3]) want.push(i)
+      for (let i = 0; i < n; i++)
+        if (x >= boxes[4 * i] && y >= boxes[4 * i + 1] && x <= boxes[4 * i + 2] && y <= boxes[4 * i + 3]) want.push(i)
       const got: number[] = []
       grid.forEachAt(x, y, (i) => {
         got.push(i)
@@ -51,7 +52,12 @@ describe('GridIndex', () => {
       minY = Math.min(minY, boxes[4 * i + 1])
     }
     const tol = 1e-3
-    const points: [number, number][] = [[minX - tol / 2, minY - tol / 2], [minX - 2 * tol, minY], [100, 0], [Number.NaN, -30]]
+    const points: [number, number][] = [
+      [minX - tol / 2, minY - tol / 2],
+      [minX - 2 * tol, minY],
+      [100, 0],
+      [Number.NaN, -30],
+    ]
     for (let k = 0; k < 3000; k++) points.push([15 + rnd() * 19, -36 + rnd() * 15])
     for (const [x, y] of points) {
       const want: number[] = []
@@ -75,7 +81,10 @@ describe('GridIndex', () => {
   it('stops when the callback returns true, and answers nothing for an empty index', () => {
     const grid = new GridIndex(new Float64Array([0, 0, 1, 1, 0, 0, 2, 2]))
     const seen: number[] = []
-    grid.forEachAt(0.5, 0.5, (i) => (seen.push(i), true))
+    grid.forEachAt(0.5, 0.5, (i) => {
+      seen.push(i)
+      return true
+    })
     expect(seen).toEqual([0])
     new GridIndex(new Float64Array(0)).forEachAt(0, 0, () => {
       throw new Error('no item')

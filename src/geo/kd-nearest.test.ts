@@ -36,10 +36,12 @@ describe('boxKm', () => {
       const lat = rnd.range(-50, 0)
       const bound = boxKm(lon, lat, x0, y0, x1, y1)
       let min = Infinity
-      for (let i = 0; i <= 20; i++) for (let j = 0; j <= 20; j++) min = Math.min(min, sphereKm(lon, lat, x0 + ((x1 - x0) * i) / 20, y0 + ((y1 - y0) * j) / 20))
+      for (let i = 0; i <= 20; i++)
+        for (let j = 0; j <= 20; j++)
+          min = Math.min(min, sphereKm(lon, lat, x0 + ((x1 - x0) * i) / 20, y0 + ((y1 - y0) * j) / 20))
       expect(bound).toBeLessThanOrEqual(min + 1e-9)
       // and tight: the grid is 1/20 of the box, so the bound is close to the sampled minimum
-      expect(min - bound).toBeLessThan(Math.max(x1 - x0, y1 - y0) * 111.4 / 20 + 1e-6)
+      expect(min - bound).toBeLessThan((Math.max(x1 - x0, y1 - y0) * 111.4) / 20 + 1e-6)
     }
   })
 })
@@ -47,9 +49,20 @@ describe('boxKm', () => {
 describe('KdBoxes', () => {
   it("gives every node of KDBush's implicit tree the exact box of the points below it", () => {
     const rnd = new Random(11, 'kd-boxes')
-    for (const [n, nodeSize] of [[1, 4], [2, 1], [5, 4], [6, 4], [7, 1], [1000, 8], [4097, 16], [2500, 64], [9999, 3]]) {
+    for (const [n, nodeSize] of [
+      [1, 4],
+      [2, 1],
+      [5, 4],
+      [6, 4],
+      [7, 1],
+      [1000, 8],
+      [4097, 16],
+      [2500, 64],
+      [9999, 3],
+    ]) {
       const points: [number, number][] = []
-      for (let i = 0; i < n; i++) points.push(i % 3 ? [rnd.range(16, 33), rnd.range(-35, -17)] : [rnd.range(25.8, 26), rnd.range(-24.8, -24.6)])
+      for (let i = 0; i < n; i++)
+        points.push(i % 3 ? [rnd.range(16, 33), rnd.range(-35, -17)] : [rnd.range(25.8, 26), rnd.range(-24.8, -24.6)])
       const kd = tree(points, nodeSize)
       const b = new KdBoxes(kd).b
       let nodes = 0
@@ -64,7 +77,12 @@ describe('KdBoxes', () => {
           x1 = Math.max(x1, kd.coords[2 * j])
           y1 = Math.max(y1, kd.coords[2 * j + 1])
         }
-        expect([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]], `node ${k} of ${n}/${nodeSize}`).toEqual([x0, y0, x1, y1])
+        expect([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]], `node ${k} of ${n}/${nodeSize}`).toEqual([
+          x0,
+          y0,
+          x1,
+          y1,
+        ])
         if (right - left <= kd.nodeSize) return // KDBush raises a node size below 2 to 2
         const m = (left + right) >> 1
         visit(2 * k, left, m - 1)

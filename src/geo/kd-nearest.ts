@@ -162,7 +162,14 @@ class NodeHeap {
  * point the caller handles) whose `bound(box)` of their tight box is at most `limit`; empty
  * halves are skipped.
  */
-function pushHalves(heap: NodeHeap, n: Node, boxes: KdBoxes, m: number, bound: (minX: number, minY: number, maxX: number, maxY: number) => number, limit: number): void {
+function pushHalves(
+  heap: NodeHeap,
+  n: Node,
+  boxes: KdBoxes,
+  m: number,
+  bound: (minX: number, minY: number, maxX: number, maxY: number) => number,
+  limit: number,
+): void {
   const b = boxes.b
   if (m - 1 >= n.left) {
     const k = 2 * n.k
@@ -226,7 +233,8 @@ export function nearestOnSphere(
   const c = kd.coords
   let best = -1
   let bestKm = maxKm
-  const sphereBound = (minX: number, minY: number, maxX: number, maxY: number) => boxKm(lon, lat, minX, minY, maxX, maxY)
+  const sphereBound = (minX: number, minY: number, maxX: number, maxY: number) =>
+    boxKm(lon, lat, minX, minY, maxX, maxY)
   const consider = (j: number) => {
     const id = ids[j]
     if (accept && !accept(id)) return
@@ -236,7 +244,14 @@ export function nearestOnSphere(
       bestKm = d
     }
   }
-  walkBestFirst(kd, boxes, sphereBound, consider, () => bestKm, () => best !== -1)
+  walkBestFirst(
+    kd,
+    boxes,
+    sphereBound,
+    consider,
+    () => bestKm,
+    () => best !== -1,
+  )
   return best
 }
 
@@ -273,7 +288,8 @@ export function nearestCandidate(
   maxKm: number,
   accept?: (i: number) => boolean,
 ): number {
-  if (maxKm > PLANAR_MAX_KM || Math.abs(lat) > PLANAR_MAX_LAT) return nearestOnSphere(kd, boxes, lon, lat, maxKm, accept)
+  if (maxKm > PLANAR_MAX_KM || Math.abs(lat) > PLANAR_MAX_LAT)
+    return nearestOnSphere(kd, boxes, lon, lat, maxKm, accept)
   const ids = kd.ids
   const c = kd.coords
   const ky = KM_PER_DEG
@@ -297,7 +313,14 @@ export function nearestCandidate(
       bestD2 = d2
     }
   }
-  walkBestFirst(kd, boxes, boxD2, consider, () => bestD2, () => best !== -1)
+  walkBestFirst(
+    kd,
+    boxes,
+    boxD2,
+    consider,
+    () => bestD2,
+    () => best !== -1,
+  )
   return best
 }
 

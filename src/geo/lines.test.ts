@@ -19,8 +19,15 @@ describe('segmentMeetsBox', () => {
 describe('lines', () => {
   it('boxes every part and meets a box through any part', () => {
     const lines: [number, number][][] = [
-      [[5, 5], [6, 6]],
-      [[-1, 0.5], [-0.5, 0.5], [0.5, 0.5]],
+      [
+        [5, 5],
+        [6, 6],
+      ],
+      [
+        [-1, 0.5],
+        [-0.5, 0.5],
+        [0.5, 0.5],
+      ],
     ]
     expect(linesBox(lines)).toEqual({ minX: -1, minY: 0.5, maxX: 6, maxY: 6 })
     expect(linesMeetBox(lines, box)).toBe(true)
@@ -28,7 +35,16 @@ describe('lines', () => {
   })
   it('measures the distance to the nearest segment in metres', () => {
     // 0.001° of latitude north of an east-west line at -26°: about 110.8 m
-    const d = distanceToLinesM([[[28, -26], [28.01, -26]]], 28.005, -25.999)
+    const d = distanceToLinesM(
+      [
+        [
+          [28, -26],
+          [28.01, -26],
+        ],
+      ],
+      28.005,
+      -25.999,
+    )
     expect(d).toBeGreaterThan(110.5)
     expect(d).toBeLessThan(111)
   })

@@ -45,7 +45,9 @@ export function segmentMeetsBox(ax: number, ay: number, bx: number, by: number, 
 }
 
 export function linesMeetBox(lines: Lines, b: BBox): boolean {
-  for (const l of lines) for (let i = 0; i + 1 < l.length; i++) if (segmentMeetsBox(l[i][0], l[i][1], l[i + 1][0], l[i + 1][1], b)) return true
+  for (const l of lines)
+    for (let i = 0; i + 1 < l.length; i++)
+      if (segmentMeetsBox(l[i][0], l[i][1], l[i + 1][0], l[i + 1][1], b)) return true
   return false
 }
 

@@ -9,7 +9,14 @@
  */
 import KDBush from 'kdbush'
 import { KdBoxes, flatWalkApplies, nearestCandidate, nearestExact } from './kd-nearest.js'
-import { APPROX_MAX_M, APPROX_REL_ERROR, approxDistanceM, fastGeodesicM, geodesicGivenApproxM, metresPerDegree } from './geodesic.js'
+import {
+  APPROX_MAX_M,
+  APPROX_REL_ERROR,
+  approxDistanceM,
+  fastGeodesicM,
+  geodesicGivenApproxM,
+  metresPerDegree,
+} from './geodesic.js'
 
 export interface PointHit {
   /** item number (insertion order) */
@@ -49,7 +56,11 @@ function boxAround(lon: number, lat: number, radiusM: number): [number, number, 
  * latitude grows with |latitude|. The lower pair is nudged down so that rounding cannot lift an
  * estimate above the distance it bounds.
  */
-function scaleBounds(lat: number, y0: number, y1: number): { lonLo: number; latLo: number; lonHi: number; latHi: number } {
+function scaleBounds(
+  lat: number,
+  y0: number,
+  y1: number,
+): { lonLo: number; latLo: number; lonHi: number; latHi: number } {
   const a = Math.abs((lat + y0) / 2)
   const b = Math.abs((lat + y1) / 2)
   const near = (lat + y0) / 2 <= 0 && (lat + y1) / 2 >= 0 ? 0 : Math.min(a, b)
@@ -57,7 +68,12 @@ function scaleBounds(lat: number, y0: number, y1: number): { lonLo: number; latL
   const kNear = metresPerDegree(near)
   const kFar = metresPerDegree(far)
   const down = 1 - 1e-12
-  return { lonLo: kFar.lon * kFar.lon * down, latLo: kNear.lat * kNear.lat * down, lonHi: kNear.lon * kNear.lon, latHi: kFar.lat * kFar.lat }
+  return {
+    lonLo: kFar.lon * kFar.lon * down,
+    latLo: kNear.lat * kNear.lat * down,
+    lonHi: kNear.lon * kNear.lon,
+    latHi: kFar.lat * kFar.lat,
+  }
 }
 
 /** Metres per degree of latitude at the equator: the fewest anywhere (a meridian degree grows towards the poles). */
@@ -198,7 +214,13 @@ export class PointIndex {
   }
 
   /** {@link within} in one pass. */
-  private search(lon: number, lat: number, radiusM: number, limit: number, accept?: (i: number) => boolean): PointHit[] {
+  private search(
+    lon: number,
+    lat: number,
+    radiusM: number,
+    limit: number,
+    accept?: (i: number) => boolean,
+  ): PointHit[] {
     const [x0, y0, x1, y1] = boxAround(lon, lat, radiusM)
     const { ids, coords, nodeSize } = this.kd
     const cut = radiusM * (1 + APPROX_REL_ERROR) + 1e-6
@@ -264,7 +286,10 @@ export class PointIndex {
     let bound = cut
     if (n > limit) {
       const ratio = Math.sqrt(Math.max(k.lonHi / k.lonLo, k.latHi / k.latLo))
-      bound = Math.min(cut, (Math.sqrt(kthSmallest(d, n, limit - 1)) * ratio * (1 + APPROX_REL_ERROR)) / (1 - APPROX_REL_ERROR) + 1e-6)
+      bound = Math.min(
+        cut,
+        (Math.sqrt(kthSmallest(d, n, limit - 1)) * ratio * (1 + APPROX_REL_ERROR)) / (1 - APPROX_REL_ERROR) + 1e-6,
+      )
     }
     const bound2 = bound * bound
     const hits: PointHit[] = []
@@ -317,7 +342,17 @@ export class PointIndex {
     if (this.size === 0) return null
     // a small radius: the box search reads a handful of points and allocates nothing; a large
     // one: the incremental walk (a 90 km box can hold a whole town; the walk reads a ring)
-    if (radiusM <= SETTLE_BY_BOX_M || radiusM > APPROX_MAX_M || !flatWalkApplies(lat, radiusM / 1000)) return this.within(lon, lat, radiusM, 1, accept)[0] ?? null
-    return nearestExact(this.kd, this.boxes, lon, lat, radiusM, (x, y) => fastGeodesicM(lon, lat, x, y), bandScales(lat, radiusM), accept)
+    if (radiusM <= SETTLE_BY_BOX_M || radiusM > APPROX_MAX_M || !flatWalkApplies(lat, radiusM / 1000))
+      return this.within(lon, lat, radiusM, 1, accept)[0] ?? null
+    return nearestExact(
+      this.kd,
+      this.boxes,
+      lon,
+      lat,
+      radiusM,
+      (x, y) => fastGeodesicM(lon, lat, x, y),
+      bandScales(lat, radiusM),
+      accept,
+    )
   }
 }

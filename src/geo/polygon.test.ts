@@ -4,7 +4,8 @@ import { ringSelfIntersects, simplifyPreserveTopology, ringSignedArea2, type Rin
 /** The plain O(n²) test the grid version must agree with. */
 function bruteSelfIntersects(ring: Ring): boolean {
   const n = ring.length - 1
-  const o = (p: number[], q: number[], r: number[]) => Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+  const o = (p: number[], q: number[], r: number[]) =>
+    Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
   for (let i = 0; i < n; i++)
     for (let j = i + 1; j < n; j++) {
       if (j === i + 1 || (i === 0 && j === n - 1)) continue
@@ -16,7 +17,7 @@ function bruteSelfIntersects(ring: Ring): boolean {
 
 function lcg(seed: number) {
   let s = seed >>> 0
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
 }
 
 /** A star-shaped ring of n vertices around (28, -26) with radial noise; `tangle` swaps two vertices. */

@@ -108,7 +108,16 @@ export function containsPoint(mp: MultiPolygon, x: number, y: number): boolean {
 }
 
 /** Distance in metres from a point to a segment, in a local projection with the given scales. */
-export function pointSegmentM(px: number, py: number, ax: number, ay: number, bx: number, by: number, kx: number, ky: number): number {
+export function pointSegmentM(
+  px: number,
+  py: number,
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  kx: number,
+  ky: number,
+): number {
   const ax2 = (ax - px) * kx
   const ay2 = (ay - py) * ky
   const dx = (bx - ax) * kx
@@ -136,7 +145,8 @@ export function distanceToPointM(mp: MultiPolygon, x: number, y: number): number
 }
 
 function segmentsCross(a: [number, number], b: [number, number], c: [number, number], d: [number, number]): boolean {
-  const o = (p: [number, number], q: [number, number], r: [number, number]) => Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+  const o = (p: [number, number], q: [number, number], r: [number, number]) =>
+    Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
   const o1 = o(a, b, c)
   const o2 = o(a, b, d)
   const o3 = o(c, d, a)
@@ -197,7 +207,13 @@ export function sharedBoundaryM(a: MultiPolygon, b: MultiPolygon): number {
             for (let j = 0; j < rb.length - 1; j++) {
               const [cx, cy] = rb[j]
               const [ex, ey] = rb[j + 1]
-              if (Math.max(cx, ex) < minX || Math.min(cx, ex) > maxX || Math.max(cy, ey) < minY || Math.min(cy, ey) > maxY) continue
+              if (
+                Math.max(cx, ex) < minX ||
+                Math.min(cx, ex) > maxX ||
+                Math.max(cy, ey) < minY ||
+                Math.min(cy, ey) > maxY
+              )
+                continue
               // both ends of cd on the line through ab (distance from the line under tolerance)
               const dc = Math.abs(dx * (cy - ay) - dy * (cx - ax)) / len
               const de = Math.abs(dx * (ey - ay) - dy * (ex - ax)) / len
@@ -221,7 +237,8 @@ export function coversPolygon(outer: MultiPolygon, inner: MultiPolygon): boolean
 
 /** True when the polygon and the box share at least a point (closed sets). */
 export function intersectsBox(mp: MultiPolygon, b: BBox): boolean {
-  for (const poly of mp) for (const [x, y] of poly[0]) if (x >= b.minX && x <= b.maxX && y >= b.minY && y <= b.maxY) return true
+  for (const poly of mp)
+    for (const [x, y] of poly[0]) if (x >= b.minX && x <= b.maxX && y >= b.minY && y <= b.maxY) return true
   const corners: [number, number][] = [
     [b.minX, b.minY],
     [b.maxX, b.minY],
@@ -232,7 +249,8 @@ export function intersectsBox(mp: MultiPolygon, b: BBox): boolean {
   for (const poly of mp)
     for (const ring of poly)
       for (let i = 0; i < ring.length - 1; i++)
-        for (let k = 0; k < 4; k++) if (segmentsCross(ring[i], ring[i + 1], corners[k], corners[(k + 1) % 4])) return true
+        for (let k = 0; k < 4; k++)
+          if (segmentsCross(ring[i], ring[i + 1], corners[k], corners[(k + 1) % 4])) return true
   return false
 }
 
@@ -242,7 +260,11 @@ export function intersectsBox(mp: MultiPolygon, b: BBox): boolean {
  * about O(n) instead of O(n²) on the long rings of municipal boundaries. `visit` returns true to stop.
  */
 function gridPairs(rings: Ring[], visit: (ra: number, i: number, rb: number, j: number) => boolean): boolean {
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity, total = 0
+  let minX = Infinity,
+    minY = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity,
+    total = 0
   for (const r of rings) {
     total += r.length - 1
     for (const [x, y] of r) {
@@ -311,7 +333,16 @@ function dp(points: Ring, tolM: number, kx: number, ky: number): Ring {
     let worst = -1
     let idx = -1
     for (let i = s + 1; i < e; i++) {
-      const d = pointSegmentM(points[i][0], points[i][1], points[s][0], points[s][1], points[e][0], points[e][1], kx, ky)
+      const d = pointSegmentM(
+        points[i][0],
+        points[i][1],
+        points[s][0],
+        points[s][1],
+        points[e][0],
+        points[e][1],
+        kx,
+        ky,
+      )
       if (d > worst) {
         worst = d
         idx = i
@@ -388,8 +419,15 @@ export function simplifyPreserveTopology(mp: MultiPolygon, tolM: number): MultiP
 }
 
 function ringsCross(a: Ring, b: Ring): boolean {
-  if (a.length + b.length > 2 * GRID_MIN_SEGMENTS) return gridPairs([a, b], (ra, i, rb, j) => ra !== rb && (ra === 0 ? segmentsCross(a[i], a[i + 1], b[j], b[j + 1]) : segmentsCross(b[i], b[i + 1], a[j], a[j + 1])))
-  for (let i = 0; i < a.length - 1; i++) for (let j = 0; j < b.length - 1; j++) if (segmentsCross(a[i], a[i + 1], b[j], b[j + 1])) return true
+  if (a.length + b.length > 2 * GRID_MIN_SEGMENTS)
+    return gridPairs(
+      [a, b],
+      (ra, i, rb, j) =>
+        ra !== rb &&
+        (ra === 0 ? segmentsCross(a[i], a[i + 1], b[j], b[j + 1]) : segmentsCross(b[i], b[i + 1], a[j], a[j + 1])),
+    )
+  for (let i = 0; i < a.length - 1; i++)
+    for (let j = 0; j < b.length - 1; j++) if (segmentsCross(a[i], a[i + 1], b[j], b[j + 1])) return true
   return false
 }
 
@@ -401,5 +439,8 @@ export function toWkt(mp: MultiPolygon): string {
 }
 
 export function toGeoJson(mp: MultiPolygon): { type: 'MultiPolygon'; coordinates: number[][][][] } {
-  return { type: 'MultiPolygon', coordinates: mp.map((p) => p.map((r) => r.map(([x, y]) => [Math.round(x * 1e7) / 1e7, Math.round(y * 1e7) / 1e7]))) }
+  return {
+    type: 'MultiPolygon',
+    coordinates: mp.map((p) => p.map((r) => r.map(([x, y]) => [Math.round(x * 1e7) / 1e7, Math.round(y * 1e7) / 1e7]))),
+  }
 }

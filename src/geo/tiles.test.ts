@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_MERCATOR_LAT, MAX_TILE_ZOOM, clampLat, lonLatToTile, tileAt, tileBBox, tileToLonLat, validateTile } from './tiles.js'
+import {
+  MAX_MERCATOR_LAT,
+  MAX_TILE_ZOOM,
+  clampLat,
+  lonLatToTile,
+  tileAt,
+  tileBBox,
+  tileToLonLat,
+  validateTile,
+} from './tiles.js'
 
 describe('validateTile', () => {
   it('accepts the corners of the tile grid at zoom 0, 10 and 22', () => {
@@ -115,10 +124,14 @@ describe('lonLatToTile and tileToLonLat', () => {
 })
 
 describe('tileAt', () => {
-  it('finds the tile holding a position, edges going east and south, the last row and column keeping 180° and the south edge', () => {
-    expect(tileAt(25.9, -24.65, 10)).toEqual({ x: 585, y: 584 })
-    expect(tileAt(0, 0, 1)).toEqual({ x: 1, y: 1 })
-    expect(tileAt(180, -90, 3)).toEqual({ x: 7, y: 7 })
-    expect(tileAt(-180, 90, 3)).toEqual({ x: 0, y: 0 })
-  })
+  it(
+    'finds the tile holding a position, edges going east and south, the last row and column keeping 180° and the ' +
+      'south edge',
+    () => {
+      expect(tileAt(25.9, -24.65, 10)).toEqual({ x: 585, y: 584 })
+      expect(tileAt(0, 0, 1)).toEqual({ x: 1, y: 1 })
+      expect(tileAt(180, -90, 3)).toEqual({ x: 7, y: 7 })
+      expect(tileAt(-180, 90, 3)).toEqual({ x: 0, y: 0 })
+    },
+  )
 })

@@ -47,7 +47,8 @@ export function validateTile(z: number, x: number, y: number): TileProblem[] {
   ] as const) {
     if (zOk) {
       const max = 2 ** z - 1
-      if (!Number.isInteger(v) || v < 0 || v > max) problems.push({ field, message: `${field} must be an integer from 0 to ${max} at zoom ${z}, got ${v}` })
+      if (!Number.isInteger(v) || v < 0 || v > max)
+        problems.push({ field, message: `${field} must be an integer from 0 to ${max} at zoom ${z}, got ${v}` })
     } else if (!Number.isInteger(v) || v < 0) {
       problems.push({ field, message: `${field} must be a non-negative integer, got ${v}` })
     }
@@ -89,7 +90,12 @@ export function worldYToLat(y: number): number {
 export function tileBBox(z: number, x: number, y: number, bufferPx = 0, extent = DEFAULT_EXTENT): BBox {
   const n = 2 ** z
   const pad = bufferPx / extent
-  return { minX: worldXToLon((x - pad) / n), minY: worldYToLat((y + 1 + pad) / n), maxX: worldXToLon((x + 1 + pad) / n), maxY: worldYToLat((y - pad) / n) }
+  return {
+    minX: worldXToLon((x - pad) / n),
+    minY: worldYToLat((y + 1 + pad) / n),
+    maxX: worldXToLon((x + 1 + pad) / n),
+    maxY: worldYToLat((y - pad) / n),
+  }
 }
 
 /**
@@ -97,13 +103,27 @@ export function tileBBox(z: number, x: number, y: number, bufferPx = 0, extent =
  * tile's north-west corner, (extent, extent) its south-east corner, y grows south. Positions
  * outside the tile give values outside 0..extent. Latitude is clamped to ±MAX_MERCATOR_LAT.
  */
-export function lonLatToTile(lon: number, lat: number, z: number, x: number, y: number, extent = DEFAULT_EXTENT): [number, number] {
+export function lonLatToTile(
+  lon: number,
+  lat: number,
+  z: number,
+  x: number,
+  y: number,
+  extent = DEFAULT_EXTENT,
+): [number, number] {
   const n = 2 ** z
   return [(lonToWorldX(lon) * n - x) * extent, (latToWorldY(lat) * n - y) * extent]
 }
 
 /** Inverse of `lonLatToTile`: the `[lon, lat]` at fractional tile pixel (px, py) of tile z/x/y. */
-export function tileToLonLat(px: number, py: number, z: number, x: number, y: number, extent = DEFAULT_EXTENT): [number, number] {
+export function tileToLonLat(
+  px: number,
+  py: number,
+  z: number,
+  x: number,
+  y: number,
+  extent = DEFAULT_EXTENT,
+): [number, number] {
   const n = 2 ** z
   return [worldXToLon((x + px / extent) / n), worldYToLat((y + py / extent) / n)]
 }

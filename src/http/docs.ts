@@ -17,7 +17,11 @@ const ASSETS: Record<string, string> = {
  * `/docs`: Swagger UI over `/api/v1/openapi.json`, served from the swagger-ui-dist package on
  * this machine (nothing is fetched from a CDN, so it works offline and behind firewalls).
  */
-export function mountDocs(app: Hono<AppEnv>, specUrl: string, open: (handler: Answerer) => (c: Context<AppEnv>) => Answer): void {
+export function mountDocs(
+  app: Hono<AppEnv>,
+  specUrl: string,
+  open: (handler: Answerer) => (c: Context<AppEnv>) => Answer,
+): void {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
   const cache = new Map<string, string>()
   const asset = (c: Context<AppEnv>): Response => {
@@ -37,5 +41,8 @@ export function mountDocs(app: Hono<AppEnv>, specUrl: string, open: (handler: An
 <script>window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#ui', deepLinking: true, persistAuthorization: true })</script>
 </body></html>`
   app.get('/docs/assets/:file', open(asset))
-  app.get('/docs', open((c) => reply(c, page, 200, 'text/html; charset=UTF-8')))
+  app.get(
+    '/docs',
+    open((c) => reply(c, page, 200, 'text/html; charset=UTF-8')),
+  )
 }

@@ -60,7 +60,12 @@ export class ApiError extends Error {
   readonly code: ErrorCode
   readonly details?: FieldError[] | Record<string, unknown>
   readonly headers?: Record<string, string>
-  constructor(code: ErrorCode, message: string, details?: FieldError[] | Record<string, unknown>, headers?: Record<string, string>) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details?: FieldError[] | Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
     const limit = Error.stackTraceLimit
     Error.stackTraceLimit = 0
     try {
@@ -98,13 +103,30 @@ export function handleError(log: Logger) {
     if (err instanceof HTTPException) {
       const status = err.status
       const code: ErrorCode =
-        status === 413 ? 'PayloadTooLarge' : status === 404 ? 'NotFound' : status === 401 ? 'ApiKeyInvalid' : status < 500 ? 'ValidationError' : 'InternalError'
+        status === 413
+          ? 'PayloadTooLarge'
+          : status === 404
+            ? 'NotFound'
+            : status === 401
+              ? 'ApiKeyInvalid'
+              : status < 500
+                ? 'ValidationError'
+                : 'InternalError'
       const message = status < 500 ? err.message || 'request rejected' : 'internal server error'
       if (status >= 500) log.error({ requestId: c.get('requestId'), err }, 'unhandled HTTPException')
       return errorResponse(c, new ApiError(code, message))
     }
-    log.error({ requestId: c.get('requestId'), err: { message: err.message, stack: err.stack, name: err.name } }, 'unhandled error')
-    return errorResponse(c, new ApiError('InternalError', 'The service failed to answer this request. Quote the request id when reporting it.'))
+    log.error(
+      { requestId: c.get('requestId'), err: { message: err.message, stack: err.stack, name: err.name } },
+      'unhandled error',
+    )
+    return errorResponse(
+      c,
+      new ApiError(
+        'InternalError',
+        'The service failed to answer this request. Quote the request id when reporting it.',
+      ),
+    )
   }
 }
 

@@ -45,10 +45,13 @@ const PARSERS = new WeakMap<object, ((query: Record<string, string>) => Record<s
 
 /**
  * The fast parser of an object schema of query parameters, or null when one of its parameters
- * has no twin and is not optional, or the object itself carries refinements. Unknown query keys are dropped, as zod's object drops them;
+ * has no twin and is not optional, or the object itself carries refinements. Unknown query keys are dropped, as zod's
+ * object drops them;
  * an optional parameter that is absent is left out of the result, as zod leaves it out.
  */
-export function fastObjectParser(schema: z.ZodType): ((query: Record<string, string>) => Record<string, unknown> | undefined) | null {
+export function fastObjectParser(
+  schema: z.ZodType,
+): ((query: Record<string, string>) => Record<string, unknown> | undefined) | null {
   const known = PARSERS.get(schema)
   if (known !== undefined) return known
   const def = schema._zod.def as { type: string; shape?: Record<string, z.ZodType>; checks?: unknown[] }

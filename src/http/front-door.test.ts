@@ -24,7 +24,9 @@ function setup(level = 'info') {
   route('/throws', () => {
     throw new ApiError('NoParcelAtPoint', 'nothing here')
   })
-  route('/rejects', () => Promise.reject(new ApiError('RateLimitExceeded', 'slow down', undefined, { 'Retry-After': '7' })))
+  route('/rejects', () =>
+    Promise.reject(new ApiError('RateLimitExceeded', 'slow down', undefined, { 'Retry-After': '7' })),
+  )
   route('/bug', () => {
     throw 'not even an Error'
   })
@@ -54,21 +56,25 @@ describe('front door', () => {
     expect(lines[0]).toMatchObject({ status: 200, requestId: r.headers.get('X-Request-Id') })
   })
 
-  it('turns a thrown or rejected ApiError into its envelope, with its headers and the request id, and logs its status', async () => {
-    const { app, lines, flush } = setup()
-    const thrown = await app.request('/throws', { headers: { 'X-Request-Id': 'e-1' } })
-    expect(thrown.status).toBe(404)
-    expect(await thrown.json()).toEqual({ error: 'NoParcelAtPoint', message: 'nothing here', requestId: 'e-1' })
-    const rejected = await app.request('/rejects', { headers: { 'X-Request-Id': 'e-2' } })
-    expect(rejected.status).toBe(429)
-    expect(rejected.headers.get('Retry-After')).toBe('7')
-    expect(rejected.headers.get('X-Request-Id')).toBe('e-2')
-    await flush()
-    expect(lines.map((l) => [l.requestId, l.status])).toEqual([
-      ['e-1', 404],
-      ['e-2', 429],
-    ])
-  })
+  it(
+    'turns a thrown or rejected ApiError into its envelope, with its headers and the request id, and logs its ' +
+      'status',
+    async () => {
+      const { app, lines, flush } = setup()
+      const thrown = await app.request('/throws', { headers: { 'X-Request-Id': 'e-1' } })
+      expect(thrown.status).toBe(404)
+      expect(await thrown.json()).toEqual({ error: 'NoParcelAtPoint', message: 'nothing here', requestId: 'e-1' })
+      const rejected = await app.request('/rejects', { headers: { 'X-Request-Id': 'e-2' } })
+      expect(rejected.status).toBe(429)
+      expect(rejected.headers.get('Retry-After')).toBe('7')
+      expect(rejected.headers.get('X-Request-Id')).toBe('e-2')
+      await flush()
+      expect(lines.map((l) => [l.requestId, l.status])).toEqual([
+        ['e-1', 404],
+        ['e-2', 429],
+      ])
+    },
+  )
 
   it('answers anything else thrown with a generic 500, never its text', async () => {
     const { app, lines, flush } = setup()

@@ -30,7 +30,8 @@ export type Answerer = (c: Context<AppEnv>) => Answer
  */
 export function frontDoor(log: Logger, onError: (err: Error, c: Context<AppEnv>) => Response) {
   const write = accessLogWriter(log)
-  const fail = (c: Context<AppEnv>, err: unknown): Response => onError(err instanceof Error ? err : new Error(String(err)), c)
+  const fail = (c: Context<AppEnv>, err: unknown): Response =>
+    onError(err instanceof Error ? err : new Error(String(err)), c)
   return function enter(c: Context<AppEnv>, run: Answerer): Answer {
     const id = acceptClientRequestId(requestHeader(c, 'x-request-id')) ?? randomUUID()
     c.set('requestId', id)

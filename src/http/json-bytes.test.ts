@@ -8,7 +8,7 @@ const written = (f: (w: JsonBytes) => void) => {
 }
 
 let seed = 424242
-const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+const rand = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32
 
 describe('JsonBytes', () => {
   it('keeps a fragment written since a mark, a copy that survives the writer growing and restarting', () => {
@@ -24,7 +24,10 @@ describe('JsonBytes', () => {
   })
 
   it('writes rounded numbers exactly as JSON.stringify writes Math.round(v * 10^p) / 10^p', () => {
-    const values = [0, -0, 1, -1, 0.5, -0.5, 1e-7, 4e-7, 9.9e-7, 1e-6, -1e-6, 0.0000015, 1e-9, 123.456, 99.99999995, -24.65432109, 28.0504, 1e14, 123456789.0123456, 1e15, 2e20, 1e21, 1e300, -1e300]
+    const values = [
+      0, -0, 1, -1, 0.5, -0.5, 1e-7, 4e-7, 9.9e-7, 1e-6, -1e-6, 0.0000015, 1e-9, 123.456, 99.99999995, -24.65432109,
+      28.0504, 1e14, 123456789.0123456, 1e15, 2e20, 1e21, 1e300, -1e300,
+    ]
     for (let k = 0; k < 20000; k++) {
       const mag = 10 ** Math.floor(rand() * 24 - 9)
       values.push((rand() - 0.5) * mag, Math.round(rand() * 1e9) / 1e7, -Math.round(rand() * 1e9) / 1e7 + 1e-12)
@@ -48,7 +51,20 @@ describe('JsonBytes', () => {
   })
 
   it('writes strings and raw UTF-8 string bytes as JSON.stringify does', () => {
-    const strings = ['', 'GABORONE', '12/3', 'Ö"12\\3', 'tab\there', 'line\nbreak', '\u0000\u001f', 'é', '日本', '😀', 'x'.repeat(100), `${'y'.repeat(70)}"`]
+    const strings = [
+      '',
+      'GABORONE',
+      '12/3',
+      'Ö"12\\3',
+      'tab\there',
+      'line\nbreak',
+      '\u0000\u001f',
+      'é',
+      '日本',
+      '😀',
+      'x'.repeat(100),
+      `${'y'.repeat(70)}"`,
+    ]
     for (const s of strings) {
       expect(written((w) => w.string(s))).toBe(JSON.stringify(s))
       const bytes = Buffer.from(`ab${s}cd`)
@@ -71,6 +87,8 @@ describe('JsonBytes', () => {
   it('copies cached fragments of any length', () => {
     const short = Buffer.from(',"k":"v"')
     const long = Buffer.from(`,"k":"${'z'.repeat(200)}"`)
-    expect(written((w) => w.ascii('{"a":1').bytes(short).bytes(long).ascii('}'))).toBe(`{"a":1,"k":"v","k":"${'z'.repeat(200)}"}`)
+    expect(written((w) => w.ascii('{"a":1').bytes(short).bytes(long).ascii('}'))).toBe(
+      `{"a":1,"k":"v","k":"${'z'.repeat(200)}"}`,
+    )
   })
 })

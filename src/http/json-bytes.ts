@@ -18,6 +18,7 @@
  * @module
  */
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON must escape
 const ESCAPE_FREE = /^[^"\\\u0000-\u001f\u0080-\uffff]*$/
 
 export class JsonBytes {
@@ -118,7 +119,8 @@ export class JsonBytes {
   utf8String(src: Uint8Array, from: number, to: number): this {
     for (let k = from; k < to; k++) {
       const c = src[k]
-      if (c < 0x20 || c === 0x22 || c === 0x5c) return this.string(Buffer.from(src.buffer, src.byteOffset + from, to - from).toString('utf8'))
+      if (c < 0x20 || c === 0x22 || c === 0x5c)
+        return this.string(Buffer.from(src.buffer, src.byteOffset + from, to - from).toString('utf8'))
     }
     this.room(to - from + 2)
     const b = this.buf

@@ -22,7 +22,14 @@ describe('access log line', () => {
     const byHand = capture('info', fixed)
     const byPino = capture('info', fixed)
     accessLogWriter(byHand.log)('id-1', 'GET', '/api/v1/plots/reverse', 200, 0.12345, 'k_abc')
-    byPino.log.info({ requestId: 'id-1', method: 'GET', path: '/api/v1/plots/reverse', status: 200, ms: 0.123, keyId: 'k_abc' })
+    byPino.log.info({
+      requestId: 'id-1',
+      method: 'GET',
+      path: '/api/v1/plots/reverse',
+      status: 200,
+      ms: 0.123,
+      keyId: 'k_abc',
+    })
     accessLogWriter(a.log)('id-2', 'POST', '/nope', 404, 1.5, undefined)
     b.log.info({ requestId: 'id-2', method: 'POST', path: '/nope', status: 404, ms: 1.5 })
     await new Promise((r) => setImmediate(r))

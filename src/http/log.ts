@@ -34,7 +34,14 @@ const s = pino.symbols
  */
 export function accessLogWriter(log: Logger): AccessLogWriter {
   const l = log as unknown as Record<symbol, unknown>
-  const write = function writeAccessLine(requestId: string, method: string, path: string, status: number, ms: number, keyId: string | undefined) {
+  const write = function writeAccessLine(
+    requestId: string,
+    method: string,
+    path: string,
+    status: number,
+    ms: number,
+    keyId: string | undefined,
+  ) {
     const line =
       (l[s.lsCacheSym] as Record<number, string>)[30] +
       (l[s.timeSym] as () => string)() +

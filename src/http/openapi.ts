@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { OpenAPIHono, z } from '@hono/zod-openapi'
+import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, RouteGuard } from './env.js'
 import type { Answer, Answerer } from './front-door.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
@@ -11,13 +11,17 @@ export const ErrorBodySchema = z
     details: z
       .union([z.array(z.object({ field: z.string(), message: z.string() })), z.record(z.string(), z.unknown())])
       .optional()
-      .openapi({ description: 'For ValidationError, one entry per invalid field; for 404s at a point, `{ nearest }`.' }),
+      .openapi({
+        description: 'For ValidationError, one entry per invalid field; for 404s at a point, `{ nearest }`.',
+      }),
     requestId: z.string().openapi({ description: 'Also sent in the X-Request-Id header.' }),
   })
   .openapi('Error')
 
 const STANDARD_ERRORS: Record<number, string> = {
-  400: 'ValidationError: a parameter or the body is missing, malformed or out of range; `details` lists every invalid field.',
+  400:
+    'ValidationError: a parameter or the body is missing, malformed or out of range; `details` lists every ' +
+    'invalid field.',
   401: 'ApiKeyMissing, ApiKeyInvalid, ApiKeySuspended or ApiKeyExpired (the message names the date).',
   403: 'ProductNotPermitted, CountryNotPermitted or CityNotPermitted.',
   429: 'RateLimitExceeded; `Retry-After` gives the seconds to wait.',
@@ -47,7 +51,10 @@ export interface RouteSpec<S extends RequestSchemas> {
   authenticated?: boolean
 }
 
-export type RouteHandler<S extends RequestSchemas> = (c: Context<AppEnv>, input: ValidatedInput<S>) => Response | Promise<Response>
+export type RouteHandler<S extends RequestSchemas> = (
+  c: Context<AppEnv>,
+  input: ValidatedInput<S>,
+) => Response | Promise<Response>
 
 /**
  * The Hono handler of a route, made once at registration: the front door, and for an
@@ -70,16 +77,20 @@ export class ApiRouter {
   add<S extends RequestSchemas>(spec: RouteSpec<S>, guards: RouteGuard[], handler: RouteHandler<S>): void {
     const responses: Record<string, unknown> = {}
     for (const [status, r] of Object.entries(spec.responses)) {
-      responses[status] = r.schema ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } } : { description: r.description }
+      responses[status] = r.schema
+        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
+        : { description: r.description }
     }
     for (const [status, description] of Object.entries(STANDARD_ERRORS)) {
       if (spec.authenticated === false && (status === '401' || status === '403' || status === '429')) continue
-      if (!responses[status]) responses[status] = { description, content: { 'application/json': { schema: ErrorBodySchema } } }
+      if (!responses[status])
+        responses[status] = { description, content: { 'application/json': { schema: ErrorBodySchema } } }
     }
     const request: Record<string, unknown> = {}
     if (spec.request.params) request.params = spec.request.params
     if (spec.request.query) request.query = spec.request.query
-    if (spec.request.body) request.body = { content: { 'application/json': { schema: spec.request.body } }, required: true }
+    if (spec.request.body)
+      request.body = { content: { 'application/json': { schema: spec.request.body } }, required: true }
     this.app.openAPIRegistry.registerPath({
       method: spec.method,
       path: this.basePath + spec.path,

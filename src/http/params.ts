@@ -32,7 +32,9 @@ export function intParam(name: string, min: number, max: number, dflt?: number) 
     .string({ error: requiredMessage(name) })
     .refine((s) => INTEGER.test(s.trim()), { message: `${name} must be a whole number` })
     .transform((s) => Number(s))
-    .refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, { message: `${name} must be a whole number from ${min} to ${max}` })
+    .refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, {
+      message: `${name} must be a whole number from ${min} to ${max}`,
+    })
   const twin = (raw: string | undefined) => {
     if (raw === undefined || !INTEGER.test(raw.trim())) return undefined
     const n = Number(raw)
@@ -61,17 +63,34 @@ export function upperEnumParam<const T extends readonly [string, ...string[]]>(n
   })
 }
 
-export const LatitudeParam = floatParam('latitude', -90, 90).openapi({ type: 'number', minimum: -90, maximum: 90, example: -24.6282 })
-export const LongitudeParam = floatParam('longitude', -180, 180).openapi({ type: 'number', minimum: -180, maximum: 180, example: 25.9231 })
+export const LatitudeParam = floatParam('latitude', -90, 90).openapi({
+  type: 'number',
+  minimum: -90,
+  maximum: 90,
+  example: -24.6282,
+})
+export const LongitudeParam = floatParam('longitude', -180, 180).openapi({
+  type: 'number',
+  minimum: -180,
+  maximum: 180,
+  example: 25.9231,
+})
 
 /** A decimal query parameter within [min, max], described with its bounds in the OpenAPI document. */
-export const boundedFloatParam = (name: string, min: number, max: number) => floatParam(name, min, max).openapi({ type: 'number', minimum: min, maximum: max })
+export const boundedFloatParam = (name: string, min: number, max: number) =>
+  floatParam(name, min, max).openapi({ type: 'number', minimum: min, maximum: max })
 
 /** One `{latitude, longitude}` of a batch body (JSON numbers, not query text). */
 export const BatchPointSchema = z
   .object({
-    latitude: z.number({ error: 'latitude must be a number' }).min(-90, 'latitude must be between -90 and 90').max(90, 'latitude must be between -90 and 90'),
-    longitude: z.number({ error: 'longitude must be a number' }).min(-180, 'longitude must be between -180 and 180').max(180, 'longitude must be between -180 and 180'),
+    latitude: z
+      .number({ error: 'latitude must be a number' })
+      .min(-90, 'latitude must be between -90 and 90')
+      .max(90, 'latitude must be between -90 and 90'),
+    longitude: z
+      .number({ error: 'longitude must be a number' })
+      .min(-180, 'longitude must be between -180 and 180')
+      .max(180, 'longitude must be between -180 and 180'),
   })
   .openapi('BatchPoint')
 
@@ -79,17 +98,25 @@ export const BatchPointSchema = z
 export const LpiParam = z
   .string()
   .transform((s) => s.trim().toUpperCase())
-  .refine((s) => s.length === 21 && LPI_PATTERN.test(s), { message: 'lpi must be a 21-character SG key such as C01300240000106800000' })
-  .openapi({ param: { name: 'lpi', in: 'path' }, type: 'string', example: 'C01300240000106800000', description: '21-character land parcel identifier (SG21), case-insensitive.' })
+  .refine((s) => s.length === 21 && LPI_PATTERN.test(s), {
+    message: 'lpi must be a 21-character SG key such as C01300240000106800000',
+  })
+  .openapi({
+    param: { name: 'lpi', in: 'path' },
+    type: 'string',
+    example: 'C01300240000106800000',
+    description: '21-character land parcel identifier (SG21), case-insensitive.',
+  })
 
 /** A South African province by code, alias or name (any case), returned as the spec's code. */
-export const ProvinceParam = z
-  .string()
-  .transform((s, ctx) => {
-    const p = provinceCode(s)
-    if (!p) {
-      ctx.addIssue({ code: 'custom', message: 'province must be a province code (EC, FS, GP, KZ, LP, MP, NC, NW, WC; GT, KZN, LIM accepted) or name' })
-      return z.NEVER
-    }
-    return p
-  })
+export const ProvinceParam = z.string().transform((s, ctx) => {
+  const p = provinceCode(s)
+  if (!p) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'province must be a province code (EC, FS, GP, KZ, LP, MP, NC, NW, WC; GT, KZN, LIM accepted) or name',
+    })
+    return z.NEVER
+  }
+  return p
+})

@@ -42,7 +42,11 @@ const PATHS = [
   '/api/v1/plots/any',
 ]
 
-function handlersOf(r: { match(m: string, p: string): unknown }, method: string, path: string): [number, Record<string, string>][] {
+function handlersOf(
+  r: { match(m: string, p: string): unknown },
+  method: string,
+  path: string,
+): [number, Record<string, string>][] {
   const [matches] = r.match(method, path) as [[number, Record<string, string>][]]
   return matches.map(([h, params]) => [h, { ...params }])
 }
@@ -55,7 +59,12 @@ describe('PrefixRouter', () => {
     prefixed.add(m, p, i)
   })
 
-  it.each(PATHS.flatMap((p) => [['GET', p], ['POST', p]]))('%s %s matches the handler one PatternRouter matches first, alone', (method, path) => {
+  it.each(
+    PATHS.flatMap((p) => [
+      ['GET', p],
+      ['POST', p],
+    ]),
+  )('%s %s matches the handler one PatternRouter matches first, alone', (method, path) => {
     const want = handlersOf(plain, method, path).slice(0, 1)
     expect(handlersOf(prefixed, method, path)).toEqual(want)
   })

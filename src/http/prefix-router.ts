@@ -33,7 +33,11 @@ export class PrefixRouter<T> implements Router<T> {
   }
 
   add(method: string, path: string, handler: T): void {
-    if (method === 'ALL') throw new Error(`PrefixRouter: ${path}: middleware and method-less routes are not supported (every route is one answering handler)`)
+    if (method === 'ALL')
+      throw new Error(
+        `PrefixRouter: ${path}: middleware and method-less routes are not supported (every route is one answering ` +
+          `handler)`,
+      )
     const service = this.serviceOf(path, true)
     if (service === null) {
       this.general.push([method, path, handler])
@@ -64,7 +68,8 @@ export class PrefixRouter<T> implements Router<T> {
    */
   private serviceOf(path: string, pattern: boolean): string | null {
     const root = this.root
-    if (path.length <= root.length + 1 || !path.startsWith(root) || path.charCodeAt(root.length) !== 47 /* / */) return null
+    if (path.length <= root.length + 1 || !path.startsWith(root) || path.charCodeAt(root.length) !== 47 /* / */)
+      return null
     const end = path.indexOf('/', root.length + 1)
     const seg = end < 0 ? path.slice(root.length + 1) : path.slice(root.length + 1, end)
     if (seg === '') return null

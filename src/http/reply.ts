@@ -22,7 +22,12 @@ export function setHeader(c: Context<AppEnv>, name: string, value: string): void
 }
 
 /** The answer: `body` with the gathered headers and, when given, its Content-Type. */
-export function reply(c: Context<AppEnv>, body: string | Uint8Array | null, status = 200, contentType?: string): Response {
+export function reply(
+  c: Context<AppEnv>,
+  body: string | Uint8Array | null,
+  status = 200,
+  contentType?: string,
+): Response {
   const gathered = c.get('headers')
   const headers: Record<string, string> = contentType ? { ...gathered, 'Content-Type': contentType } : { ...gathered }
   return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers })

@@ -1,5 +1,7 @@
 export const REQUEST_ID_HEADER = 'X-Request-Id'
-/** A client id is kept only when it is 1-128 characters of a safe alphabet, so it can go into logs and headers verbatim. */
+/**
+ * A client id is kept only when it is 1-128 characters of a safe alphabet, so it can go into logs and headers verbatim.
+ */
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** Pure check, exported for tests. */

@@ -11,6 +11,11 @@ export function parseTileParams(params: { z: string; x: string; y: string }): { 
   const x = num(params.x)
   const y = num(params.y.replace(/\.mvt$/, ''))
   const problems = validateTile(z, x, y)
-  if (problems.length) throw new ApiError('ValidationError', `invalid request: ${problems.map((p) => p.field).join(', ')}`, problems.map((p) => ({ field: p.field, message: p.message })))
+  if (problems.length)
+    throw new ApiError(
+      'ValidationError',
+      `invalid request: ${problems.map((p) => p.field).join(', ')}`,
+      problems.map((p) => ({ field: p.field, message: p.message })),
+    )
   return { z, x, y }
 }

@@ -31,15 +31,23 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const type = c.req.header('content-type') ?? ''
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     throw new ApiError('ValidationError', 'the request body must be JSON (Content-Type: application/json)', [
-      { field: '(body)', message: type ? `unsupported content type ${type.slice(0, 80)}` : 'Content-Type header missing' },
+      {
+        field: '(body)',
+        message: type ? `unsupported content type ${type.slice(0, 80)}` : 'Content-Type header missing',
+      },
     ])
   }
   const text = await c.req.text()
-  if (text.trim() === '') throw new ApiError('ValidationError', 'the request body is empty', [{ field: '(body)', message: 'a JSON body is required' }])
+  if (text.trim() === '')
+    throw new ApiError('ValidationError', 'the request body is empty', [
+      { field: '(body)', message: 'a JSON body is required' },
+    ])
   try {
     return JSON.parse(text)
   } catch (err) {
-    throw new ApiError('ValidationError', 'the request body is not valid JSON', [{ field: '(body)', message: (err as Error).message.slice(0, 200) }])
+    throw new ApiError('ValidationError', 'the request body is not valid JSON', [
+      { field: '(body)', message: (err as Error).message.slice(0, 200) },
+    ])
   }
 }
 
@@ -48,7 +56,10 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
  * request whichever part it is in (Hono's per-target validators would stop at the first part).
  * Without a body schema it answers synchronously (no promise per GET request).
  */
-export function validateRequest<S extends RequestSchemas>(c: Context<AppEnv>, schemas: S): ValidatedInput<S> | Promise<ValidatedInput<S>> {
+export function validateRequest<S extends RequestSchemas>(
+  c: Context<AppEnv>,
+  schemas: S,
+): ValidatedInput<S> | Promise<ValidatedInput<S>> {
   const details: FieldError[] = []
   const out: Record<string, unknown> = { params: {}, query: {}, body: undefined }
   if (schemas.params) {

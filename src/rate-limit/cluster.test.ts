@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { answerLimitBatch, ClusterRateLimiter, type LimitBatch, type LimitChannel, type LimitReplies } from './cluster.js'
+import {
+  answerLimitBatch,
+  ClusterRateLimiter,
+  type LimitBatch,
+  type LimitChannel,
+  type LimitReplies,
+} from './cluster.js'
 import { MemoryRateLimiter } from './memory.js'
 import { WINDOW_MS } from './types.js'
 
@@ -12,7 +18,8 @@ function fakePrimary(store = new MemoryRateLimiter(), silent = false) {
       // through JSON, as the IPC channel carries it
       const copy = JSON.parse(JSON.stringify(m)) as LimitBatch
       sent.push(copy)
-      if (!silent) setTimeout(() => deliver?.(JSON.parse(JSON.stringify(answerLimitBatch(store, copy))) as LimitReplies), 1)
+      if (!silent)
+        setTimeout(() => deliver?.(JSON.parse(JSON.stringify(answerLimitBatch(store, copy))) as LimitReplies), 1)
     },
     listen(onMessage) {
       deliver = onMessage

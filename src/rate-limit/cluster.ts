@@ -125,7 +125,7 @@ export class ClusterRateLimiter implements RateLimiter {
   }
 
   private onMessage(m: LimitReplies): void {
-    if (!m || m.t !== 'rl#') return
+    if (m?.t !== 'rl#') return
     const batch = this.sent.get(m.b)
     if (!batch) return
     this.sent.delete(m.b)

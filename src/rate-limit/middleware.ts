@@ -20,7 +20,12 @@ export function rateLimitHeaders(r: RateLimitResult, now: number): Record<string
  * 429 when the allowance is spent. Keyed by the key id, never the raw key. Synchronous when the
  * store answers at once (one process), a promise when it is remote (the cluster primary).
  */
-export function countRequest(c: Context<AppEnv>, limiter: RateLimiter, key: ApiKeyRecord, now: number): void | Promise<void> {
+export function countRequest(
+  c: Context<AppEnv>,
+  limiter: RateLimiter,
+  key: ApiKeyRecord,
+  now: number,
+): void | Promise<void> {
   const r = limiter.limit(key.id, key.ratePerMinute, now)
   return r instanceof Promise ? r.then((x) => applyLimit(c, x, now)) : applyLimit(c, r, now)
 }
@@ -30,9 +35,14 @@ function applyLimit(c: Context<AppEnv>, r: RateLimitResult, now: number): void {
   for (const k in headers) setHeader(c, k, headers[k])
   if (!r.allowed) {
     const retryAfter = Math.max(1, Math.ceil((r.resetAt - now) / 1000))
-    throw new ApiError('RateLimitExceeded', `rate limit of ${r.limit} requests per minute reached; retry in ${retryAfter} s`, undefined, {
-      ...headers,
-      'Retry-After': String(retryAfter),
-    })
+    throw new ApiError(
+      'RateLimitExceeded',
+      `rate limit of ${r.limit} requests per minute reached; retry in ${retryAfter} s`,
+      undefined,
+      {
+        ...headers,
+        'Retry-After': String(retryAfter),
+      },
+    )
   }
 }

@@ -43,7 +43,9 @@ import { renderEncumbrances } from './report.js'
 export const encumbrancesSuite: Suite<EncumbrancesData> = {
   name: 'encumbrances',
   title: 'Encumbrances: /parcel/{lpi}, /summary, /intersect and z14 tiles in process, /parcel/{lpi} over HTTP',
-  summary: '/encumbrances/parcel/{lpi} and /summary p50/p99 us, POST /intersect (200 km routes, 25 km² areas) ms, z14 tiles ms, /parcel/{lpi} req/s with 1 and 2 workers vs hello-world',
+  summary:
+    '/encumbrances/parcel/{lpi} and /summary p50/p99 us, POST /intersect (200 km routes, 25 km² areas) ms, z14 ' +
+    'tiles ms, /parcel/{lpi} req/s with 1 and 2 workers vs hello-world',
 
   async run(ctx) {
     const ds = openDataset(ctx.dataset.dir)
@@ -54,7 +56,11 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
         return skipped('the dataset has no encumbrance domain')
       }
       const edb = ds.sqlite(ENCUMBRANCE_FILES.sqlite)
-      const counts = edb.prepare('SELECT count(*) AS records, count(*) FILTER (WHERE record_status IS NULL) AS current FROM encumbrance').get() as { records: number; current: number }
+      const counts = edb
+        .prepare(
+          'SELECT count(*) AS records, count(*) FILTER (WHERE record_status IS NULL) AS current FROM encumbrance',
+        )
+        .get() as { records: number; current: number }
       if (!counts.current) {
         ctx.log('encumbrances: skipped: the encumbrance domain holds no current record')
         return skipped('the encumbrance domain holds no current record')
@@ -70,7 +76,9 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
           asOf: s.asOf,
         }
         delete data.skipped
-        ctx.log(`encumbrances: ${counts.records.toLocaleString('en-US')} records (${counts.current.toLocaleString('en-US')} current), ${data.overlaps.toLocaleString('en-US')} parcel overlaps`)
+        ctx.log(
+          `encumbrances: ${counts.records.toLocaleString('en-US')} records (${counts.current.toLocaleString('en-US')} current), ${data.overlaps.toLocaleString('en-US')} parcel overlaps`,
+        )
         if (s.hasParcels) await measureLookups(ctx, ds, app, key, s, data)
         else data.notes.push('the dataset has no parcel domain: the parcel lookups and the HTTP runs were not measured')
         const cells = heatCells(ds)

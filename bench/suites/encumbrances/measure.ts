@@ -13,7 +13,16 @@ import { measureAsync } from '../../lib/measure.js'
 import { fmt } from '../../lib/stats.js'
 import type { SuiteContext } from '../../lib/suite.js'
 import { QUERIES, WHOLE, type EncumbrancesData } from './model.js'
-import { denseTownships, makeAreas, makeLpiProbes, makeRoutes, makeTiles, ROUTE_TARGET_M, ROUTE_TRIES, TILE_ZOOM } from './probes.js'
+import {
+  denseTownships,
+  makeAreas,
+  makeLpiProbes,
+  makeRoutes,
+  makeTiles,
+  ROUTE_TARGET_M,
+  ROUTE_TRIES,
+  TILE_ZOOM,
+} from './probes.js'
 
 type App = ReturnType<typeof createApp>
 
@@ -30,7 +39,14 @@ export function failures(ctx: SuiteContext, what: string): { fail(m: string): vo
   }
 }
 
-export async function measureLookups(ctx: SuiteContext, ds: OpenDataset, app: App, key: string, s: EncumbranceQueries, data: EncumbrancesData): Promise<void> {
+export async function measureLookups(
+  ctx: SuiteContext,
+  ds: OpenDataset,
+  app: App,
+  key: string,
+  s: EncumbranceQueries,
+  data: EncumbrancesData,
+): Promise<void> {
   const quick = ctx.opts.quick
   const count = quick ? 200 : 5_000
   const rounds = quick ? 1 : 3
@@ -43,7 +59,9 @@ export async function measureLookups(ctx: SuiteContext, ds: OpenDataset, app: Ap
     data.notes.push('no current parcel carries an LPI: the parcel lookups were not measured')
     return
   }
-  ctx.log(`encumbrances: ${probes.length} LPIs (${data.withOverlaps} with overlaps, ${data.withoutOverlaps} without) x ${rounds} rounds`)
+  ctx.log(
+    `encumbrances: ${probes.length} LPIs (${data.withOverlaps} with overlaps, ${data.withoutOverlaps} without) x ${rounds} rounds`,
+  )
   const headers = { 'X-API-KEY': key }
   for (const [route, label] of [
     ['parcel', '/parcel/{lpi}'],
@@ -80,12 +98,16 @@ export async function measureLookups(ctx: SuiteContext, ds: OpenDataset, app: Ap
         check.fail(`${probes.lpi[k]} answered ${statuses[k]}: ${texts[k].slice(0, 200)}`)
         continue
       }
-      const body = JSON.parse(texts[k]) as { encumbrances?: { encumbrance_uid: number }[]; counts_by_class?: Record<string, number> }
+      const body = JSON.parse(texts[k]) as {
+        encumbrances?: { encumbrance_uid: number }[]
+        counts_by_class?: Record<string, number>
+      }
       const id = probes.parcelId[k]
       if (route === 'parcel') {
         const got = JSON.stringify(body.encumbrances?.map((e) => e.encumbrance_uid))
         const want = JSON.stringify(s.overlapsOfParcel(id).map((o) => o.row.uid))
-        if (got !== want) check.fail(`${probes.lpi[k]} answered uids ${got.slice(0, 120)}, in process ${want.slice(0, 120)}`)
+        if (got !== want)
+          check.fail(`${probes.lpi[k]} answered uids ${got.slice(0, 120)}, in process ${want.slice(0, 120)}`)
         results += body.encumbrances?.length ?? 0
       } else {
         const got = JSON.stringify(body.counts_by_class)
@@ -97,11 +119,22 @@ export async function measureLookups(ctx: SuiteContext, ds: OpenDataset, app: Ap
     check.done()
     whole.row.meanResults = results / probes.length
     data.lookupRows.push(whole.row)
-    ctx.log(`encumbrances: ${label} whole handler p50 ${fmt(whole.row.all.p50Us)} us, p99 ${fmt(whole.row.all.p99Us)} us (queries only p50 ${fmt(queries.row.all.p50Us)} us), ${fmt(whole.row.meanResults, 2)} encumbrances per answer`)
+    ctx.log(
+      `encumbrances: ${label} whole handler p50 ${fmt(whole.row.all.p50Us)} us, p99 ${fmt(whole.row.all.p99Us)} us (queries only ` +
+        `p50 ${fmt(queries.row.all.p50Us)} us), ${fmt(whole.row.meanResults, 2)} encumbrances per ` +
+        `answer`,
+    )
   }
 }
 
-export async function measureIntersect(ctx: SuiteContext, cells: { cx: number; cy: number; n: number }[], app: App, key: string, s: EncumbranceQueries, data: EncumbrancesData): Promise<void> {
+export async function measureIntersect(
+  ctx: SuiteContext,
+  cells: { cx: number; cy: number; n: number }[],
+  app: App,
+  key: string,
+  s: EncumbranceQueries,
+  data: EncumbrancesData,
+): Promise<void> {
   const quick = ctx.opts.quick
   const rounds = quick ? 1 : 3
   data.intersectRounds = rounds
@@ -109,23 +142,41 @@ export async function measureIntersect(ctx: SuiteContext, cells: { cx: number; c
   data.townships = towns.length
   const wantRoutes = quick ? 2 : 8
   const routes = makeRoutes(towns, wantRoutes, ctx.opts.seed)
-  if (routes.length < wantRoutes) data.notes.push(`${wantRoutes - routes.length} of ${wantRoutes} routes could not be drawn without self-intersection in ${ROUTE_TRIES} tries`)
+  if (routes.length < wantRoutes)
+    data.notes.push(
+      `${wantRoutes - routes.length} of ${wantRoutes} routes could not be drawn without self-intersection in ${ROUTE_TRIES} tries`,
+    )
   const areas = makeAreas(towns, quick ? 2 : 8, ctx.opts.seed)
   const parsedAreas = areas.map((coordinates) => parseInputGeometry({ type: 'Polygon', coordinates }))
   const badArea = parsedAreas.findIndex((g) => Array.isArray(g))
-  if (badArea >= 0) ctx.fail(`encumbrances: area ${badArea} was refused by the route's validation: ${JSON.stringify(parsedAreas[badArea]).slice(0, 200)}`)
+  if (badArea >= 0)
+    ctx.fail(
+      `encumbrances: area ${badArea} was refused by the route's validation: ${JSON.stringify(parsedAreas[badArea]).slice(0, 200)}`,
+    )
   const goodAreas = areas.filter((_, i) => !Array.isArray(parsedAreas[i]))
   data.areas = {
     count: goodAreas.length,
-    meanAreaKm2: parsedAreas.reduce((a, g) => a + (Array.isArray(g) || !('areaSqm' in g) ? 0 : g.areaSqm / 1e6), 0) / Math.max(1, goodAreas.length),
+    meanAreaKm2:
+      parsedAreas.reduce((a, g) => a + (Array.isArray(g) || !('areaSqm' in g) ? 0 : g.areaSqm / 1e6), 0) /
+      Math.max(1, goodAreas.length),
     positions: goodAreas[0]?.[0].length ?? 0,
   }
-  ctx.log(`encumbrances: ${towns.length} dense townships; ${routes.length} routes of ${fmt(ROUTE_TARGET_M / 1000)} km through ${routes.map((r) => r.townships).join(', ')} of them; ${goodAreas.length} areas of 25 km²`)
+  ctx.log(
+    `encumbrances: ${towns.length} dense townships; ${routes.length} routes of ${fmt(ROUTE_TARGET_M / 1000)} km through ${routes.map((r) => r.townships).join(', ')} of them; ${goodAreas.length} areas of 25 km²`,
+  )
 
   const headers = { 'X-API-KEY': key, 'Content-Type': 'application/json' }
   const cases = [
-    { kind: 'route' as const, label: `route of ${fmt(ROUTE_TARGET_M / 1000)} km`, geometries: routes.map((r) => ({ type: 'LineString', coordinates: r.coordinates })) },
-    { kind: 'area' as const, label: 'area of 25 km²', geometries: goodAreas.map((coordinates) => ({ type: 'Polygon', coordinates })) },
+    {
+      kind: 'route' as const,
+      label: `route of ${fmt(ROUTE_TARGET_M / 1000)} km`,
+      geometries: routes.map((r) => ({ type: 'LineString', coordinates: r.coordinates })),
+    },
+    {
+      kind: 'area' as const,
+      label: 'area of 25 km²',
+      geometries: goodAreas.map((coordinates) => ({ type: 'Polygon', coordinates })),
+    },
   ]
   const all = [...ENCUMBRANCE_CLASSES]
   for (const c of cases) {
@@ -156,11 +207,21 @@ export async function measureIntersect(ctx: SuiteContext, cells: { cx: number; c
         check.fail(`${c.kind} ${k} answered ${statuses[k]}: ${texts[k].slice(0, 200)}`)
         continue
       }
-      const body = JSON.parse(texts[k]) as { encumbrances: unknown[]; parcels: unknown[]; encumbrances_truncated: boolean; parcels_truncated: boolean }
+      const body = JSON.parse(texts[k]) as {
+        encumbrances: unknown[]
+        parcels: unknown[]
+        encumbrances_truncated: boolean
+        parcels_truncated: boolean
+      }
       const g = inputs[k]
       const want = Array.isArray(g) ? null : s.intersect('lines' in g ? { lines: g.lines } : { mp: g.mp }, all)
-      if (want && (want.encumbrances.length !== body.encumbrances.length || want.parcels.length !== body.parcels.length)) {
-        check.fail(`${c.kind} ${k} listed ${body.encumbrances.length} encumbrances and ${body.parcels.length} parcels, in process ${want.encumbrances.length} and ${want.parcels.length}`)
+      if (
+        want &&
+        (want.encumbrances.length !== body.encumbrances.length || want.parcels.length !== body.parcels.length)
+      ) {
+        check.fail(
+          `${c.kind} ${k} listed ${body.encumbrances.length} encumbrances and ${body.parcels.length} parcels, in process ${want.encumbrances.length} and ${want.parcels.length}`,
+        )
       }
       enc += body.encumbrances.length
       parcels += body.parcels.length
@@ -187,16 +248,30 @@ export async function measureIntersect(ctx: SuiteContext, cells: { cx: number; c
     const n = bodies.length
     whole.row.meanResults = enc / n
     service.row.meanResults = enc / n
-    const extra = { kind: c.kind, meanParcels: parcels / n, truncatedEncumbrances: truncE, truncatedParcels: truncP, requests: n, meanBytes: bytes / n }
+    const extra = {
+      kind: c.kind,
+      meanParcels: parcels / n,
+      truncatedEncumbrances: truncE,
+      truncatedParcels: truncP,
+      requests: n,
+      meanBytes: bytes / n,
+    }
     data.intersectRows.push({ ...service.row, ...extra }, { ...whole.row, ...extra })
     ctx.log(
       `encumbrances: /intersect ${c.label}: whole handler p50 ${fmt(whole.row.all.p50Us / 1000, 2)} ms, p99 ${fmt(whole.row.all.p99Us / 1000, 2)} ms (intersect() p50 ${fmt(service.row.all.p50Us / 1000, 2)} ms); ` +
-        `${fmt(enc / n)} encumbrances, ${fmt(parcels / n)} parcels, ${fmt(bytes / n / 1024)} KiB per answer; truncated ${truncE}/${truncP} of ${n}`,
+        `${fmt(enc / n)} encumbrances, ${fmt(parcels / n)} parcels, ${fmt(bytes / n / 1024)} KiB per answer; ` +
+        `truncated ${truncE}/${truncP} of ${n}`,
     )
   }
 }
 
-export async function measureTiles(ctx: SuiteContext, cells: { cx: number; cy: number; n: number }[], app: App, key: string, data: EncumbrancesData): Promise<void> {
+export async function measureTiles(
+  ctx: SuiteContext,
+  cells: { cx: number; cy: number; n: number }[],
+  app: App,
+  key: string,
+  data: EncumbrancesData,
+): Promise<void> {
   const quick = ctx.opts.quick
   const rounds = quick ? 1 : 3
   const { tiles, cells: used } = makeTiles(cells, quick ? 30 : 300, ctx.opts.seed)
@@ -229,8 +304,18 @@ export async function measureTiles(ctx: SuiteContext, cells: { cx: number; cy: n
   }
   check.done()
   row.meanResults = ok / tiles.length
-  data.tiles = { tiles: tiles.length, cells: used, rounds, row, share204: empty / tiles.length, meanBytes: ok ? bytes / ok : NaN, maxBytes }
-  ctx.log(`encumbrances: ${tiles.length} z${TILE_ZOOM} tiles: p50 ${fmt(row.all.p50Us / 1000, 2)} ms, p99 ${fmt(row.all.p99Us / 1000, 2)} ms, ${fmt(bytes / Math.max(1, ok) / 1024)} KiB per tile, ${fmt((empty / tiles.length) * 100)} % 204`)
+  data.tiles = {
+    tiles: tiles.length,
+    cells: used,
+    rounds,
+    row,
+    share204: empty / tiles.length,
+    meanBytes: ok ? bytes / ok : NaN,
+    maxBytes,
+  }
+  ctx.log(
+    `encumbrances: ${tiles.length} z${TILE_ZOOM} tiles: p50 ${fmt(row.all.p50Us / 1000, 2)} ms, p99 ${fmt(row.all.p99Us / 1000, 2)} ms, ${fmt(bytes / Math.max(1, ok) / 1024)} KiB per tile, ${fmt((empty / tiles.length) * 100)} % 204`,
+  )
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -39,7 +39,10 @@ export const BOW_SHARE = 0.06
 export const BOW_MAX_M = 2_500
 export const WIGGLE_M = 120
 export const WIGGLE_WAVE_M = 6_000
-/** Valid draws per route, the one through the most records kept; tries before a route is given up (a try that self-intersects is drawn again). */
+/**
+ * Valid draws per route, the one through the most records kept; tries before a route is given up (a try that
+ * self-intersects is drawn again).
+ */
 export const ROUTE_DRAWS = 6
 export const ROUTE_TRIES = 40
 /** The area case: a square of this side (25 km²), edges with a position every AREA_STEP_M. */
@@ -59,12 +62,18 @@ interface DrawnRoute {
   records: number
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // probe sets
 
 /** `count` LPIs of current parcels: `kind` 0 = its parcel has encumbrance overlaps, 1 = none. */
-export function makeLpiProbes(ds: OpenDataset, s: EncumbranceQueries, count: number, seed: number, label: string, withShare = WITH_SHARE): { lpi: string[]; parcelId: number[]; kind: Uint8Array; length: number } {
+export function makeLpiProbes(
+  ds: OpenDataset,
+  s: EncumbranceQueries,
+  count: number,
+  seed: number,
+  label: string,
+  withShare = WITH_SHARE,
+): { lpi: string[]; parcelId: number[]; kind: Uint8Array; length: number } {
   const pdb = ds.sqlite(PARCEL_FILES.sqlite)
   const edb = ds.sqlite(ENCUMBRANCE_FILES.sqlite)
   const maxId = (pdb.prepare('SELECT max(id) FROM parcel').pluck().get() as number | null) ?? 0
@@ -328,7 +337,11 @@ export function makeAreas(towns: Township[], count: number, seed: number): LonLa
 }
 
 /** Distinct z14 tiles of random points in the densest heat cells. */
-export function makeTiles(cells: { cx: number; cy: number; n: number }[], count: number, seed: number): { tiles: { x: number; y: number }[]; cells: number } {
+export function makeTiles(
+  cells: { cx: number; cy: number; n: number }[],
+  count: number,
+  seed: number,
+): { tiles: { x: number; y: number }[]; cells: number } {
   const top = cells.slice(0, Math.max(TILE_MIN_CELLS, Math.ceil(cells.length * TILE_CELL_SHARE)))
   const rnd = new Random(seed >>> 0, 'bench/encumbrances/tiles')
   const seen = new Set<string>()

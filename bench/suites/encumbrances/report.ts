@@ -7,28 +7,49 @@ import { verdict } from '../../lib/report.js'
 import { fmt, type Summary } from '../../lib/stats.js'
 import type { SuiteRecord } from '../../lib/suite.js'
 import { QUERIES, TARGETS, WHOLE, type EncumbrancesData } from './model.js'
-import { BOW_MAX_M, BOW_SHARE, CLUSTER_DEG, MIN_HOP_M, ROUTE_DRAWS, ROUTE_TARGET_M, START_POOL, STEP_M, TILE_CELL_SHARE, TILE_MIN_CELLS, TILE_ZOOM, TURN_LIMITS, WIGGLE_M } from './probes.js'
+import {
+  BOW_MAX_M,
+  BOW_SHARE,
+  CLUSTER_DEG,
+  MIN_HOP_M,
+  ROUTE_DRAWS,
+  ROUTE_TARGET_M,
+  START_POOL,
+  STEP_M,
+  TILE_CELL_SHARE,
+  TILE_MIN_CELLS,
+  TILE_ZOOM,
+  TURN_LIMITS,
+  WIGGLE_M,
+} from './probes.js'
 
 /** The markdown of one record. */
 export function renderEncumbrances(r: SuiteRecord<EncumbrancesData>): string {
   const d = r.data
   if (d.skipped) return `_Not measured: ${d.skipped}._`
   const national = r.dataset.scale === 'national'
-  const us = (s: Summary | null) => (s && s.n ? `${fmt(s.p50Us)} µs` : '–')
+  const us = (s: Summary | null) => (s?.n ? `${fmt(s.p50Us)} µs` : '–')
   const ms = (v: number) => `${fmt(v / 1000, 2)} ms`
   const kib = (bytes: number) => `${fmt(bytes / 1024)} KiB`
   const lines = [
-    `Dataset ${d.version} (as of ${d.asOf}): ${d.records.toLocaleString('en-US')} encumbrance records (${d.current.toLocaleString('en-US')} current), ${d.overlaps.toLocaleString('en-US')} parcel overlaps computed at build time. ` +
-      `"${WHOLE}" sends each request through the app (routing, key check, rate limit, validation, queries, the JSON or MVT answer read back as text or bytes, not parsed); "${QUERIES}" is the \`createEncumbranceQueries\` calls the route makes, without shaping the answer. ` +
-      `Every answer was checked afterwards against the in-process queries (same uids, counts, lists). One warm-up pass, then timed rounds; ops/s from one untimed pass.`,
+    `Dataset ${d.version} (as of ${d.asOf}): ${d.records.toLocaleString('en-US')} encumbrance records (${d.current.toLocaleString('en-US')} current), ${d.overlaps.toLocaleString('en-US')} parcel overlaps ` +
+      `computed at build time. ` +
+      `"${WHOLE}" sends each request through the app (routing, key check, rate limit, validation, queries, the ` +
+      `JSON or MVT answer read back as text or bytes, not parsed); "${QUERIES}" is the ` +
+      `\`createEncumbranceQueries\` calls the route makes, without shaping the answer. ` +
+      `Every answer was checked afterwards against the in-process queries (same uids, counts, lists). One warm-up ` +
+      `pass, then timed rounds; ops/s from one untimed pass.`,
   ]
   const parcelWhole = d.lookupRows.find((x) => x.op === '/parcel/{lpi}' && x.variant === WHOLE)
   if (d.lookupRows.length) {
     lines.push(
       '',
-      `**Parcel lookups**: ${d.lpis.toLocaleString('en-US')} seeded LPIs of current parcels (drawn uniformly over parcel rows; ${d.withOverlaps.toLocaleString('en-US')} whose parcel has encumbrance overlaps, ${d.withoutOverlaps.toLocaleString('en-US')} without), ${d.lpiRounds} timed round(s).`,
+      `**Parcel lookups**: ${d.lpis.toLocaleString('en-US')} seeded LPIs of current parcels (drawn uniformly over ` +
+        `parcel rows; ${d.withOverlaps.toLocaleString('en-US')} whose parcel has ` +
+        `encumbrance overlaps, ${d.withoutOverlaps.toLocaleString('en-US')} without), ${d.lpiRounds} timed round(s).`,
       '',
-      '| query | variant | p50 | p99 | mean | p50 with / without overlaps | ops/s | mean encumbrances | target | verdict |',
+      '| query | variant | p50 | p99 | mean | p50 with / without overlaps | ops/s | mean encumbrances | target | ' +
+        'verdict |',
       '|---|---|--:|--:|--:|--:|--:|--:|--:|---|',
       ...d.lookupRows.map((x) => {
         const target = x === parcelWhole ? TARGETS.parcelP50Ms : null
@@ -44,13 +65,25 @@ export function renderEncumbrances(r: SuiteRecord<EncumbrancesData>): string {
     const meanKm = d.routes.length ? d.routes.reduce((a, x) => a + x.lengthKm, 0) / d.routes.length : NaN
     lines.push(
       '',
-      `**Corridor and area screening** (\`POST /encumbrances/intersect\`, every class): ${d.routes.length} seeded routes of ${fmt(meanKm)} km (the ${ROUTE_MAX_M / 1000} km limit less 0.1 %) drawn through the dense townships of the \`heat_cell\` table ` +
-        `(${d.townships.toLocaleString('en-US')} clusters of 0.01° cells within ${CLUSTER_DEG}°): each from another of the ${START_POOL} densest, hops of at least ${MIN_HOP_M / 1000} km to the township ahead with the best density for its distance (at most ${TURN_LIMITS[0][0]}° per turn and ${TURN_LIMITS[0][1]}° off the first heading, else ${TURN_LIMITS[1][0]}° and ${TURN_LIMITS[1][1]}°), ` +
-        `each hop bowed by up to ${BOW_SHARE * 100} % of its length (at most ${BOW_MAX_M / 1000} km) with a ${WIGGLE_M} m wiggle, a position every ${STEP_M} m, straight on when no township is ahead; of ${ROUTE_DRAWS} such draws, the one whose townships hold the most records, each having passed the route's own validation (length, positions, not self-intersecting). ` +
-        `Areas: ${d.areas.count} squares of ${fmt(d.areas.meanAreaKm2)} km² (${d.areas.positions} positions) at random angles, each centred on another of those densest townships. ${d.intersectRounds} timed round(s). ` +
-        `Lists stop at ${INTERSECT_MAX_ENCUMBRANCES.toLocaleString('en-US')} encumbrances and ${INTERSECT_MAX_PARCELS.toLocaleString('en-US')} parcels ("truncated": answers that said so).`,
+      `**Corridor and area screening** (\`POST /encumbrances/intersect\`, every class): ${d.routes.length} seeded routes of ${fmt(meanKm)} km (the ${ROUTE_MAX_M / 1000} km limit less 0.1 ` +
+        `%) drawn through the dense townships of the \`heat_cell\` table ` +
+        `(${d.townships.toLocaleString('en-US')} clusters of 0.01° cells within ${CLUSTER_DEG}°): each from ` +
+        `another of the ${START_POOL} densest, hops of at ` +
+        `least ${MIN_HOP_M / 1000} km to the township ` +
+        `ahead with the best density for its distance (at most ${TURN_LIMITS[0][0]}° per turn and ${TURN_LIMITS[0][1]}° off the first ` +
+        `heading, else ${TURN_LIMITS[1][0]}° and ${TURN_LIMITS[1][1]}°), ` +
+        `each hop bowed by up to ${BOW_SHARE * 100} % of its length (at most ${BOW_MAX_M / 1000} km) with a ${WIGGLE_M} m wiggle, a ` +
+        `position every ${STEP_M} m, straight on when ` +
+        `no township is ahead; of ${ROUTE_DRAWS} such draws, the one ` +
+        `whose townships hold the most records, each having passed the route's own validation (length, ` +
+        `positions, not self-intersecting). ` +
+        `Areas: ${d.areas.count} squares of ${fmt(d.areas.meanAreaKm2)} km² (${d.areas.positions} positions) at ` +
+        `random angles, each centred on another of those densest townships. ${d.intersectRounds} timed round(s). ` +
+        `Lists stop at ${INTERSECT_MAX_ENCUMBRANCES.toLocaleString('en-US')} encumbrances and ${INTERSECT_MAX_PARCELS.toLocaleString('en-US')} parcels ` +
+        `("truncated": answers that said so).`,
       '',
-      '| case | variant | p50 | p99 | mean | ops/s | mean encumbrances | mean parcels | truncated (enc. / parcels) | mean answer | target | verdict |',
+      '| case | variant | p50 | p99 | mean | ops/s | mean encumbrances | mean parcels | truncated (enc. / parcels) ' +
+        '| mean answer | target | verdict |',
       '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
       ...d.intersectRows.map((x) => {
         const target = x === routeWhole ? TARGETS.intersectRouteP50Ms : null
@@ -63,7 +96,8 @@ export function renderEncumbrances(r: SuiteRecord<EncumbrancesData>): string {
     if (d.routes.length) {
       lines.push(
         '',
-        '| route | km | positions | dense townships | encumbrances | parcels | truncated | answer | whole handler p50 |',
+        '| route | km | positions | dense townships | encumbrances | parcels | truncated | answer | whole handler ' +
+          'p50 |',
         '|--:|--:|--:|--:|--:|--:|---|--:|--:|',
         ...d.routes.map(
           (x, i) =>
@@ -77,7 +111,9 @@ export function renderEncumbrances(r: SuiteRecord<EncumbrancesData>): string {
   if (t) {
     lines.push(
       '',
-      `**Vector tiles** (\`GET /encumbrances/tiles/${TILE_ZOOM}/{x}/{y}.mvt\`, every class): ${t.tiles} distinct z${TILE_ZOOM} tiles of seeded points in the ${t.cells.toLocaleString('en-US')} densest heat cells (the top ${TILE_CELL_SHARE * 100} %, at least ${TILE_MIN_CELLS}), ${t.rounds} timed round(s).`,
+      `**Vector tiles** (\`GET /encumbrances/tiles/${TILE_ZOOM}/{x}/{y}.mvt\`, every class): ${t.tiles} distinct z${TILE_ZOOM} tiles of seeded ` +
+        `points in the ${t.cells.toLocaleString('en-US')} densest heat cells ` +
+        `(the top ${TILE_CELL_SHARE * 100} %, at least ${TILE_MIN_CELLS}), ${t.rounds} timed round(s).`,
       '',
       '| tiles | variant | p50 | p99 | mean | ops/s | 204 share | mean bytes (200) | largest | target | verdict |',
       '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
@@ -85,7 +121,13 @@ export function renderEncumbrances(r: SuiteRecord<EncumbrancesData>): string {
     )
   }
   if (d.http) {
-    const wording = { endpoint: '/encumbrances/parcel/{lpi}', points: 'seeded LPIs of current parcels (80 % with encumbrance overlaps)', agreement: 'uid lists identical to in-process `overlapsOfParcel()`', targets: false, scale: r.dataset.scale }
+    const wording = {
+      endpoint: '/encumbrances/parcel/{lpi}',
+      points: 'seeded LPIs of current parcels (80 % with encumbrance overlaps)',
+      agreement: 'uid lists identical to in-process `overlapsOfParcel()`',
+      targets: false,
+      scale: r.dataset.scale,
+    }
     lines.push('', ...httpRoundsSection(d.http, wording))
   }
   const v = (label: string, row: OpRow | undefined, target: number) =>
@@ -94,7 +136,11 @@ export function renderEncumbrances(r: SuiteRecord<EncumbrancesData>): string {
     '',
     `Targets (national scale, whole handler p50):`,
     '',
-    v(`\`POST /encumbrances/intersect\`, ${fmt(ROUTE_TARGET_M / 1000)} km route through dense townships`, routeWhole, TARGETS.intersectRouteP50Ms),
+    v(
+      `\`POST /encumbrances/intersect\`, ${fmt(ROUTE_TARGET_M / 1000)} km route through dense townships`,
+      routeWhole,
+      TARGETS.intersectRouteP50Ms,
+    ),
     v('`GET /encumbrances/parcel/{lpi}`', parcelWhole, TARGETS.parcelP50Ms),
     v(`tile at z${TILE_ZOOM} in a dense township`, t?.row, TARGETS.tileP50Ms),
   )

@@ -5,7 +5,10 @@ import { DIST_TOL_M, type Answer, type DifferenceKind, type OpName } from './mod
 
 export type Verdict = 'agreed' | 'tolerated' | 'disagreed'
 
-/** One probe's answers, ours and PostGIS's (its ids in its own order; `at` sorted by id; `corridor`: the uid sets, edge cases settled by {@link explainDifference}). */
+/**
+ * One probe's answers, ours and PostGIS's (its ids in its own order; `at` sorted by id; `corridor`: the uid sets, edge
+ * cases settled by {@link explainDifference}).
+ */
 export function compare(op: OpName, ours: Answer, theirs: Answer): Verdict {
   if (op === 'corridor') {
     const b = new Set(theirs.ids)
@@ -29,7 +32,10 @@ export function compare(op: OpName, ours: Answer, theirs: Answer): Verdict {
   if (ours.ids.length === RADIUS_LIMIT) edges.push(ours.d!.at(-1)!)
   if (theirs.ids.length === RADIUS_LIMIT) edges.push(theirs.d!.at(-1)!)
   const onEdge = (d: number) => edges.some((e) => Math.abs(d - e) <= DIST_TOL_M)
-  const only = [...ours.ids.map((id, i) => (b.has(id) ? null : ours.d![i])), ...theirs.ids.map((id, i) => (a.has(id) ? null : theirs.d![i]))]
+  const only = [
+    ...ours.ids.map((id, i) => (b.has(id) ? null : ours.d![i])),
+    ...theirs.ids.map((id, i) => (a.has(id) ? null : theirs.d![i])),
+  ]
   return only.every((d) => d === null || onEdge(d)) ? 'tolerated' : 'disagreed'
 }
 
@@ -42,7 +48,12 @@ export function compare(op: OpName, ours: Answer, theirs: Answer): Verdict {
  * sides: 'edge model'; anything else: 'unexplained'. `planarGapM`: the straight-edge gap in
  * metres, its lower bound (degrees times the shorter metres-per-degree).
  */
-export function explainDifference(side: 'ours' | 'PostGIS', gapM: number, planarMeets: boolean, planarGapM: number): DifferenceKind {
+export function explainDifference(
+  side: 'ours' | 'PostGIS',
+  gapM: number,
+  planarMeets: boolean,
+  planarGapM: number,
+): DifferenceKind {
   const near = EDGE_TOL_M + 0.005
   if (side === 'ours') {
     if (gapM <= near) return 'tolerance'

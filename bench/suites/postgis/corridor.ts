@@ -28,7 +28,15 @@ import { fmt, median, Samples, type Summary } from '../../lib/stats.js'
 import type { SuiteContext } from '../../lib/suite.js'
 import { explainDifference } from './compare.js'
 import { loadEncumbrances } from './load.js'
-import { CORRIDOR, LENGTH_TOL, PARCEL_EDGE_DEPTH_M, PARCEL_EDGE_M, type Answer, type CorridorData, type PostgisData } from './model.js'
+import {
+  CORRIDOR,
+  LENGTH_TOL,
+  PARCEL_EDGE_DEPTH_M,
+  PARCEL_EDGE_M,
+  type Answer,
+  type CorridorData,
+  type PostgisData,
+} from './model.js'
 import { EXPLAIN_SQL, PARCEL_EDGE_SQL, PLANAR_LENGTH_SQL, type PgOp } from './queries.js'
 
 const round7 = (v: number) => Math.round(v * 1e7) / 1e7
@@ -39,14 +47,22 @@ const round7 = (v: number) => Math.round(v * 1e7) / 1e7
  * (drawn uniformly by row, so mostly erven in towns) at a random heading, then takes steps of
  * `stepM`, turning up to ± `turnDeg` each, every step's end moved to the nearest published
  * parcel's label point within `snapM` when there is one, turning up to twice `turnDeg` more to
- * find one (so the route runs through parcels, not along the empty land between towns). Positions have 7 decimals, as a client sends them; a draw
+ * find one (so the route runs through parcels, not along the empty land between towns). Positions have 7 decimals, as a
+ * client sends them; a draw
  * the route's own validation refuses (self-intersecting) is drawn again.
  */
-export function makeCorridorProbes(ds: OpenDataset, count: number, seed: number): { routes: [number, number][][]; snapped: number; positions: number } {
+export function makeCorridorProbes(
+  ds: OpenDataset,
+  count: number,
+  seed: number,
+): { routes: [number, number][][]; snapped: number; positions: number } {
   // published parcels' label points (without a cadastre: the box centres of the current encumbrances)
   const [db, where] = ds.domain('parcels')
     ? [ds.sqlite(PARCEL_FILES.sqlite), 'SELECT label_lon, label_lat FROM parcel WHERE hidden = 0 ORDER BY id']
-    : [ds.sqlite(ENCUMBRANCE_FILES.sqlite), 'SELECT (min_x + max_x) / 2, (min_y + max_y) / 2 FROM encumbrance WHERE record_status IS NULL ORDER BY id']
+    : [
+        ds.sqlite(ENCUMBRANCE_FILES.sqlite),
+        'SELECT (min_x + max_x) / 2, (min_y + max_y) / 2 FROM encumbrance WHERE record_status IS NULL ORDER BY id',
+      ]
   const n = db.prepare(`SELECT count(*) FROM (${where})`).pluck().get() as number
   const routes: [number, number][][] = []
   if (!n) return { routes, snapped: 0, positions: 0 }
@@ -132,30 +148,45 @@ export async function prepareCorridor(
   ds: OpenDataset,
   source: string,
   data: PostgisData,
-): Promise<{ op: PgOp; agreement(ours: Answer[], theirs: Answer[]): Promise<{ agreed: number; tolerated: number; disagreed: number }>; handler(rounds: number): Promise<Summary> } | null> {
+): Promise<{
+  op: PgOp
+  agreement(ours: Answer[], theirs: Answer[]): Promise<{ agreed: number; tolerated: number; disagreed: number }>
+  handler(rounds: number): Promise<Summary>
+} | null> {
   const log = ctx.log
   if (!ds.domain('encumbrances') || !ds.has(ENCUMBRANCE_FILES.sqlite)) {
     data.notes!.push('corridor not measured: the dataset has no encumbrance domain')
     return null
   }
   if (!provinceDirs(join(source, 'south_africa', 'encumbrances')).length) {
-    data.notes!.push(`corridor not measured: the source export has no encumbrance layers (${join(source, 'south_africa', 'encumbrances')})`)
+    data.notes!.push(
+      `corridor not measured: the source export has no encumbrance layers (${join(source, 'south_africa', 'encumbrances')})`,
+    )
     return null
   }
   // ---- load
   const { uids, load } = await loadEncumbrances(log, admin, cluster, source)
 
   // the uid sets only compare if both sides hold the same records
-  const served = ds.sqlite(ENCUMBRANCE_FILES.sqlite).prepare('SELECT uid FROM encumbrance WHERE record_status IS NULL ORDER BY uid').pluck().all() as number[]
+  const served = ds
+    .sqlite(ENCUMBRANCE_FILES.sqlite)
+    .prepare('SELECT uid FROM encumbrance WHERE record_status IS NULL ORDER BY uid')
+    .pluck()
+    .all() as number[]
   const loaded = [...uids].sort((a, b) => a - b)
   const firstDiff = loaded.findIndex((u, i) => u !== served[i])
   if (loaded.length !== served.length || firstDiff >= 0)
-    ctx.fail(`postgis: loaded ${loaded.length} current encumbrances from the source, the dataset serves ${served.length} (first difference at uid ${loaded[firstDiff] ?? served[loaded.length]}): uid sets would not compare`)
+    ctx.fail(
+      `postgis: loaded ${loaded.length} current encumbrances from the source, the dataset serves ${served.length} (first difference ` +
+        `at uid ${loaded[firstDiff] ?? served[loaded.length]}): uid sets would ` +
+        `not compare`,
+    )
 
   // ---- routes
   const count = ctx.opts.quick ? 30 : 500
   const { routes, snapped, positions } = makeCorridorProbes(ds, count, ctx.opts.seed)
-  if (routes.length < count) data.notes!.push(`corridor: ${routes.length} of ${count} routes drawn (the others kept self-intersecting)`)
+  if (routes.length < count)
+    data.notes!.push(`corridor: ${routes.length} of ${count} routes drawn (the others kept self-intersecting)`)
   const lengths = routes.map((r) => {
     let m = 0
     for (let i = 0; i + 1 < r.length; i++) m += fastGeodesicM(r[i][0], r[i][1], r[i + 1][0], r[i + 1][1])
@@ -176,7 +207,15 @@ export async function prepareCorridor(
     },
     handler: null,
     encumbrances: { agreed: 0, tolerated: 0, disagreed: 0, probes: routes.length },
-    lengths: { pairs: 0, within: 0, medianAbsM: NaN, maxAbsM: NaN, worst: null, outsideStraightAgree: 0, otherOutliers: [] },
+    lengths: {
+      pairs: 0,
+      within: 0,
+      medianAbsM: NaN,
+      maxAbsM: NaN,
+      worst: null,
+      outsideStraightAgree: 0,
+      otherOutliers: [],
+    },
     parcels: { agreed: 0, tolerated: 0, disagreed: 0, meanOurs: 0, meanPg: 0, examples: [] },
     differences: [],
     differenceCounts: { tolerance: 0, 'edge model': 0, unexplained: 0 },
@@ -236,18 +275,27 @@ export async function prepareCorridor(
             const o = ours[k].ids.indexOf(uid)
             const rel = eq.intersect({ lines: [routes[k]] }, classes).encumbrances.find((e) => e.row.uid === uid)
             corridor.lengths.otherOutliers.push(
-              `uid ${uid} (${rel?.row.cls}, ${rel?.overlap.relationship}) on route ${k}: ours ${fmt(ours[k].d![o], 3)} m, PostGIS ${fmt(pm, 3)} m, with straight edges ${fmt(straight, 3)} m` +
-                // a touch's length is the run along the record's boundary, within our 2 cm; PostGIS counts only what lies exactly on or in it
-                (rel?.overlap.relationship === 'touches' ? ' (a run along the boundary: ours counts it within 2 cm, PostGIS only where exactly on it)' : ''),
+              `uid ${uid} (${rel?.row.cls}, ${rel?.overlap.relationship}) on route ${k}: ours ${fmt(ours[k].d![o], 3)} m, PostGIS ${fmt(pm, 3)} m, with straight ` +
+                `edges ${fmt(straight, 3)} m` +
+                // a touch's length is the run along the record's boundary, within our 2 cm; PostGIS counts only what
+                // lies exactly on or in it
+                (rel?.overlap.relationship === 'touches'
+                  ? ' (a run along the boundary: ours counts it within 2 cm, PostGIS only where exactly on it)'
+                  : ''),
             )
           }
         }
         if (!(diff <= corridor.lengths.maxAbsM)) {
           corridor.lengths.maxAbsM = diff
-          corridor.lengths.worst = `uid ${uid} on route ${k}: ours ${fmt(m, 2)} m, PostGIS ${fmt(pm, 2)} m${straight !== null ? `, PostGIS with straight edges ${fmt(straight, 2)} m` : ''}`
+          corridor.lengths.worst = `uid ${uid} on route ${k}: ours ${fmt(m, 2)} m, PostGIS ${fmt(pm, 2)} m${
+            straight !== null ? `, PostGIS with ` + `straight edges ${fmt(straight, 2)} m` : ''
+          }`
         }
       }
-      const only: ['ours' | 'PostGIS', number][] = [...[...a.keys()].filter((u) => !b.has(u)).map((u) => ['ours', u] as ['ours', number]), ...[...b.keys()].filter((u) => !a.has(u)).map((u) => ['PostGIS', u] as ['PostGIS', number])]
+      const only: ['ours' | 'PostGIS', number][] = [
+        ...[...a.keys()].filter((u) => !b.has(u)).map((u) => ['ours', u] as ['ours', number]),
+        ...[...b.keys()].filter((u) => !a.has(u)).map((u) => ['PostGIS', u] as ['PostGIS', number]),
+      ]
       if (!only.length) {
         enc.agreed++
         continue
@@ -255,15 +303,32 @@ export async function prepareCorridor(
       let unexplained = false
       const kx = metresPerDegree(routes[k][0][1]).lon
       for (const [side, uid] of only) {
-        const r = (await admin.query<{ cls: string; gap_m: number; planar: boolean; planar_gap: number }>(EXPLAIN_SQL, [wkt[k], uid])).rows[0]
+        const r = (
+          await admin.query<{ cls: string; gap_m: number; planar: boolean; planar_gap: number }>(EXPLAIN_SQL, [
+            wkt[k],
+            uid,
+          ])
+        ).rows[0]
         const kind = r ? explainDifference(side, r.gap_m, r.planar, r.planar_gap * kx) : 'unexplained'
         corridor.differenceCounts[kind]++
         if (corridor.differences.length < 50)
-          corridor.differences.push({ route: k, uid, side, cls: r?.cls ?? '?', kind, gapM: r?.gap_m ?? NaN, planarMeets: r?.planar ?? false, planarGapDeg: r?.planar_gap ?? NaN })
+          corridor.differences.push({
+            route: k,
+            uid,
+            side,
+            cls: r?.cls ?? '?',
+            kind,
+            gapM: r?.gap_m ?? NaN,
+            planarMeets: r?.planar ?? false,
+            planarGapDeg: r?.planar_gap ?? NaN,
+          })
         if (kind === 'unexplained') {
           unexplained = true
           if (failures++ < 3)
-            ctx.fail(`postgis corridor: route ${k} (${wkt[k].slice(0, 80)}…): uid ${uid} (${r?.cls}) met by ${side} only, ${fmt(r?.gap_m, 3)} m from the route on geography, straight-edge ${r?.planar ? 'meets' : 'misses'}`)
+            ctx.fail(
+              `postgis corridor: route ${k} (${wkt[k].slice(0, 80)}…): uid ${uid} (${r?.cls}) met by ${side} only, ${fmt(r?.gap_m, 3)} m from the route on ` +
+                `geography, straight-edge ${r?.planar ? 'meets' : 'misses'}`,
+            )
         }
       }
       if (unexplained) enc.disagreed++
@@ -283,7 +348,10 @@ export async function prepareCorridor(
       const b = new Map(theirs[k].parcels!.map((id, i) => [id, theirs[k].parcelM![i]]))
       p.meanOurs += a.size / routes.length
       p.meanPg += b.size / routes.length
-      const only = [...[...a].filter(([id]) => !b.has(id)).map(([id, m]) => ({ id, m, side: 'ours' })), ...[...b].filter(([id]) => !a.has(id)).map(([id, m]) => ({ id, m, side: 'PostGIS' }))]
+      const only = [
+        ...[...a].filter(([id]) => !b.has(id)).map(([id, m]) => ({ id, m, side: 'ours' })),
+        ...[...b].filter(([id]) => !a.has(id)).map(([id, m]) => ({ id, m, side: 'PostGIS' })),
+      ]
       if (!only.length) {
         p.agreed++
         continue
@@ -295,7 +363,11 @@ export async function prepareCorridor(
           const o = lineOverlap([routes[k]], eq.parcelGeometry(x.id))
           // (PostGIS may split a run along a shared edge between the two parcels, a few mm either side)
           const alongBoundary = o !== null && o.relationship === 'touches' && x.m <= o.boundaryM + 0.01
-          edge = alongBoundary && ((await admin.query<{ near: boolean }>(PARCEL_EDGE_SQL, [wkt[k], x.id, PARCEL_EDGE_DEPTH_M])).rows[0]?.near ?? false)
+          edge =
+            alongBoundary &&
+            ((await admin.query<{ near: boolean }>(PARCEL_EDGE_SQL, [wkt[k], x.id, PARCEL_EDGE_DEPTH_M])).rows[0]
+              ?.near ??
+              false)
         }
         if (!edge) unexplained.push(x)
       }
@@ -304,7 +376,12 @@ export async function prepareCorridor(
       const what =
         listed
           .slice(0, 3)
-          .map((x) => `parcel ${x.id} by ${x.side} only (${fmt(x.m, 3)} m inside${unexplained.includes(x) ? '' : ', within the edge tolerance'})`)
+          .map(
+            (x) =>
+              `parcel ${x.id} by ${x.side} only (${fmt(x.m, 3)} m inside${
+                unexplained.includes(x) ? '' : ', within the edge ' + 'tolerance'
+              })`,
+          )
           .join(', ') + (listed.length > 3 ? ` and ${listed.length - 3} more` : '')
       if (p.examples.length < 5) p.examples.push(`route ${k}: ${what}`)
       if (!unexplained.length) p.tolerated++
@@ -326,7 +403,12 @@ export async function prepareCorridor(
     try {
       const key = keys.issue(['encumbrance'])
       const store = new SqliteKeyStore(keys.path)
-      const app = createApp({ log: pino({ level: 'silent' }), keys: store, limiter: new MemoryRateLimiter(), data: new DatasetHandle(ds, buildServices) })
+      const app = createApp({
+        log: pino({ level: 'silent' }),
+        keys: store,
+        limiter: new MemoryRateLimiter(),
+        data: new DatasetHandle(ds, buildServices),
+      })
       const headers = { 'X-API-KEY': key, 'Content-Type': 'application/json' }
       const bodies = routes.map((coordinates) => JSON.stringify({ geometry: { type: 'LineString', coordinates } }))
       const call = async (k: number) => {
@@ -339,9 +421,15 @@ export async function prepareCorridor(
       let bad = 0
       for (let k = 0; k < routes.length; k++) {
         const { status, text } = await call(k)
-        const got = status === 200 ? (JSON.parse(text) as { encumbrances: { encumbrance_uid: number }[] }).encumbrances.map((e) => e.encumbrance_uid) : null
+        const got =
+          status === 200
+            ? (JSON.parse(text) as { encumbrances: { encumbrance_uid: number }[] }).encumbrances.map(
+                (e) => e.encumbrance_uid,
+              )
+            : null
         const want = eq.intersect({ lines: [routes[k]] }, classes).encumbrances.map((e) => e.row.uid)
-        if ((!got || JSON.stringify(got) !== JSON.stringify(want)) && bad++ < 3) ctx.fail(`postgis corridor: POST /intersect route ${k} answered ${status}: ${text.slice(0, 200)}`)
+        if ((!got || JSON.stringify(got) !== JSON.stringify(want)) && bad++ < 3)
+          ctx.fail(`postgis corridor: POST /intersect route ${k} answered ${status}: ${text.slice(0, 200)}`)
       }
       const s = new Samples(routes.length * rounds)
       for (let r = 0; r < rounds; r++) {

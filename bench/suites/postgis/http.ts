@@ -16,7 +16,16 @@ import { fmt, median } from '../../lib/stats.js'
 import type { SuiteContext, SuiteRecord } from '../../lib/suite.js'
 import { RADIUS_LIMIT, RADIUS_M } from '../plots.js'
 import { measurePg, PGBENCH_SECONDS, writePgbenchScript } from './measure.js'
-import { CONNECTIONS, HTTP_ENDPOINT, type Answer, type HttpOp, type PostgisData, type Probes, type SameRunHttp, type SameRunOp } from './model.js'
+import {
+  CONNECTIONS,
+  HTTP_ENDPOINT,
+  type Answer,
+  type HttpOp,
+  type PostgisData,
+  type Probes,
+  type SameRunHttp,
+  type SameRunOp,
+} from './model.js'
 import { ask, type PgOp } from './queries.js'
 
 // ---------------------------------------------------------------- HTTP numbers of earlier runs
@@ -30,31 +39,65 @@ export function httpFromResults(ctx: SuiteContext): PostgisData['http'] {
   try {
     const suites: Record<string, SuiteRecord | undefined> = {}
     try {
-      for (const r of Object.values(loadResults(resolve('bench', 'results.json')).suites)) if (r.dataset.scale === ctx.dataset.scale) suites[r.name] = r
+      for (const r of Object.values(loadResults(resolve('bench', 'results.json')).suites))
+        if (r.dataset.scale === ctx.dataset.scale) suites[r.name] = r
     } catch {
       // no results.json: this run's records only
     }
     for (const r of ctx.earlier) if (r.dataset.scale === ctx.dataset.scale) suites[r.name] = r
-    type Run = { target: string; workers: number; endpoint?: string; logLevel?: string; result: { reqPerS: number; connections?: number } }
+    type Run = {
+      target: string
+      workers: number
+      endpoint?: string
+      logLevel?: string
+      result: { reqPerS: number; connections?: number }
+    }
     const cpuOf = (profiles: EndpointProfile[] | undefined, endpoint: string) => {
       const b = profiles?.find((p) => p.endpoint === endpoint)?.breakdown
-      if (!b || !b.requests) return undefined
-      const answerUs = b.rows.filter((r) => /^(service code|answer serialisation)/.test(r.component)).reduce((sum, r) => sum + r.usPerRequest, 0)
+      if (!b?.requests) return undefined
+      const answerUs = b.rows
+        .filter((r) => /^(service code|answer serialisation)/.test(r.component))
+        .reduce((sum, r) => sum + r.usPerRequest, 0)
       return { totalUs: (b.busyMs * 1000) / b.requests, answerUs }
     }
     const http = suites.http
     if (http) {
       const data = http.data as { runs?: Run[]; profiles?: EndpointProfile[] }
-      const runs = (data.runs ?? []).filter((r) => r.target === 'server' && r.workers === 2 && (r.logLevel ?? 'info') === 'info' && (r.result.connections ?? 50) === 50)
-      for (const [op, endpoint] of [['nearest', 'reverse'], ['radius', 'radius']] as const) {
+      const runs = (data.runs ?? []).filter(
+        (r) =>
+          r.target === 'server' &&
+          r.workers === 2 &&
+          (r.logLevel ?? 'info') === 'info' &&
+          (r.result.connections ?? 50) === 50,
+      )
+      for (const [op, endpoint] of [
+        ['nearest', 'reverse'],
+        ['radius', 'radius'],
+      ] as const) {
         const v = runs.filter((r) => r.endpoint === endpoint).map((r) => r.result.reqPerS)
-        if (v.length) out.push({ op, endpoint: HTTP_ENDPOINT[op], reqPerS: median(v), ranAt: http.ranAt, cpu: cpuOf(data.profiles, endpoint) })
+        if (v.length)
+          out.push({
+            op,
+            endpoint: HTTP_ENDPOINT[op],
+            reqPerS: median(v),
+            ranAt: http.ranAt,
+            cpu: cpuOf(data.profiles, endpoint),
+          })
       }
     }
     const parcels = suites.parcels
     const ph = (parcels?.data as { http?: { runs?: Run[]; profiles?: EndpointProfile[] } | null } | undefined)?.http
-    const v = (ph?.runs ?? []).filter((r) => r.target === 'server' && r.workers === 2 && (r.result.connections ?? 50) === 50).map((r) => r.result.reqPerS)
-    if (parcels && v.length) out.push({ op: 'at', endpoint: HTTP_ENDPOINT.at, reqPerS: median(v), ranAt: parcels.ranAt, cpu: cpuOf(ph?.profiles, HTTP_ENDPOINT.at) })
+    const v = (ph?.runs ?? [])
+      .filter((r) => r.target === 'server' && r.workers === 2 && (r.result.connections ?? 50) === 50)
+      .map((r) => r.result.reqPerS)
+    if (parcels && v.length)
+      out.push({
+        op: 'at',
+        endpoint: HTTP_ENDPOINT.at,
+        reqPerS: median(v),
+        ranAt: parcels.ranAt,
+        cpu: cpuOf(ph?.profiles, HTTP_ENDPOINT.at),
+      })
   } catch {
     // no results.json, or one of another shape: in-process numbers only
   }
@@ -118,7 +161,9 @@ export async function sameRunHttp(
     if (!idx.length) return []
     const p = o.probes as Probes
     const sub: PgOp = { ...o, probes: { length: idx.length }, values: (k) => o.values(idx[k]) }
-    return [{ op, sub, paths: idx.map((k) => httpPath(op, p.lon[k], p.lat[k])), expected: idx.map((k) => answers[k].ids) }]
+    return [
+      { op, sub, paths: idx.map((k) => httpPath(op, p.lon[k], p.lat[k])), expected: idx.map((k) => answers[k].ids) },
+    ]
   })
   if (!loaded.length) return { skipped: 'no probe answers over HTTP with a 200' }
   const pgSeconds = quick ? PGBENCH_SECONDS.quick : PGBENCH_SECONDS.full
@@ -148,11 +193,22 @@ export async function sameRunHttp(
     const pgTurn = async (op: HttpOp, sub: PgOp): Promise<number> => {
       const script = scripts.get(op)
       if (!script || !pgbench) return (await measurePg(clients, sub.probes, (c, k) => ask(c, sub, k))).qps
-      const r = runPgbench(pgbench, cluster, script, { clients: CONNECTIONS, threads: 1, seconds: pgSeconds, seed: ctx.opts.seed, logDir: cluster.dir })
+      const r = runPgbench(pgbench, cluster, script, {
+        clients: CONNECTIONS,
+        threads: 1,
+        seconds: pgSeconds,
+        seed: ctx.opts.seed,
+        logDir: cluster.dir,
+      })
       if ('error' in r) throw new PgbenchFailed(`pgbench on ${op}: ${r.error}`)
       return r.qps
     }
-    const server = await startApiServer({ datasetDir: ctx.dataset.dir, keysDb: join(work, 'keys.db'), workers: SAME_RUN.workers, workDir: work })
+    const server = await startApiServer({
+      datasetDir: ctx.dataset.dir,
+      keysDb: join(work, 'keys.db'),
+      workers: SAME_RUN.workers,
+      workDir: work,
+    })
     try {
       for (const { op, paths, expected } of loaded) {
         const checked = Math.min(SAME_RUN.checked, paths.length)
@@ -164,7 +220,10 @@ export async function sameRunHttp(
           const want = op === 'at' ? [...expected[k]].sort((a, b) => a - b) : expected[k]
           const got = op === 'at' && ids ? [...ids].sort((a, b) => a - b) : ids
           if (res.status === 200 && got && got.length === want.length && got.every((v, j) => v === want[j])) agreed++
-          else ctx.fail(`postgis http: ${paths[k]} answered ${res.status} with ids ${JSON.stringify(ids)?.slice(0, 200)}, in process ${JSON.stringify(want).slice(0, 200)}`)
+          else
+            ctx.fail(
+              `postgis http: ${paths[k]} answered ${res.status} with ids ${JSON.stringify(ids)?.slice(0, 200)}, in process ${JSON.stringify(want).slice(0, 200)}`,
+            )
         }
         result.ops.push({ op, endpoint: HTTP_ENDPOINT[op], probes: paths.length, checked, agreed, turns: [] })
       }
@@ -172,12 +231,26 @@ export async function sameRunHttp(
       for (let round = 1; round <= rounds; round++) {
         for (const [i, { op, sub, paths }] of loaded.entries()) {
           const pgQps = await pgTurn(op, sub)
-          const o = { port: server.port, paths, headers: { 'X-API-KEY': key }, connections: SAME_RUN.connections, workDir: work }
+          const o = {
+            port: server.port,
+            paths,
+            headers: { 'X-API-KEY': key },
+            connections: SAME_RUN.connections,
+            workDir: work,
+          }
           if (round === 1) await runLoad(tool, { ...o, durationS: quick ? 1 : 2 })
           const r = await runLoad(tool, { ...o, durationS })
           if (r.errors > 0) ctx.fail(`postgis http: ${HTTP_ENDPOINT[op]} had ${r.errors} errors (${r.non2xx} non-2xx)`)
-          result.ops[i].turns.push({ oursReqPerS: r.reqPerS, oursP50Ms: r.p50Ms, oursP99Ms: r.p99Ms, oursErrors: r.errors, pgQps })
-          ctx.log(`postgis http: round ${round} ${HTTP_ENDPOINT[op]}: ours ${fmt(r.reqPerS)} req/s (p99 ${fmt(r.p99Ms, 2)} ms, errors ${r.errors}), PostGIS ${fmt(pgQps)} q/s (${result.pgClient})`)
+          result.ops[i].turns.push({
+            oursReqPerS: r.reqPerS,
+            oursP50Ms: r.p50Ms,
+            oursP99Ms: r.p99Ms,
+            oursErrors: r.errors,
+            pgQps,
+          })
+          ctx.log(
+            `postgis http: round ${round} ${HTTP_ENDPOINT[op]}: ours ${fmt(r.reqPerS)} req/s (p99 ${fmt(r.p99Ms, 2)} ms, errors ${r.errors}), PostGIS ${fmt(pgQps)} q/s (${result.pgClient})`,
+          )
         }
       }
     } catch (err) {

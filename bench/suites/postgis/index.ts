@@ -27,7 +27,8 @@
  * per-query latency) and once with 8 connections each taking its share of the probes (queries/s);
  * then through pgbench, PostgreSQL's C client, with 1 and 8 connections on the same statements
  * and probes, since the 8 `pg` clients share one Node thread that can be the limit (the ratios
- * use whichever client got more out of PostGIS). Ours runs in process, single thread. Targets (reported, not asserted): ours >= 50x faster per
+ * use whichever client got more out of PostGIS). Ours runs in process, single thread. Targets (reported, not asserted):
+ * ours >= 50x faster per
  * query than PostGIS sequential; ours >= 3x PostGIS's 8-connection throughput.
  *
  * Rows and ids come from the build's own readers and normalisers (same accepted rows, same
@@ -56,19 +57,28 @@ import { runWith, Skip, type PgModule } from './run.js'
 export const postgisSuite: Suite<PostgisData> = {
   name: 'postgis',
   title: 'PostGIS side by side',
-  summary: `the same probes against PostgreSQL + PostGIS (GiST; 1 and ${CONNECTIONS} connections) vs in process: latency, throughput, ratio, agreement (${NO_POSTGIS_ENV}=1 skips)`,
+  summary:
+    `the same probes against PostgreSQL + PostGIS (GiST; 1 and ${CONNECTIONS} connections) vs in process: ` +
+    `latency, throughput, ratio, agreement (${NO_POSTGIS_ENV}=1 skips)`,
 
   async run(ctx) {
     const data: PostgisData = { connections: CONNECTIONS, notes: [] }
     const source = join(dirname(ctx.dataset.dir), 'source')
     if (process.env[NO_POSTGIS_ENV] === '1') return { ...data, skipped: `${NO_POSTGIS_ENV}=1` }
-    if (!findLayerFile(join(source, 'botswana'), 'plots') && !findLayerFile(join(source, 'south_africa'), 'erven') && !provinceDirs(join(source, 'south_africa', 'cadastre')).length)
+    if (
+      !findLayerFile(join(source, 'botswana'), 'plots') &&
+      !findLayerFile(join(source, 'south_africa'), 'erven') &&
+      !provinceDirs(join(source, 'south_africa', 'cadastre')).length
+    )
       return { ...data, skipped: `no source export next to the dataset (${source}); PostGIS loads the source exports` }
     let pg: PgModule
     try {
       pg = (await import('pg')).default
     } catch (err) {
-      return { ...data, skipped: `the PostgreSQL client \`pg\` (a dev dependency) cannot be loaded: ${(err as Error).message.split('\n')[0]}; run npm install` }
+      return {
+        ...data,
+        skipped: `the PostgreSQL client \`pg\` (a dev dependency) cannot be loaded: ${(err as Error).message.split('\n')[0]}; run npm install`,
+      }
     }
     const install = preparePostgis(ctx.log)
     if ('skipped' in install) {

@@ -92,7 +92,9 @@ export async function writeParcels(source: string, file: string): Promise<number
         const r = normaliseParcel(row.properties, row.geometry, layer.type, code)
         if (!r.ok) continue
         const mp = decodeGeometry(encodeGeometry(r.rec.geometry))
-        out.line(`${++id}\t${r.rec.lstatus}\t${r.rec.wstatus ?? '\\N'}\t${layer.type === 'PARENT_FARM' ? 't' : 'f'}\t${multiPolygonEwkt(mp)}`)
+        out.line(
+          `${++id}\t${r.rec.lstatus}\t${r.rec.wstatus ?? '\\N'}\t${layer.type === 'PARENT_FARM' ? 't' : 'f'}\t${multiPolygonEwkt(mp)}`,
+        )
       }
     }
   }
@@ -146,7 +148,12 @@ export async function writeEncumbrances(source: string, file: string): Promise<n
 // ---------------------------------------------------------------- tables
 
 /** Plots and parcels: the build's readers write COPY files (timed apart), then COPY + GiST + ANALYZE. */
-export async function loadPlotsAndParcels(log: SuiteContext['log'], admin: Client, cluster: Cluster, source: string): Promise<NonNullable<PostgisData['load']>> {
+export async function loadPlotsAndParcels(
+  log: SuiteContext['log'],
+  admin: Client,
+  cluster: Cluster,
+  source: string,
+): Promise<NonNullable<PostgisData['load']>> {
   const hasCadastre = provinceDirs(join(source, 'south_africa', 'cadastre')).length > 0
   let t = performance.now()
   const plotsFile = join(cluster.dir, 'plots.tsv')
@@ -154,9 +161,14 @@ export async function loadPlotsAndParcels(log: SuiteContext['log'], admin: Clien
   const plots = await writePlots(source, plotsFile)
   const parcels = hasCadastre ? await writeParcels(source, parcelsFile) : 0
   const prepareMs = performance.now() - t
-  log(`postgis: read ${plots.toLocaleString('en-US')} plots and ${parcels.toLocaleString('en-US')} parcels from ${source} in ${(prepareMs / 1000).toFixed(1)} s`)
+  log(
+    `postgis: read ${plots.toLocaleString('en-US')} plots and ${parcels.toLocaleString('en-US')} parcels from ${source} in ${(prepareMs / 1000).toFixed(1)} s`,
+  )
   await admin.query(`CREATE TABLE plot (id int4 NOT NULL, geog geography(Point, 4326) NOT NULL)`)
-  await admin.query(`CREATE TABLE parcel (id int4 NOT NULL, lstatus text NOT NULL, wstatus text, parent_farm bool NOT NULL, geom geometry(MultiPolygon, 4326) NOT NULL)`)
+  await admin.query(
+    `CREATE TABLE parcel (id int4 NOT NULL, lstatus text NOT NULL, wstatus text, parent_farm bool NOT NULL, geom ` +
+      `geometry(MultiPolygon, 4326) NOT NULL)`,
+  )
   t = performance.now()
   await admin.query(`COPY plot FROM '${plotsFile}'`)
   if (parcels) await admin.query(`COPY parcel FROM '${parcelsFile}'`)
@@ -171,21 +183,40 @@ export async function loadPlotsAndParcels(log: SuiteContext['log'], admin: Clien
   const analyzeMs = performance.now() - t
   const sizes = (
     await admin.query<{ t: string; i: string }>(
-      `SELECT (pg_table_size('plot') + pg_table_size('parcel'))::text AS t, (pg_indexes_size('plot') + pg_indexes_size('parcel'))::text AS i`,
+      `SELECT (pg_table_size('plot') + pg_table_size('parcel'))::text AS t, (pg_indexes_size('plot') + ` +
+        `pg_indexes_size('parcel'))::text AS i`,
     )
   ).rows[0]
-  const load = { plots, parcels, prepareMs, copyMs, indexMs, analyzeMs, tableBytes: Number(sizes.t), indexBytes: Number(sizes.i) }
-  log(`postgis: COPY ${(copyMs / 1000).toFixed(1)} s, GiST ${(indexMs / 1000).toFixed(1)} s, VACUUM ANALYZE ${(analyzeMs / 1000).toFixed(1)} s`)
+  const load = {
+    plots,
+    parcels,
+    prepareMs,
+    copyMs,
+    indexMs,
+    analyzeMs,
+    tableBytes: Number(sizes.t),
+    indexBytes: Number(sizes.i),
+  }
+  log(
+    `postgis: COPY ${(copyMs / 1000).toFixed(1)} s, GiST ${(indexMs / 1000).toFixed(1)} s, VACUUM ANALYZE ${(analyzeMs / 1000).toFixed(1)} s`,
+  )
   return load
 }
 
 /** The current encumbrances (COPY, GiST, VACUUM ANALYZE, timed apart from the other tables); the uids loaded. */
-export async function loadEncumbrances(log: SuiteContext['log'], admin: Client, cluster: Cluster, source: string): Promise<{ uids: number[]; load: CorridorData['load'] }> {
+export async function loadEncumbrances(
+  log: SuiteContext['log'],
+  admin: Client,
+  cluster: Cluster,
+  source: string,
+): Promise<{ uids: number[]; load: CorridorData['load'] }> {
   let t = performance.now()
   const file = join(cluster.dir, 'encumbrances.tsv')
   const uids = await writeEncumbrances(source, file)
   const prepareMs = performance.now() - t
-  await admin.query(`CREATE TABLE encumbrance (uid int8 NOT NULL, cls text NOT NULL, geog geography(Geometry, 4326) NOT NULL)`)
+  await admin.query(
+    `CREATE TABLE encumbrance (uid int8 NOT NULL, cls text NOT NULL, geog geography(Geometry, 4326) NOT NULL)`,
+  )
   t = performance.now()
   await admin.query(`COPY encumbrance FROM '${file}'`)
   const copyMs = performance.now() - t
@@ -197,7 +228,24 @@ export async function loadEncumbrances(log: SuiteContext['log'], admin: Client, 
   t = performance.now()
   await admin.query(`VACUUM ANALYZE encumbrance`)
   const analyzeMs = performance.now() - t
-  const sizes = (await admin.query<{ t: string; i: string }>(`SELECT pg_table_size('encumbrance')::text AS t, pg_relation_size('encumbrance_geog')::text AS i`)).rows[0]
-  log(`postgis: ${uids.length.toLocaleString('en-US')} current encumbrances read in ${(prepareMs / 1000).toFixed(1)} s; COPY ${(copyMs / 1000).toFixed(1)} s, GiST ${(indexMs / 1000).toFixed(1)} s`)
-  return { uids, load: { encumbrances: uids.length, prepareMs, copyMs, indexMs, analyzeMs, tableBytes: Number(sizes.t), indexBytes: Number(sizes.i) } }
+  const sizes = (
+    await admin.query<{ t: string; i: string }>(
+      `SELECT pg_table_size('encumbrance')::text AS t, pg_relation_size('encumbrance_geog')::text AS i`,
+    )
+  ).rows[0]
+  log(
+    `postgis: ${uids.length.toLocaleString('en-US')} current encumbrances read in ${(prepareMs / 1000).toFixed(1)} s; COPY ${(copyMs / 1000).toFixed(1)} s, GiST ${(indexMs / 1000).toFixed(1)} s`,
+  )
+  return {
+    uids,
+    load: {
+      encumbrances: uids.length,
+      prepareMs,
+      copyMs,
+      indexMs,
+      analyzeMs,
+      tableBytes: Number(sizes.t),
+      indexBytes: Number(sizes.i),
+    },
+  }
 }

@@ -11,7 +11,11 @@ import type { SuiteContext } from '../../lib/suite.js'
 import { CONNECTIONS, type Answer, type OpRow } from './model.js'
 import { SQL, type PgOp } from './queries.js'
 
-export function measureOurs(probes: { length: number }, rounds: number, fn: (k: number) => Answer): { answers: Answer[]; summary: Summary; opsPerS: number } {
+export function measureOurs(
+  probes: { length: number },
+  rounds: number,
+  fn: (k: number) => Answer,
+): { answers: Answer[]; summary: Summary; opsPerS: number } {
   const answers: Answer[] = new Array(probes.length)
   for (let k = 0; k < probes.length; k++) answers[k] = fn(k) // warm-up, and the answers compared
   const s = new Samples(probes.length * rounds)
@@ -28,7 +32,12 @@ export function measureOurs(probes: { length: number }, rounds: number, fn: (k: 
 }
 
 /** Each client takes probes k = c, c + n, c + 2n, … sequentially; all clients at once. */
-export async function measurePg(clients: Client[], probes: { length: number }, fn: (c: Client, k: number) => Promise<Answer>, answers?: Answer[]): Promise<{ summary: Summary; qps: number }> {
+export async function measurePg(
+  clients: Client[],
+  probes: { length: number },
+  fn: (c: Client, k: number) => Promise<Answer>,
+  answers?: Answer[],
+): Promise<{ summary: Summary; qps: number }> {
   const s = new Samples(probes.length)
   const t0 = performance.now()
   await Promise.all(
@@ -54,10 +63,14 @@ export function pgSequentialP50Us(row: Pick<OpRow, 'pgSeq' | 'pgbenchSeq'>): num
   return Math.min(row.pgSeq.p50Us, row.pgbenchSeq?.latency.p50Us ?? Infinity)
 }
 
-/** The pgbench script of `o`'s statement over its probes, written into the cluster's directory; its path, or why it cannot be. */
+/**
+ * The pgbench script of `o`'s statement over its probes, written into the cluster's directory; its path, or why it
+ * cannot be.
+ */
 export function writePgbenchScript(cluster: Cluster, name: string, o: PgOp): string | { error: string } {
   const params = Array.from({ length: o.probes.length }, (_, k) => o.values(k))
-  if (params.some((v) => v.some((x) => typeof x !== 'number'))) return { error: 'not run: its parameters are not all numbers (pgbench variables hold numbers only)' }
+  if (params.some((v) => v.some((x) => typeof x !== 'number')))
+    return { error: 'not run: its parameters are not all numbers (pgbench variables hold numbers only)' }
   const script = join(cluster.dir, name)
   writeFileSync(script, pgbenchScript(SQL[o.op], params as number[][]))
   return script
@@ -71,7 +84,12 @@ export const PGBENCH_SECONDS = { quick: 2, full: 10 }
  * (seeded; see pgbenchScript). Ops whose parameters are not numbers (the corridor's WKT) are not
  * run: pgbench variables hold numbers only, and at tens of queries a second `pg` is far from its limit.
  */
-export function pgbenchPass(ctx: SuiteContext, cluster: Cluster, pgbench: string, o: PgOp): { seq: PgbenchResult; conc: PgbenchResult } | { error: string } {
+export function pgbenchPass(
+  ctx: SuiteContext,
+  cluster: Cluster,
+  pgbench: string,
+  o: PgOp,
+): { seq: PgbenchResult; conc: PgbenchResult } | { error: string } {
   const script = writePgbenchScript(cluster, `pgbench-${o.op}.sql`, o)
   if (typeof script !== 'string') return script
   const run = (clients: number) =>

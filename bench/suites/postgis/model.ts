@@ -15,7 +15,10 @@ export const CONNECTIONS = 8
 export const KNN_SLACK = 1.015
 /** Distances of ours are rounded to the centimetre in the answer. */
 export const DIST_TOL_M = 0.01
-/** Corridor probes: length range, spacing of the positions, largest turn per step, and how far a step's end may move to a parcel's label point. */
+/**
+ * Corridor probes: length range, spacing of the positions, largest turn per step, and how far a step's end may move to
+ * a parcel's label point.
+ */
 export const CORRIDOR = { minM: 2_000, maxM: 5_000, stepM: 250, turnDeg: 25, snapM: 80 }
 /**
  * A parcel only ours lists must be entered by at most our edge tolerance plus half a centimetre.
@@ -32,7 +35,11 @@ export const PARCEL_EDGE_DEPTH_M = 2 * EDGE_TOL_M + 0.005
 export const LENGTH_TOL = { m: 0.05, share: 0.001 }
 
 /** The endpoint each query is served by. */
-export const HTTP_ENDPOINT = { nearest: '/plots/reverse', radius: '/plots/search-given-coordinates', at: '/parcels/at' } as const
+export const HTTP_ENDPOINT = {
+  nearest: '/plots/reverse',
+  radius: '/plots/search-given-coordinates',
+  at: '/parcels/at',
+} as const
 export type HttpOp = keyof typeof HTTP_ENDPOINT
 
 export type OpName = 'nearest' | 'radius' | 'at' | 'corridor'
@@ -46,9 +53,15 @@ export interface OpRow {
   pgSeqQps: number
   pgConc: Summary
   pgConcQps: number
-  /** mean execution time inside the server during the 1-connection pass (pg_stat_statements), no round trip; null when unavailable */
+  /**
+   * mean execution time inside the server during the 1-connection pass (pg_stat_statements), no round trip; null when
+   * unavailable
+   */
   pgServerMeanUs: number | null
-  /** the same statement and probes through pgbench (C client, one thread): 1 connection, and 8; absent when pgbench is not installed or failed (see notes) */
+  /**
+   * the same statement and probes through pgbench (C client, one thread): 1 connection, and 8; absent when pgbench is
+   * not installed or failed (see notes)
+   */
   pgbenchSeq?: PgbenchResult
   pgbench?: PgbenchResult
   meanResultsOurs: number
@@ -75,8 +88,23 @@ export interface CorridorDifference {
 }
 
 export interface CorridorData {
-  load: { encumbrances: number; prepareMs: number; copyMs: number; indexMs: number; analyzeMs: number; tableBytes: number; indexBytes: number }
-  routes: { count: number; meanLengthM: number; minLengthM: number; maxLengthM: number; meanPositions: number; /** positions moved onto a parcel's label point */ snappedShare: number }
+  load: {
+    encumbrances: number
+    prepareMs: number
+    copyMs: number
+    indexMs: number
+    analyzeMs: number
+    tableBytes: number
+    indexBytes: number
+  }
+  routes: {
+    count: number
+    meanLengthM: number
+    minLengthM: number
+    maxLengthM: number
+    meanPositions: number /** positions moved onto a parcel's label point */
+    snappedShare: number
+  }
   /** the route's whole handler in process (`app.request`, JSON answer read back as text), per route */
   handler: Summary | null
   encumbrances: { agreed: number; tolerated: number; disagreed: number; probes: number }
@@ -87,12 +115,22 @@ export interface CorridorData {
     medianAbsM: number
     maxAbsM: number
     worst: string | null
-    /** of the pairs outside the tolerance: those whose PostGIS length with straight edges (geometry intersection) is within it of ours */
+    /**
+     * of the pairs outside the tolerance: those whose PostGIS length with straight edges (geometry intersection) is
+     * within it of ours
+     */
     outsideStraightAgree: number
     /** the others (at most 5) */
     otherOutliers: string[]
   }
-  parcels: { agreed: number; tolerated: number; disagreed: number; meanOurs: number; meanPg: number; examples: string[] }
+  parcels: {
+    agreed: number
+    tolerated: number
+    disagreed: number
+    meanOurs: number
+    meanPg: number
+    examples: string[]
+  }
   /** every uid met on one side only, classified (at most 50 kept) */
   differences: CorridorDifference[]
   differenceCounts: Record<DifferenceKind, number>
@@ -102,7 +140,16 @@ export interface PostgisData {
   skipped?: string
   server?: string
   install?: { packages: string | null; ms: number }
-  load?: { plots: number; parcels: number; prepareMs: number; copyMs: number; indexMs: number; analyzeMs: number; tableBytes: number; indexBytes: number }
+  load?: {
+    plots: number
+    parcels: number
+    prepareMs: number
+    copyMs: number
+    indexMs: number
+    analyzeMs: number
+    tableBytes: number
+    indexBytes: number
+  }
   connections?: number
   rows?: OpRow[]
   /** our HTTP req/s with 2 workers from results.json, when the http / parcels suites have run */
@@ -111,11 +158,17 @@ export interface PostgisData {
     endpoint: string
     reqPerS: number
     ranAt: string
-    /** CPU per request on one worker from the suite's profile: all of it, and the lookup with its answer (service code + serialisation) */
+    /**
+     * CPU per request on one worker from the suite's profile: all of it, and the lookup with its answer (service code +
+     * serialisation)
+     */
     cpu?: { totalUs: number; answerUs: number }
   }[]
   corridor?: CorridorData
-  /** ours over HTTP and PostGIS taking turns on the same probes in this run (absent with --no-http and in records before 2026-11-27) */
+  /**
+   * ours over HTTP and PostGIS taking turns on the same probes in this run (absent with --no-http and in records before
+   * 2026-11-27)
+   */
   sameRun?: SameRunHttp
   notes?: string[]
 }
@@ -160,7 +213,9 @@ export interface SameRunHttp {
   workers: number
   connections: number
   durationS: number
-  /** PostGIS's client in the turns: pgbench when installed, else the `pg` clients (one pass over the probes per turn) */
+  /**
+   * PostGIS's client in the turns: pgbench when installed, else the `pg` clients (one pass over the probes per turn)
+   */
   pgClient: 'pgbench' | 'pg'
   pgConnections: number
   pgSeconds: number

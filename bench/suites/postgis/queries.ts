@@ -18,13 +18,16 @@ export type PgOp = {
   answer: (rows: Record<string, unknown>[]) => Answer
 }
 
-
 const PT_GEOG = 'ST_SetSRID(ST_MakePoint($1::float8, $2::float8), 4326)::geography'
 export const SQL = {
-  nearest: `SELECT id, d FROM (SELECT id, ST_Distance(geog, ${PT_GEOG}) AS d FROM plot
-              WHERE ST_DWithin(geog, ${PT_GEOG}, LEAST((SELECT geog <-> ${PT_GEOG} FROM plot ORDER BY geog <-> ${PT_GEOG} LIMIT 1) * ${KNN_SLACK} + 0.01, $3::float8 * ${KNN_SLACK}), false)) c
+  nearest:
+    `SELECT id, d FROM (SELECT id, ST_Distance(geog, ${PT_GEOG}) AS d FROM plot
+              WHERE ST_DWithin(geog, ${PT_GEOG}, LEAST((SELECT geog <-> ${PT_GEOG} FROM plot ORDER BY geog <-> ${PT_GEOG} LIMIT 1) * ${KNN_SLACK} + 0.01, $3::float8 ` +
+    `* ${KNN_SLACK}), false)) c
             WHERE d <= $3::float8 ORDER BY d, id LIMIT 1`,
-  radius: `SELECT id, ST_Distance(geog, ${PT_GEOG}) AS d FROM plot WHERE ST_DWithin(geog, ${PT_GEOG}, $3::float8) ORDER BY d, id LIMIT $4::int`,
+  radius:
+    `SELECT id, ST_Distance(geog, ${PT_GEOG}) AS d FROM plot WHERE ST_DWithin(geog, ${PT_GEOG}, $3::float8) ORDER ` +
+    `BY d, id LIMIT $4::int`,
   at: `SELECT id FROM parcel WHERE ST_Intersects(geom, ST_SetSRID(ST_MakePoint($1::float8, $2::float8), 4326))
        AND lstatus NOT IN ('A', 'W') AND wstatus IS DISTINCT FROM 'H' ORDER BY id`,
   // k 0: the encumbrances met (geography), k 1: the parcels entered (geometry), as /intersect lists them
@@ -35,10 +38,17 @@ export const SQL = {
        FROM parcel WHERE ST_Intersects(geom, ST_GeomFromText($1::text, 4326)) AND NOT ST_Touches(geom, ST_GeomFromText($1::text, 4326))
        AND lstatus NOT IN ('A', 'W') AND wstatus IS DISTINCT FROM 'H' AND NOT parent_farm`,
 }
-/** Untimed: the length inside a record met on both sides with straight edges in lon/lat (geometry), then measured on the spheroid. */
-export const PLANAR_LENGTH_SQL = `SELECT ST_Length(ST_Intersection(geog::geometry, ST_GeomFromText($1::text, 4326))::geography) AS m FROM encumbrance WHERE uid = $2::int8`
+/**
+ * Untimed: the length inside a record met on both sides with straight edges in lon/lat (geometry), then measured on the
+ * spheroid.
+ */
+export const PLANAR_LENGTH_SQL =
+  `SELECT ST_Length(ST_Intersection(geog::geometry, ST_GeomFromText($1::text, ` +
+  `4326))::geography) AS m FROM encumbrance WHERE uid = $2::int8`
 /** Untimed: does the piece of the route inside a parcel lie within $3 m of the parcel's boundary? */
-export const PARCEL_EDGE_SQL = `SELECT ST_Covers(ST_Buffer(ST_Boundary(geom)::geography, $3::float8)::geometry, ST_Intersection(geom, ST_GeomFromText($1::text, 4326))) AS near FROM parcel WHERE id = $2`
+export const PARCEL_EDGE_SQL =
+  `SELECT ST_Covers(ST_Buffer(ST_Boundary(geom)::geography, $3::float8)::geometry, ` +
+  `ST_Intersection(geom, ST_GeomFromText($1::text, 4326))) AS near FROM parcel WHERE id = $2`
 /** Untimed: one encumbrance against one route, to explain a uid met on one side only. */
 export const EXPLAIN_SQL = `SELECT cls, ST_Distance(geog, ST_GeogFromText($1::text)) AS gap_m, ST_Intersects(geog::geometry, ST_GeomFromText($1::text, 4326)) AS planar,
   ST_Distance(geog::geometry, ST_GeomFromText($1::text, 4326)) AS planar_gap FROM encumbrance WHERE uid = $2::int8`
@@ -48,4 +58,7 @@ export async function ask(c: Client, o: PgOp, k: number): Promise<Answer> {
   return o.answer((await c.query({ name: o.op, text: SQL[o.op], values: o.values(k) })).rows)
 }
 
-export const idsAndDistances = (rows: Record<string, unknown>[]): Answer => ({ ids: rows.map((x) => x.id as number), d: rows.map((x) => x.d as number) })
+export const idsAndDistances = (rows: Record<string, unknown>[]): Answer => ({
+  ids: rows.map((x) => x.id as number),
+  d: rows.map((x) => x.d as number),
+})

@@ -22,7 +22,7 @@ import { measureOurs, measurePg, pgbenchPass } from './measure.js'
 import { CONNECTIONS, type Answer, type PostgisData, type Probes } from './model.js'
 import { ask, idsAndDistances, SQL, type PgOp } from './queries.js'
 
-export type PgModule = (typeof import('pg'))['default']
+export type PgModule = typeof import('pg')['default']
 
 /** The environment cannot run the comparison after all (reported as a skip, never a failure). */
 export class Skip extends Error {}
@@ -30,7 +30,14 @@ export class Skip extends Error {}
 /** The parcels suite's /at probes (same generator and label, so the same points). */
 const makeAtProbes = (ds: OpenDataset, count: number, seed: number): Probes => makeParcelProbes(ds, count, seed, 'at')
 
-export async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster, ds: OpenDataset, source: string, data: PostgisData): Promise<void> {
+export async function runWith(
+  ctx: SuiteContext,
+  pg: PgModule,
+  cluster: Cluster,
+  ds: OpenDataset,
+  source: string,
+  data: PostgisData,
+): Promise<void> {
   const log = ctx.log
   const quick = ctx.opts.quick
   const admin = new pg.Client(cluster.connection)
@@ -52,10 +59,17 @@ export async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster,
 
     // the ids only compare if both sides accepted the same rows
     const expectPlots = ctx.dataset.counts.botswana + ctx.dataset.counts.south_africa
-    if (plots !== expectPlots) ctx.fail(`postgis: loaded ${plots} plots from the source, the dataset has ${expectPlots}: ids would not line up`)
+    if (plots !== expectPlots)
+      ctx.fail(`postgis: loaded ${plots} plots from the source, the dataset has ${expectPlots}: ids would not line up`)
     const parcelFiles = new Set<string>(PARCEL_LAYERS.map((x) => x.file))
-    const dsParcels = Object.entries(ds.domain('parcels')?.layers ?? {}).reduce((s, [key, l]) => s + (parcelFiles.has(key.split('/').pop()!) ? l.rows : 0), 0)
-    if (parcels !== dsParcels) ctx.fail(`postgis: loaded ${parcels} parcels from the source, the dataset has ${dsParcels}: ids would not line up`)
+    const dsParcels = Object.entries(ds.domain('parcels')?.layers ?? {}).reduce(
+      (s, [key, l]) => s + (parcelFiles.has(key.split('/').pop()!) ? l.rows : 0),
+      0,
+    )
+    if (parcels !== dsParcels)
+      ctx.fail(
+        `postgis: loaded ${parcels} parcels from the source, the dataset has ${dsParcels}: ids would not line up`,
+      )
 
     for (let c = 0; c < CONNECTIONS; c++) {
       const cl = new pg.Client(cluster.connection)
@@ -113,7 +127,11 @@ export async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster,
     if (corridor) ops.push(corridor.op)
 
     const pgbench = findPgbench(cluster.bindir)
-    if (!pgbench) data.notes!.push(`pgbench not found in ${cluster.bindir}: PostGIS's ${CONNECTIONS}-connection throughput comes from the \`pg\` clients alone, whose one Node thread may be what limits it`)
+    if (!pgbench)
+      data.notes!.push(
+        `pgbench not found in ${cluster.bindir}: PostGIS's ${CONNECTIONS}-connection throughput comes from the ` +
+          `\`pg\` clients alone, whose one Node thread may be what limits it`,
+      )
     data.rows = []
     const answered: { o: PgOp; answers: Answer[] }[] = []
     for (const o of ops) {
@@ -125,7 +143,12 @@ export async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster,
       if (cluster.statStatements) await admin.query('SELECT pg_stat_statements_reset()')
       const seq = await measurePg(clients.slice(0, 1), o.probes, pgAsk)
       const server = cluster.statStatements
-        ? (await admin.query<{ calls: string; mean: number }>(`SELECT calls::text AS calls, mean_exec_time AS mean FROM pg_stat_statements WHERE query = $1`, [SQL[o.op]])).rows[0]
+        ? (
+            await admin.query<{ calls: string; mean: number }>(
+              `SELECT calls::text AS calls, mean_exec_time AS mean FROM pg_stat_statements WHERE query = $1`,
+              [SQL[o.op]],
+            )
+          ).rows[0]
         : undefined
       const pgServerMeanUs = server && Number(server.calls) > 0 ? server.mean * 1000 : null
       const conc = await measurePg(clients, o.probes, pgAsk)
@@ -138,9 +161,18 @@ export async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster,
         for (let k = 0; k < o.probes.length; k++) {
           const v = compare(o.op, ours.answers[k], theirs[k])
           agreement[v]++
-          if (v === 'disagreed' && shown.length < 3) shown.push(`${o.where(k)}: ours ${JSON.stringify(ours.answers[k])}, PostGIS ${JSON.stringify(theirs[k])}`.slice(0, 600))
+          if (v === 'disagreed' && shown.length < 3)
+            shown.push(
+              `${o.where(k)}: ours ${JSON.stringify(ours.answers[k])}, PostGIS ${JSON.stringify(theirs[k])}`.slice(
+                0,
+                600,
+              ),
+            )
         }
-        if (agreement.disagreed) ctx.fail(`postgis ${o.op}: ${agreement.disagreed} of ${o.probes.length} answers differ, e.g. ${shown.join('; ')}`)
+        if (agreement.disagreed)
+          ctx.fail(
+            `postgis ${o.op}: ${agreement.disagreed} of ${o.probes.length} answers differ, e.g. ${shown.join('; ')}`,
+          )
       }
       let bench: { seq: PgbenchResult; conc: PgbenchResult } | undefined
       if (pgbench) {
@@ -166,7 +198,9 @@ export async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster,
         agreement,
       })
       log(
-        `postgis ${o.op}: ours p50 ${fmt(ours.summary.p50Us, 2)} us (${fmt(ours.opsPerS)} ops/s); PostGIS 1 conn p50 ${fmt(seq.summary.p50Us)} us (${fmt(seq.qps)} q/s, server-side mean ${fmt(pgServerMeanUs)} us), ` +
+        `postgis ${o.op}: ours p50 ${fmt(ours.summary.p50Us, 2)} us (${fmt(ours.opsPerS)} ops/s); PostGIS 1 conn ` +
+          `p50 ${fmt(seq.summary.p50Us)} us (${fmt(seq.qps)} q/s, server-side ` +
+          `mean ${fmt(pgServerMeanUs)} us), ` +
           `${CONNECTIONS} conns ${fmt(conc.qps)} q/s${bench ? ` (pgbench: 1 conn p50 ${fmt(bench.seq.latency.p50Us)} us, ${CONNECTIONS} conns ${fmt(bench.conc.qps)} q/s)` : ''}; agreement ${agreement.agreed}+${agreement.tolerated}/${o.probes.length}`,
       )
     }
@@ -174,7 +208,8 @@ export async function runWith(ctx: SuiteContext, pg: PgModule, cluster: Cluster,
     if (corridor && data.corridor) data.corridor.handler = await corridor.handler(rounds)
     if (ctx.opts.http) {
       const same = await sameRunHttp(ctx, cluster, pgbench, clients, answered)
-      if ('skipped' in same) data.notes!.push(`ours over HTTP next to PostGIS in this run: not measured: ${same.skipped}`)
+      if ('skipped' in same)
+        data.notes!.push(`ours over HTTP next to PostGIS in this run: not measured: ${same.skipped}`)
       else data.sameRun = same
     }
   } finally {

@@ -190,7 +190,11 @@ function writeTable(db: Database.Database, table: TestTable): void {
     table.name,
   )
   if (dataType === 'features') {
-    db.prepare('INSERT INTO gpkg_geometry_columns VALUES (?, ?, ?, 4326, 0, 0)').run(table.name, geometryColumn, 'GEOMETRY')
+    db.prepare('INSERT INTO gpkg_geometry_columns VALUES (?, ?, ?, 4326, 0, 0)').run(
+      table.name,
+      geometryColumn,
+      'GEOMETRY',
+    )
   }
   for (const row of table.rows) {
     const names = Object.keys(row)

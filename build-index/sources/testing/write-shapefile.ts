@@ -49,7 +49,10 @@ export function writeShapefile(
     offset += 8 + content.length
     return entry
   })
-  writeFileSync(ext('shx'), Buffer.concat([fileHeader(SHAPE_TYPES[shapeType], 100 + 8 * shapes.length, bbox), ...index]))
+  writeFileSync(
+    ext('shx'),
+    Buffer.concat([fileHeader(SHAPE_TYPES[shapeType], 100 + 8 * shapes.length, bbox), ...index]),
+  )
   writeFileSync(ext('dbf'), dbfBytes(fields, rows, opts.encoding ?? 'utf-8'))
   if (opts.cpg !== undefined) writeFileSync(ext('cpg'), opts.cpg)
 }
@@ -60,7 +63,9 @@ function fileHeader(shapeType: number, byteLength: number, bbox: number[]): Buff
   b.writeInt32BE(byteLength / 2, 24) // in 16-bit words
   b.writeInt32LE(1000, 28)
   b.writeInt32LE(shapeType, 32)
-  bbox.forEach((v, i) => b.writeDoubleLE(v, 36 + 8 * i))
+  bbox.forEach((v, i) => {
+    b.writeDoubleLE(v, 36 + 8 * i)
+  })
   return b
 }
 
@@ -88,7 +93,9 @@ function shapeContent(shape: TestShape): Buffer {
   const points = shape.rings.flat()
   const b = Buffer.alloc(44 + 4 * shape.rings.length + 16 * points.length)
   b.writeInt32LE(5, 0)
-  boundingBox([shape]).forEach((v, i) => b.writeDoubleLE(v, 4 + 8 * i))
+  boundingBox([shape]).forEach((v, i) => {
+    b.writeDoubleLE(v, 4 + 8 * i)
+  })
   b.writeInt32LE(shape.rings.length, 36)
   b.writeInt32LE(points.length, 40)
   let start = 0

@@ -52,7 +52,14 @@ beforeAll(async () => {
   const s = await synthOnce('tiny', 7)
   const csv = readCsvFile(join(s.out, 'botswana/plots.csv'))
   header = csv.header
-  plots = csv.rows.map((r) => ({ number: r[0], lat: Number(r[1]), lon: Number(r[2]), city: r[3], district: r[4], raw: r }))
+  plots = csv.rows.map((r) => ({
+    number: r[0],
+    lat: Number(r[1]),
+    lon: Number(r[2]),
+    city: r[3],
+    district: r[4],
+    raw: r,
+  }))
   for (const p of plots) {
     const list = byTown.get(p.city) ?? []
     list.push(p)
@@ -83,7 +90,9 @@ describe('botswana/plots.csv', () => {
 
   it('keeps every plot inside Botswana and within 25 km of its town centre', () => {
     const geo = loadGeography(join(process.cwd(), 'data', 'real'))
-    const countries = JSON.parse(readFileSync(join(process.cwd(), 'data/real/naturalearth-za-bw/ne10m_countries_southern_africa.geojson'), 'utf8'))
+    const countries = JSON.parse(
+      readFileSync(join(process.cwd(), 'data/real/naturalearth-za-bw/ne10m_countries_southern_africa.geojson'), 'utf8'),
+    )
     const bw = countries.features.find((f: { properties: { iso_a3: string } }) => f.properties.iso_a3 === 'BWA')
     for (const p of plots) {
       const town = geo.botswanaTowns.find((t) => t.name === p.city)!

@@ -20,7 +20,14 @@ import { csvField } from '../csv.js'
 import type { BotswanaTown } from '../geography.js'
 import { LocalFrame, insideTestNear } from '../geo-math.js'
 import type { Random } from '../random.js'
-import { allocate, blockPitch, orderCellsOutward, standOffsetX, standOffsetY, type BlockPlan } from '../street-blocks.js'
+import {
+  allocate,
+  blockPitch,
+  orderCellsOutward,
+  standOffsetX,
+  standOffsetY,
+  type BlockPlan,
+} from '../street-blocks.js'
 
 /** No plot is farther than this from its town centre (the spec'd limit is 25 km). */
 export const MAX_TOWN_RADIUS_M = 24_500
@@ -160,7 +167,12 @@ function placeArea(
   const sin = Math.sin(block.angleRad)
   const jx = block.frontageM * 0.08
   const jy = block.depthM * 0.06
-  const out: Placement = { lon: new Float64Array(rows), lat: new Float64Array(rows), ext: new Int32Array(rows), maxDistM: 0 }
+  const out: Placement = {
+    lon: new Float64Array(rows),
+    lat: new Float64Array(rows),
+    ext: new Int32Array(rows),
+    maxDistM: 0,
+  }
   let n = 0
   let extOrdinal = -1
   for (let m = 0; m < cells.length && n < rows; m += 2) {
@@ -244,10 +256,21 @@ export const botswanaPlots: LayerGenerator = {
 
       // first area around the centre; widen the search, then drop the partition, if squeezed
       let primary: Placement | null = null
-      for (const [factor, partition] of [[4, true], [16, true], [16, false]] as const) {
+      for (const [factor, partition] of [
+        [4, true],
+        [16, true],
+        [16, false],
+      ] as const) {
         if (!partition) ctx.log(`  plots: ${town.name} spills into a neighbouring town's land`)
-        primary = placeArea(plan, frame, 0, 0, plan.primaryRows, factor, rnd.fork(`first/${factor}/${partition}`), (lon, lat, d) =>
-          d <= MAX_TOWN_RADIUS_M && inBotswana(lon, lat) && (!partition || mine(lon, lat)),
+        primary = placeArea(
+          plan,
+          frame,
+          0,
+          0,
+          plan.primaryRows,
+          factor,
+          rnd.fork(`first/${factor}/${partition}`),
+          (lon, lat, d) => d <= MAX_TOWN_RADIUS_M && inBotswana(lon, lat) && (!partition || mine(lon, lat)),
         )
         if (primary) break
       }
@@ -272,7 +295,16 @@ export const botswanaPlots: LayerGenerator = {
               const ox = centreM * Math.cos(phi)
               const oy = centreM * Math.sin(phi)
               if (!accept(frame.lon(ox), frame.lat(oy), centreM)) continue
-              tribal = placeArea(plan, frame, ox, oy, plan.tribalRows, 6, rnd.fork(`tribal/${partition}/${reach}/${k}`), accept)
+              tribal = placeArea(
+                plan,
+                frame,
+                ox,
+                oy,
+                plan.tribalRows,
+                6,
+                rnd.fork(`tribal/${partition}/${reach}/${k}`),
+                accept,
+              )
               if (tribal) {
                 tribalCentreM = centreM
                 tribalOverlapsNeighbours = !partition
@@ -286,7 +318,8 @@ export const botswanaPlots: LayerGenerator = {
             `no room for the ${plan.tribalRows} tribal plots of ${town.name} between ${Math.round(innerM)} m and ${MAX_TOWN_RADIUS_M} m from its centre`,
           )
         }
-        if (tribalOverlapsNeighbours) ctx.log(`  plots: the tribal area of ${town.name} reaches into a neighbouring town's land`)
+        if (tribalOverlapsNeighbours)
+          ctx.log(`  plots: the tribal area of ${town.name} reaches into a neighbouring town's land`)
         townsWithRecurrence++
       }
 

@@ -30,19 +30,23 @@ const geo = loadGeography(REAL)
 let run: SynthSummary
 let dir = ''
 const file = (p: string) => join(dir, p)
-const lines = (p: string) => readFileSync(file(p), 'utf8').split('\n').filter((l) => l !== '')
+const lines = (p: string) =>
+  readFileSync(file(p), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
 const features = (p: string) => lines(p).map((l) => JSON.parse(l) as Feature)
 const json = (p: string) => JSON.parse(readFileSync(file(p), 'utf8'))
 
 function bbox(g: Geometry): [number, number, number, number] {
   const polys = g.type === 'Polygon' ? [g.coordinates] : g.coordinates
   const b: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity]
-  for (const poly of polys) for (const [x, y] of poly[0]) {
-    b[0] = Math.min(b[0], x)
-    b[1] = Math.min(b[1], y)
-    b[2] = Math.max(b[2], x)
-    b[3] = Math.max(b[3], y)
-  }
+  for (const poly of polys)
+    for (const [x, y] of poly[0]) {
+      b[0] = Math.min(b[0], x)
+      b[1] = Math.min(b[1], y)
+      b[2] = Math.max(b[2], x)
+      b[3] = Math.max(b[3], y)
+    }
   return b
 }
 
@@ -72,7 +76,13 @@ beforeAll(async () => {
 describe('south_africa/boundaries layout', () => {
   it('writes the four MDB sets and the register, each with a set.json', () => {
     expect(readdirSync(dir).sort()).toEqual(['2011', '2016', '2018', '2020', 'register'])
-    expect(readdirSync(file('2011')).sort()).toEqual(['district_municipality.geojsonl', 'local_municipality.geojsonl', 'province.geojsonl', 'set.json', 'ward.geojsonl'])
+    expect(readdirSync(file('2011')).sort()).toEqual([
+      'district_municipality.geojsonl',
+      'local_municipality.geojsonl',
+      'province.geojsonl',
+      'set.json',
+      'ward.geojsonl',
+    ])
     expect(readdirSync(file('2016')).sort()).toEqual(['set.json', 'ward.csv'])
     expect(readdirSync(file('2018')).sort()).toEqual([
       'district_municipality.dbf',
@@ -99,26 +109,52 @@ describe('south_africa/boundaries layout', () => {
   })
 
   it('names the boundaries export in export.json', () => {
-    expect(JSON.parse(readFileSync(join(run.out, 'export.json'), 'utf8')).boundaries).toEqual({ export_id: 'mdb-synth-tiny-s7', as_of: '2026-10-01' })
+    expect(JSON.parse(readFileSync(join(run.out, 'export.json'), 'utf8')).boundaries).toEqual({
+      export_id: 'mdb-synth-tiny-s7',
+      as_of: '2026-10-01',
+    })
   })
 
   it('writes set.json defaults per set', () => {
     const source = expect.stringMatching(/\S/)
     expect(json('2011/set.json')).toEqual({
-      vintage: { province: '2011 demarcation', district_municipality: '2011 demarcation', local_municipality: '2011 demarcation', ward: '2011 delimitation' },
+      vintage: {
+        province: '2011 demarcation',
+        district_municipality: '2011 demarcation',
+        local_municipality: '2011 demarcation',
+        ward: '2011 delimitation',
+      },
       effective_from: '2011-05-18',
       effective_to: '2016-08-03',
       source,
     })
-    expect(json('2016/set.json')).toEqual({ vintage: { ward: '2016 delimitation' }, effective_from: '2016-08-03', effective_to: '2021-11-01', geometry: false, source })
+    expect(json('2016/set.json')).toEqual({
+      vintage: { ward: '2016 delimitation' },
+      effective_from: '2016-08-03',
+      effective_to: '2021-11-01',
+      geometry: false,
+      source,
+    })
     expect(json('2018/set.json')).toEqual({
-      vintage: { province: '2018 demarcation', district_municipality: '2018 demarcation', local_municipality: '2018 demarcation' },
+      vintage: {
+        province: '2018 demarcation',
+        district_municipality: '2018 demarcation',
+        local_municipality: '2018 demarcation',
+      },
       effective_from: '2016-08-03',
       effective_to: null,
       source,
     })
-    expect(json('2020/set.json')).toEqual({ vintage: { ward: '2020 delimitation' }, effective_from: '2021-11-01', effective_to: null, source })
-    expect(json('register/set.json')).toEqual({ vintage: 'cadastral register', source: 'synthetic (build-index/synth)' })
+    expect(json('2020/set.json')).toEqual({
+      vintage: { ward: '2020 delimitation' },
+      effective_from: '2021-11-01',
+      effective_to: null,
+      source,
+    })
+    expect(json('register/set.json')).toEqual({
+      vintage: 'cadastral register',
+      source: 'synthetic (build-index/synth)',
+    })
     expect(json('2011/set.json').source).toContain('Wards2011')
     expect(json('2018/set.json').source).toContain("Who's On First")
   })
@@ -169,13 +205,33 @@ describe('the MDB sets', () => {
       expect(a).toBe(b)
     }
     const ward = features('2011/ward.geojsonl')[0].properties
-    expect(Object.keys(ward)).toEqual(['WARD', 'PROVINCE', 'CAT_B', 'MUNICNAME', 'WARDNO', 'VOTERS', 'Area', 'Shape_Leng', 'Shape_Area', 'ID', 'POPULATION', 'DENSITY'])
+    expect(Object.keys(ward)).toEqual([
+      'WARD',
+      'PROVINCE',
+      'CAT_B',
+      'MUNICNAME',
+      'WARDNO',
+      'VOTERS',
+      'Area',
+      'Shape_Leng',
+      'Shape_Area',
+      'ID',
+      'POPULATION',
+      'DENSITY',
+    ])
     expect(ward.WARD).toMatch(/^\d{8}$/)
-    expect(features('2011/local_municipality.geojsonl')[0].properties).toMatchObject({ CAT_B: 'BUF', CATEGORY: 'A', DISTRICT: 'BUF', PROVINCE: 'Eastern Cape' })
+    expect(features('2011/local_municipality.geojsonl')[0].properties).toMatchObject({
+      CAT_B: 'BUF',
+      CATEGORY: 'A',
+      DISTRICT: 'BUF',
+      PROVINCE: 'Eastern Cape',
+    })
     expect(Object.keys(features('2011/district_municipality.geojsonl')[0].properties)).toEqual(
       expect.arrayContaining(['DISTRICT', 'MUNICNAME', 'CATEGORY', 'PROVINCE', 'PROVNAME']),
     )
-    expect(Object.keys(features('2011/province.geojsonl')[0].properties)).toEqual(expect.arrayContaining(['CODE', 'PROVINCE']))
+    expect(Object.keys(features('2011/province.geojsonl')[0].properties)).toEqual(
+      expect.arrayContaining(['CODE', 'PROVINCE']),
+    )
   })
 
   it('2016: the ward attribute table byte for byte, 4392 rows', () => {
@@ -196,7 +252,8 @@ describe('the MDB sets', () => {
       for (const ext of ['shp', 'shx', 'dbf', 'prj', 'cpg']) {
         const src = join(REAL, 'mdb-2020-wazimap', 'shapefile', `${from}.${ext}`)
         expect(existsSync(file(`${to}.${ext}`)), `${to}.${ext}`).toBe(existsSync(src))
-        if (existsSync(src)) expect(readFileSync(file(`${to}.${ext}`)).equals(readFileSync(src)), `${to}.${ext}`).toBe(true)
+        if (existsSync(src))
+          expect(readFileSync(file(`${to}.${ext}`)).equals(readFileSync(src)), `${to}.${ext}`).toBe(true)
       }
       const rows = await dbfRows(file(`${to}.dbf`))
       expect(rows, to).toHaveLength(n)
@@ -208,8 +265,20 @@ describe('the MDB sets', () => {
     const locals = features('2018/local_municipality.geojsonl')
     expect(locals).toHaveLength(213)
     expect(Object.keys(locals[0].properties)).toEqual([
-      'wof_id', 'name', 'deprecated', 'superseded_by', 'is_current',
-      'cat2', 'cat_b', 'category', 'district', 'district_n', 'map_title', 'municname', 'namecode', 'province',
+      'wof_id',
+      'name',
+      'deprecated',
+      'superseded_by',
+      'is_current',
+      'cat2',
+      'cat_b',
+      'category',
+      'district',
+      'district_n',
+      'map_title',
+      'municname',
+      'namecode',
+      'province',
     ])
     const codes = locals.map((f) => f.properties.cat_b)
     expect(new Set(codes).size).toBe(213)
@@ -249,15 +318,22 @@ describe('the cadastral register', () => {
         expect(provinces[type]).toContain(f.properties.province)
         expect(f.properties.category).toBe(type === 'registration_division' ? 'ADMIN' : '')
         const polys = f.geometry.type === 'Polygon' ? [f.geometry.coordinates] : f.geometry.coordinates
-        for (const poly of polys) for (const ring of poly) {
-          expect(ring.length).toBeGreaterThanOrEqual(4)
-          expect(ring[0]).toEqual(ring[ring.length - 1])
-        }
+        for (const poly of polys)
+          for (const ring of poly) {
+            expect(ring.length).toBeGreaterThanOrEqual(4)
+            expect(ring[0]).toEqual(ring[ring.length - 1])
+          }
       }
-      expect(new Set(fs.map((f) => f.properties.province)), type).toEqual(new Set(type === 'township' ? fs.map((f) => f.properties.province) : provinces[type]))
+      expect(new Set(fs.map((f) => f.properties.province)), type).toEqual(
+        new Set(type === 'township' ? fs.map((f) => f.properties.province) : provinces[type]),
+      )
     }
     expect(features('register/deeds_office.geojsonl').map((f) => [f.properties.code, f.properties.province])).toEqual([
-      ['BFN', 'FS'], ['JHB', 'GP'], ['KIM', 'NC'], ['PTA', 'GP'], ['VRB', 'NC'],
+      ['BFN', 'FS'],
+      ['JHB', 'GP'],
+      ['KIM', 'NC'],
+      ['PTA', 'GP'],
+      ['VRB', 'NC'],
     ])
     for (const d of divisions()) {
       expect(d.properties.code).toMatch(/^[A-Z0-9]{2}$/)
@@ -275,7 +351,10 @@ describe('the cadastral register', () => {
       const hits = ds.filter((d, i) => inBox(boxes[i], x, y) && booleanPointInPolygon([x, y], d.geometry))
       expect(hits.length, `${x},${y}`).toBeLessThanOrEqual(1)
       const p = geo.provinceAt(x, y)
-      expect(hits.map((h) => h.properties.province), `${x},${y}`).toEqual(p ? [p.code] : [])
+      expect(
+        hits.map((h) => h.properties.province),
+        `${x},${y}`,
+      ).toEqual(p ? [p.code] : [])
     }
   })
 
@@ -283,13 +362,18 @@ describe('the cadastral register', () => {
     const ds = divisions()
     const boxes = ds.map((d) => bbox(d.geometry))
     const townships = features('register/township.geojsonl')
-    const plans = planTownships(createContext({ scale: SCALES.tiny, seed: 7, outDir: run.out, geography: geo, log: () => {} }))
+    const plans = planTownships(
+      createContext({ scale: SCALES.tiny, seed: 7, outDir: run.out, geography: geo, log: () => {} }),
+    )
     expect(townships.map((t) => t.properties.name)).toEqual(plans.map((p) => p.name))
     const byCode = new Map(townships.map((t) => [String(t.properties.code), t]))
     townships.forEach((t, i) => {
       const { lon, lat } = plans[i].locality
       const containing = ds.filter((d, k) => inBox(boxes[k], lon, lat) && booleanPointInPolygon([lon, lat], d.geometry))
-      expect(containing.map((d) => d.properties.code), String(t.properties.name)).toEqual([t.properties.parent])
+      expect(
+        containing.map((d) => d.properties.code),
+        String(t.properties.name),
+      ).toEqual([t.properties.parent])
       expect(containing[0].properties.province).toBe(t.properties.province)
       expect(booleanPointInPolygon([lon, lat], t.geometry)).toBe(true)
       // SG office + 0 + major + minor
@@ -324,7 +408,8 @@ describe('the cadastral register', () => {
 
   it('splits Gauteng and the Northern Cape into Deeds Registry areas and keeps them to FS, GP and NC', () => {
     const offices = features('register/deeds_office.geojsonl')
-    const at = (x: number, y: number) => offices.filter((o) => booleanPointInPolygon([x, y], o.geometry)).map((o) => o.properties.code)
+    const at = (x: number, y: number) =>
+      offices.filter((o) => booleanPointInPolygon([x, y], o.geometry)).map((o) => o.properties.code)
     expect(at(28.19, -25.75)).toEqual(['PTA'])
     expect(at(28.05, -26.2)).toEqual(['JHB'])
     expect(at(26.21, -29.12)).toEqual(['BFN'])
@@ -354,7 +439,8 @@ describe('the cadastral register', () => {
           expect(overlap, `${fs[i].properties.code} ${fs[j].properties.code}`).toBe(false)
         }
         const province = geo.province(fs[i].properties.province as 'EC')
-        for (const [x, y] of (fs[i].geometry.coordinates as Position[][])[0]) expect(province.outline.contains(x, y), String(fs[i].properties.code)).toBe(true)
+        for (const [x, y] of (fs[i].geometry.coordinates as Position[][])[0])
+          expect(province.outline.contains(x, y), String(fs[i].properties.code)).toBe(true)
         // a few kilometres at most
         expect(boxes[i][2] - boxes[i][0]).toBeLessThan(0.08)
       }
@@ -385,17 +471,36 @@ describe('the cadastral register', () => {
 
 describe('determinism and --only', () => {
   it('writes byte-identical boundary files for the same seed, other synthetic ones for another seed', async () => {
-    const pick = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => k.includes('boundaries')))
+    const pick = (h: Record<string, string>) =>
+      Object.fromEntries(Object.entries(h).filter(([k]) => k.includes('boundaries')))
     const a = pick(hashTree(run.out))
     expect(Object.keys(a)).toHaveLength(29)
-    const again = await runSynth({ scale: 'tiny', seed: 7, out: tempDir('boundaries-again'), only: ['cadastre', 'boundaries'] })
+    const again = await runSynth({
+      scale: 'tiny',
+      seed: 7,
+      out: tempDir('boundaries-again'),
+      only: ['cadastre', 'boundaries'],
+    })
     expect(pick(hashTree(again.out))).toEqual(a)
-    const other = await runSynth({ scale: 'tiny', seed: 8, out: tempDir('boundaries-other'), only: ['cadastre', 'boundaries'] })
+    const other = await runSynth({
+      scale: 'tiny',
+      seed: 8,
+      out: tempDir('boundaries-other'),
+      only: ['cadastre', 'boundaries'],
+    })
     const b = pick(hashTree(other.out))
     const k = (p: string) => `south_africa/boundaries/${p}`
     // real data and the divisions do not depend on the seed; the synthetic layers do
-    for (const p of ['2011/ward.geojsonl', '2016/ward.csv', '2020/ward.shp', 'register/registration_division.geojsonl', 'register/deeds_office.geojsonl']) expect(b[k(p)], p).toBe(a[k(p)])
-    for (const p of ['register/township.geojsonl', 'register/suburb.geojsonl', 'register/pre1994_municipal.geojsonl']) expect(b[k(p)], p).not.toBe(a[k(p)])
+    for (const p of [
+      '2011/ward.geojsonl',
+      '2016/ward.csv',
+      '2020/ward.shp',
+      'register/registration_division.geojsonl',
+      'register/deeds_office.geojsonl',
+    ])
+      expect(b[k(p)], p).toBe(a[k(p)])
+    for (const p of ['register/township.geojsonl', 'register/suburb.geojsonl', 'register/pre1994_municipal.geojsonl'])
+      expect(b[k(p)], p).not.toBe(a[k(p)])
   })
 
   it('without the cadastre writes everything but the townships, and suburbs without parents', async () => {
@@ -404,9 +509,16 @@ describe('determinism and --only', () => {
     expect(existsSync(join(d, 'register', 'township.geojsonl'))).toBe(false)
     expect(only.layers[0].counts['register/township']).toBe(0)
     expect(only.layers[0].counts['register/suburb']).toBe(74)
-    const suburbs = readFileSync(join(d, 'register', 'suburb.geojsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Feature)
+    const suburbs = readFileSync(join(d, 'register', 'suburb.geojsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Feature)
     expect(suburbs.every((s) => s.properties.parent === '')).toBe(true)
-    expect(hashTree(d)['register/registration_division.geojsonl']).toBe(hashTree(dir)['register/registration_division.geojsonl'])
-    expect(JSON.parse(readFileSync(join(only.out, 'export.json'), 'utf8'))).toEqual({ boundaries: { export_id: 'mdb-synth-tiny-s7', as_of: '2026-10-01' } })
+    expect(hashTree(d)['register/registration_division.geojsonl']).toBe(
+      hashTree(dir)['register/registration_division.geojsonl'],
+    )
+    expect(JSON.parse(readFileSync(join(only.out, 'export.json'), 'utf8'))).toEqual({
+      boundaries: { export_id: 'mdb-synth-tiny-s7', as_of: '2026-10-01' },
+    })
   })
 })

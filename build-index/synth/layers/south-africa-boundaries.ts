@@ -86,7 +86,12 @@ import { planTownships } from './south-africa-erven.js'
 export const BOUNDARIES_DIR = 'south_africa/boundaries'
 
 /** Exact counts of the register's synthetic layers (jurisdiction spec, standing coverage). */
-export const REGISTER_COUNTS = { registration_division: 221, deeds_office: 5, suburb: 74, pre1994_municipal: 452 } as const
+export const REGISTER_COUNTS = {
+  registration_division: 221,
+  deeds_office: 5,
+  suburb: 74,
+  pre1994_municipal: 452,
+} as const
 
 /** Suburbs per province (74): an assumption, only EC, FS and NC publish suburbs. */
 export const SUBURB_QUOTAS: Readonly<Partial<Record<ProvinceCode, number>>> = { EC: 30, FS: 28, NC: 16 }
@@ -94,15 +99,20 @@ export const SUBURB_QUOTAS: Readonly<Partial<Record<ProvinceCode, number>>> = { 
 export const PRE1994_QUOTAS: Readonly<Partial<Record<ProvinceCode, number>>> = { EC: 130, FS: 100, NC: 90, WC: 132 }
 
 const SET_2011_SOURCE =
-  'Municipal Demarcation Board 2011 demarcation and ward delimitation: Province_New_SANeighbours, DistrictMunicipalities2011, ' +
-  'LocalMunicipalities2011, Wards2011 (TopoJSON re-published by mashoedoe/shiny_leaflet_choropleth and datawizzards/za-maps; data/real/mdb-2011-topojson)'
+  'Municipal Demarcation Board 2011 demarcation and ward delimitation: Province_New_SANeighbours, ' +
+  'DistrictMunicipalities2011, ' +
+  'LocalMunicipalities2011, Wards2011 (TopoJSON re-published by mashoedoe/shiny_leaflet_choropleth and ' +
+  'datawizzards/za-maps; data/real/mdb-2011-topojson)'
 const SET_2016_SOURCE =
-  'Municipal Demarcation Board MunicipalWards2016 attribute table, no geometry (j-norwood-young/SA-Maps; data/real/mdb-attribute-tables)'
+  'Municipal Demarcation Board MunicipalWards2016 attribute table, no geometry (j-norwood-young/SA-Maps; ' +
+  'data/real/mdb-attribute-tables)'
 const SET_2018_SOURCE =
   'Municipal Demarcation Board Provinces_2020 and Districts_2020 (simplified by OpenUp, data/real/mdb-2020-wazimap); ' +
-  "local municipalities 2018/19 from Who's On First, MDB geometry (data/real/wof-south-africa). Data from Who's On First."
+  "local municipalities 2018/19 from Who's On First, MDB geometry (data/real/wof-south-africa). Data from Who's On " +
+  'First.'
 const SET_2020_SOURCE =
-  'Municipal Demarcation Board Wards_2020, the 2020 delimitation used for the 2021 elections (simplified by OpenUp; data/real/mdb-2020-wazimap)'
+  'Municipal Demarcation Board Wards_2020, the 2020 delimitation used for the 2021 elections (simplified by ' +
+  'OpenUp; data/real/mdb-2020-wazimap)'
 
 /** The 2011 TopoJSON files and the type each becomes. */
 const MDB_2011: readonly { type: string; file: string }[] = [
@@ -124,7 +134,9 @@ interface GeoFeature {
 /** The path, or an error naming it (same wording as the geography loader). */
 function requireFile(path: string): string {
   if (!existsSync(path)) {
-    throw new Error(`missing real-data file ${path}; run from the project root or set LANDDATA_ROOT (see data/real/ATTRIBUTION.md)`)
+    throw new Error(
+      `missing real-data file ${path}; run from the project root or set LANDDATA_ROOT (see data/real/ATTRIBUTION.md)`,
+    )
   }
   return path
 }
@@ -137,7 +149,8 @@ function roundCoordinates(c: unknown): unknown {
 
 /** One GeoJSONSeq line, properties untouched. */
 function featureLine(f: GeoFeature, round: boolean): string {
-  const geometry = f.geometry && round ? { type: f.geometry.type, coordinates: roundCoordinates(f.geometry.coordinates) } : f.geometry
+  const geometry =
+    f.geometry && round ? { type: f.geometry.type, coordinates: roundCoordinates(f.geometry.coordinates) } : f.geometry
   return `{"type":"Feature","properties":${JSON.stringify(f.properties ?? {})},"geometry":${JSON.stringify(geometry)}}\n`
 }
 
@@ -165,8 +178,19 @@ function convertedLines(path: string, round: boolean): string[] {
 }
 
 /** Register-layer feature: the docs/source-formats.md "Boundaries" fields, in that order. */
-function registerLine(p: { code: string; name: string; category: string; province: string; parent: string }, geometry: PolygonalGeometry): string {
-  const props = { code: p.code, name: p.name, category: p.category, province: p.province, parent: p.parent, effective_from: '', effective_to: '' }
+function registerLine(
+  p: { code: string; name: string; category: string; province: string; parent: string },
+  geometry: PolygonalGeometry,
+): string {
+  const props = {
+    code: p.code,
+    name: p.name,
+    category: p.category,
+    province: p.province,
+    parent: p.parent,
+    effective_from: '',
+    effective_to: '',
+  }
   return `{"type":"Feature","properties":${JSON.stringify(props)},"geometry":${JSON.stringify(geometry)}}\n`
 }
 
@@ -179,7 +203,17 @@ function boxAround(lon: number, lat: number, hx: number, hy: number): PolygonalG
   return { type: 'Polygon', coordinates: [[a, p(hx, -hy), p(hx, hy), p(-hx, hy), a]] }
 }
 
-const box = (x0: number, y0: number, x1: number, y1: number): MultiPoly => [[[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]]]
+const box = (x0: number, y0: number, x1: number, y1: number): MultiPoly => [
+  [
+    [
+      [x0, y0],
+      [x1, y0],
+      [x1, y1],
+      [x0, y1],
+      [x0, y0],
+    ],
+  ],
+]
 
 /**
  * The five Deeds Registry areas published (FS, GP, NC). The split lines are assumptions, not
@@ -195,10 +229,30 @@ function deedsOffices(geography: Geography): { code: string; name: string; provi
   const vryburg = box(22.5, -28.3, 30, -20)
   const out = [
     { code: 'BFN', name: 'Bloemfontein Deeds Registry', province: 'FS' as ProvinceCode, mp: fs },
-    { code: 'JHB', name: 'Johannesburg Deeds Registry', province: 'GP' as ProvinceCode, mp: intersection(gp, box(20, -40, 35, split)) as MultiPoly },
-    { code: 'KIM', name: 'Kimberley Deeds Registry', province: 'NC' as ProvinceCode, mp: difference(nc, vryburg) as MultiPoly },
-    { code: 'PTA', name: 'Pretoria Deeds Registry', province: 'GP' as ProvinceCode, mp: intersection(gp, box(20, split, 35, -20)) as MultiPoly },
-    { code: 'VRB', name: 'Vryburg Deeds Registry', province: 'NC' as ProvinceCode, mp: intersection(nc, vryburg) as MultiPoly },
+    {
+      code: 'JHB',
+      name: 'Johannesburg Deeds Registry',
+      province: 'GP' as ProvinceCode,
+      mp: intersection(gp, box(20, -40, 35, split)) as MultiPoly,
+    },
+    {
+      code: 'KIM',
+      name: 'Kimberley Deeds Registry',
+      province: 'NC' as ProvinceCode,
+      mp: difference(nc, vryburg) as MultiPoly,
+    },
+    {
+      code: 'PTA',
+      name: 'Pretoria Deeds Registry',
+      province: 'GP' as ProvinceCode,
+      mp: intersection(gp, box(20, split, 35, -20)) as MultiPoly,
+    },
+    {
+      code: 'VRB',
+      name: 'Vryburg Deeds Registry',
+      province: 'NC' as ProvinceCode,
+      mp: intersection(nc, vryburg) as MultiPoly,
+    },
   ]
   return out.map((d) => ({ ...d, mp: tidy(d.mp) }))
 }
@@ -232,7 +286,12 @@ function placeBoxes(
       if (have >= quota) break
       const name = loc.name.toUpperCase()
       if (names.has(name)) continue
-      if (chosen.some((c) => Math.abs(c.lat - loc.lat) < 0.1 && haversineM(c.lon, c.lat, loc.lon, loc.lat) < opts.minSpacingM)) continue
+      if (
+        chosen.some(
+          (c) => Math.abs(c.lat - loc.lat) < 0.1 && haversineM(c.lon, c.lat, loc.lon, loc.lat) < opts.minSpacingM,
+        )
+      )
+        continue
       const d = p.outline.distanceToBoundaryM(loc.lon, loc.lat)
       if (d < opts.minEdgeM) continue
       chosen.push(loc)
@@ -254,7 +313,9 @@ function placeBoxes(
 
 /** Numbers places per province in name order: `<prefix>-<PROV>-001`. */
 function numbered(placed: Placed[]): Placed[] {
-  return [...placed].sort((a, b) => (a.loc.name < b.loc.name ? -1 : a.loc.name > b.loc.name ? 1 : a.loc.wofId - b.loc.wofId))
+  return [...placed].sort((a, b) =>
+    a.loc.name < b.loc.name ? -1 : a.loc.name > b.loc.name ? 1 : a.loc.wofId - b.loc.wofId,
+  )
 }
 
 /** Township extents written by the cadastre in this folder, when present. */
@@ -280,7 +341,8 @@ export const southAfricaBoundaries: LayerGenerator = {
   name: 'boundaries',
   domain: 'boundaries',
   description:
-    'south_africa/boundaries/<set>/: MDB 2011, 2016, 2018 and 2020 sets (real data from data/real) and the synthetic cadastral register',
+    'south_africa/boundaries/<set>/: MDB 2011, 2016, 2018 and 2020 sets (real data from data/real) and the ' +
+    'synthetic cadastral register',
   async generate(ctx) {
     const { geography } = ctx
     const dataDir = geography.dataDir
@@ -309,10 +371,19 @@ export const southAfricaBoundaries: LayerGenerator = {
 
     // ---- 2011: the Board's TopoJSON as GeoJSONSeq
     for (const { type, file } of MDB_2011) {
-      writeLines(`2011/${type}.geojsonl`, convertedLines(join(dataDir, 'mdb-2011-topojson', `${file}.topojson.gz`), true), `2011/${type}`)
+      writeLines(
+        `2011/${type}.geojsonl`,
+        convertedLines(join(dataDir, 'mdb-2011-topojson', `${file}.topojson.gz`), true),
+        `2011/${type}`,
+      )
     }
     writeJson('2011/set.json', {
-      vintage: { province: '2011 demarcation', district_municipality: '2011 demarcation', local_municipality: '2011 demarcation', ward: '2011 delimitation' },
+      vintage: {
+        province: '2011 demarcation',
+        district_municipality: '2011 demarcation',
+        local_municipality: '2011 demarcation',
+        ward: '2011 delimitation',
+      },
       effective_from: '2011-05-18',
       effective_to: '2016-08-03',
       source: SET_2011_SOURCE,
@@ -320,17 +391,27 @@ export const southAfricaBoundaries: LayerGenerator = {
 
     // ---- 2016: the ward table, attributes only
     const wards2016 = join(dataDir, 'mdb-attribute-tables', 'MunicipalWards2016.csv')
-    const wardRows = readFileSync(requireFile(wards2016), 'utf8').split('\n').filter((l) => l !== '').length - 1
+    const wardRows =
+      readFileSync(requireFile(wards2016), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '').length - 1
     copy(wards2016, '2016/ward.csv', wardRows)
     counts['2016/ward'] = wardRows
-    writeJson('2016/set.json', { vintage: { ward: '2016 delimitation' }, effective_from: '2016-08-03', effective_to: '2021-11-01', geometry: false, source: SET_2016_SOURCE })
+    writeJson('2016/set.json', {
+      vintage: { ward: '2016 delimitation' },
+      effective_from: '2016-08-03',
+      effective_to: '2021-11-01',
+      geometry: false,
+      source: SET_2016_SOURCE,
+    })
 
     // ---- 2018: provinces and districts byte for byte, WOF local municipalities
     const copyShapefile = (from: string, to: string) => {
       const base = join(dataDir, 'mdb-2020-wazimap', 'shapefile', from)
       const records = shapefileRecords(requireFile(`${base}.shx`))
       for (const ext of SHAPEFILE_PARTS) {
-        if (existsSync(`${base}.${ext}`)) copy(`${base}.${ext}`, `${to}.${ext}`, ext === 'prj' || ext === 'cpg' ? 0 : records)
+        if (existsSync(`${base}.${ext}`))
+          copy(`${base}.${ext}`, `${to}.${ext}`, ext === 'prj' || ext === 'cpg' ? 0 : records)
       }
       counts[to] = records
     }
@@ -340,12 +421,20 @@ export const southAfricaBoundaries: LayerGenerator = {
     const locals =
       ctx.scale.name === 'tiny'
         ? convertedLines(join(wofDir, 'wof_za_localmunicipalities_mdb_simplified.topojson.gz'), true)
-        : (JSON.parse(gunzipSync(readFileSync(requireFile(join(wofDir, 'wof_za_localmunicipalities_mdb_full.geojson.gz')))).toString('utf8')) as { features: GeoFeature[] }).features.map(
-            (f) => featureLine(f, false),
-          )
+        : (
+            JSON.parse(
+              gunzipSync(
+                readFileSync(requireFile(join(wofDir, 'wof_za_localmunicipalities_mdb_full.geojson.gz'))),
+              ).toString('utf8'),
+            ) as { features: GeoFeature[] }
+          ).features.map((f) => featureLine(f, false))
     writeLines('2018/local_municipality.geojsonl', locals, '2018/local_municipality')
     writeJson('2018/set.json', {
-      vintage: { province: '2018 demarcation', district_municipality: '2018 demarcation', local_municipality: '2018 demarcation' },
+      vintage: {
+        province: '2018 demarcation',
+        district_municipality: '2018 demarcation',
+        local_municipality: '2018 demarcation',
+      },
       effective_from: '2016-08-03',
       effective_to: null,
       source: SET_2018_SOURCE,
@@ -353,20 +442,32 @@ export const southAfricaBoundaries: LayerGenerator = {
 
     // ---- 2020: wards byte for byte
     copyShapefile('Wards_2020', '2020/ward')
-    writeJson('2020/set.json', { vintage: { ward: '2020 delimitation' }, effective_from: '2021-11-01', effective_to: null, source: SET_2020_SOURCE })
+    writeJson('2020/set.json', {
+      vintage: { ward: '2020 delimitation' },
+      effective_from: '2021-11-01',
+      effective_to: null,
+      source: SET_2020_SOURCE,
+    })
 
     // ---- register: registration divisions
     const divisions = registrationDivisions(geography)
     writeLines(
       'register/registration_division.geojsonl',
-      divisions.all.map((d) => registerLine({ code: d.code, name: d.name, category: 'ADMIN', province: d.province, parent: d.province }, d.geometry)),
+      divisions.all.map((d) =>
+        registerLine(
+          { code: d.code, name: d.name, category: 'ADMIN', province: d.province, parent: d.province },
+          d.geometry,
+        ),
+      ),
       'register/registration_division',
     )
 
     // ---- register: Deeds Registry areas
     writeLines(
       'register/deeds_office.geojsonl',
-      deedsOffices(geography).map((d) => registerLine({ code: d.code, name: d.name, category: '', province: d.province, parent: '' }, toGeometry(d.mp))),
+      deedsOffices(geography).map((d) =>
+        registerLine({ code: d.code, name: d.name, category: '', province: d.province, parent: '' }, toGeometry(d.mp)),
+      ),
       'register/deeds_office',
     )
 
@@ -381,7 +482,9 @@ export const southAfricaBoundaries: LayerGenerator = {
         const mine = geography.saLocalities.filter((l) => l.province === code && usable(l))
         return [
           ...mine.filter((l) => townshipLocalities.has(l)).sort((a, b) => a.wofId - b.wofId),
-          ...mine.filter((l) => !townshipLocalities.has(l) && l.placetype === 'neighbourhood').sort((a, b) => a.wofId - b.wofId),
+          ...mine
+            .filter((l) => !townshipLocalities.has(l) && l.placetype === 'neighbourhood')
+            .sort((a, b) => a.wofId - b.wofId),
           ...mine.filter((l) => !townshipLocalities.has(l) && l.placetype === 'locality').sort(compareTowns),
         ]
       },
@@ -393,10 +496,29 @@ export const southAfricaBoundaries: LayerGenerator = {
     let suburbsInTownships = 0
     for (const [code, placed] of suburbs) {
       numbered(placed).forEach((s, i) => {
-        const parents = townships.filter((t) => t.province === code && t.outline.contains(s.loc.lon, s.loc.lat)).map((t) => t.code).sort()
+        const parents = townships
+          .filter((t) => t.province === code && t.outline.contains(s.loc.lon, s.loc.lat))
+          .map((t) => t.code)
+          .sort()
         if (parents.length > 0) suburbsInTownships++
-        const geometry = boxAround(s.loc.lon, s.loc.lat, s.halfM * suburbRnd.range(0.7, 1), s.halfM * suburbRnd.range(0.7, 1))
-        suburbLines.push(registerLine({ code: `SUB-${code}-${String(i + 1).padStart(3, '0')}`, name: s.loc.name, category: '', province: code, parent: parents[0] ?? '' }, geometry))
+        const geometry = boxAround(
+          s.loc.lon,
+          s.loc.lat,
+          s.halfM * suburbRnd.range(0.7, 1),
+          s.halfM * suburbRnd.range(0.7, 1),
+        )
+        suburbLines.push(
+          registerLine(
+            {
+              code: `SUB-${code}-${String(i + 1).padStart(3, '0')}`,
+              name: s.loc.name,
+              category: '',
+              province: code,
+              parent: parents[0] ?? '',
+            },
+            geometry,
+          ),
+        )
       })
     }
     writeLines('register/suburb.geojsonl', suburbLines, 'register/suburb')
@@ -405,7 +527,10 @@ export const southAfricaBoundaries: LayerGenerator = {
     const pre1994 = placeBoxes(
       geography,
       PRE1994_QUOTAS,
-      (code) => geography.saLocalities.filter((l) => l.province === code && l.placetype === 'locality' && usable(l)).sort(compareTowns),
+      (code) =>
+        geography.saLocalities
+          .filter((l) => l.province === code && l.placetype === 'locality' && usable(l))
+          .sort(compareTowns),
       { minSpacingM: 2_000, minEdgeM: 1_000, capM: 3_000 },
     )
     const preRnd = ctx.random('boundaries/pre1994')
@@ -413,18 +538,31 @@ export const southAfricaBoundaries: LayerGenerator = {
     for (const [code, placed] of pre1994) {
       numbered(placed).forEach((s, i) => {
         const geometry = boxAround(s.loc.lon, s.loc.lat, s.halfM * preRnd.range(0.7, 1), s.halfM * preRnd.range(0.7, 1))
-        preLines.push(registerLine({ code: `P94-${code}-${String(i + 1).padStart(3, '0')}`, name: `${s.loc.name} Municipality`, category: '', province: code, parent: '' }, geometry))
+        preLines.push(
+          registerLine(
+            {
+              code: `P94-${code}-${String(i + 1).padStart(3, '0')}`,
+              name: `${s.loc.name} Municipality`,
+              category: '',
+              province: code,
+              parent: '',
+            },
+            geometry,
+          ),
+        )
       })
     }
     writeLines('register/pre1994_municipal.geojsonl', preLines, 'register/pre1994_municipal')
 
     writeJson('register/set.json', { vintage: 'cadastral register', source: 'synthetic (build-index/synth)' })
     for (const [type, n] of Object.entries(REGISTER_COUNTS)) {
-      if (counts[`register/${type}`] !== n) throw new Error(`boundaries: wrote ${counts[`register/${type}`]} ${type}, expected ${n}`)
+      if (counts[`register/${type}`] !== n)
+        throw new Error(`boundaries: wrote ${counts[`register/${type}`]} ${type}, expected ${n}`)
     }
     // townships come with the cadastre layer (its geometry); count what is there
     counts['register/township'] = townships.length
-    if (townships.length === 0) ctx.log('  boundaries: no register/township.geojsonl (townships come with the cadastre layer)')
+    if (townships.length === 0)
+      ctx.log('  boundaries: no register/township.geojsonl (townships come with the cadastre layer)')
 
     return {
       layer: 'boundaries',

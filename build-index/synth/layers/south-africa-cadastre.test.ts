@@ -23,7 +23,17 @@ const PARCEL_LAYERS = ['erf', 'farm_portion', 'holding', 'parent_farm', 'public_
 const FOLDERS = ['EC', 'FS', 'GP', 'KZN', 'LP', 'MP', 'NC', 'NW', 'WC']
 const HOLDING_FOLDERS = ['FS', 'GP', 'KZN', 'LP', 'MP', 'NW']
 // written independently of the generator: docs/domain.md 1.3 office letters
-const OFFICE: Record<string, string> = { EC: 'C', FS: 'F', GP: 'T', KZN: 'N', LP: 'T', MP: 'T', NC: 'C', NW: 'T', WC: 'C' }
+const OFFICE: Record<string, string> = {
+  EC: 'C',
+  FS: 'F',
+  GP: 'T',
+  KZN: 'N',
+  LP: 'T',
+  MP: 'T',
+  NC: 'C',
+  NW: 'T',
+  WC: 'C',
+}
 const TITLE: Record<string, string> = {
   EC: 'Eastern Cape',
   FS: 'Free State',
@@ -37,7 +47,7 @@ const TITLE: Record<string, string> = {
 }
 
 let run: SynthSummary
-let rows: Row[] = []
+const rows: Row[] = []
 const byLayer = (layer: string) => rows.filter((r) => r.layer === layer)
 const visible = (r: Row) => r.properties.lstatus !== 'A' && r.properties.lstatus !== 'W' && r.properties.wstatus !== 'H'
 
@@ -97,8 +107,25 @@ describe('south_africa/cadastre layout', () => {
     const gids = new Map<string, Set<number>>()
     for (const r of rows.filter((x) => PARCEL_LAYERS.includes(x.layer))) {
       const p = r.properties
-      expect(Object.keys(p)).toEqual(['gid', 'id', 'prcl_key', 'parcel_no', 'portion', 'tag_value', 'tag_x', 'tag_y', 'lstatus', 'wstatus',
-        'maj_region', 'maj_code', 'min_region', 'min_code', 'province', 'geom_area', 'date_stamp'])
+      expect(Object.keys(p)).toEqual([
+        'gid',
+        'id',
+        'prcl_key',
+        'parcel_no',
+        'portion',
+        'tag_value',
+        'tag_x',
+        'tag_y',
+        'lstatus',
+        'wstatus',
+        'maj_region',
+        'maj_code',
+        'min_region',
+        'min_code',
+        'province',
+        'geom_area',
+        'date_stamp',
+      ])
       expect(p.province).toBe(TITLE[r.folder])
       expect(String(p.date_stamp)).toMatch(/^(18|19|20)\d{2}(0[1-9]|1[0-2])(0[1-9]|[12]\d)$/)
       expect(p.geom_area as number).toBeGreaterThan(0)
@@ -195,32 +222,45 @@ describe('south_africa/cadastre layout', () => {
     }
   })
 
-  it('nests townships in farms: every current erf label point lies in a farm portion or parent farm of its province', () => {
-    const farms = rows.filter((r) => r.layer === 'farm_portion' || r.layer === 'parent_farm')
-    const boxes = farms.map((f) => {
-      const ring = polygonOf(f).coordinates[0]
-      const xs = ring.map((p) => p[0])
-      const ys = ring.map((p) => p[1])
-      return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]
-    })
-    const erven = byLayer('erf').filter(visible)
-    expect(erven.length).toBeGreaterThan(2000)
-    for (const e of erven) {
-      const [x, y] = [e.properties.tag_x as number, e.properties.tag_y as number]
-      const hit = farms.some((f, i) => {
-        const b = boxes[i]
-        return f.folder === e.folder && x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3] && booleanPointInPolygon([x, y], polygonOf(f))
+  it(
+    'nests townships in farms: every current erf label point lies in a farm portion or parent farm of its ' +
+      'province',
+    () => {
+      const farms = rows.filter((r) => r.layer === 'farm_portion' || r.layer === 'parent_farm')
+      const boxes = farms.map((f) => {
+        const ring = polygonOf(f).coordinates[0]
+        const xs = ring.map((p) => p[0])
+        const ys = ring.map((p) => p[1])
+        return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]
       })
-      expect(hit, `${e.folder} ${e.properties.id}`).toBe(true)
-    }
-    // and farm portions lie in their parent farm
-    const parents = new Map(byLayer('parent_farm').map((f) => [String(f.properties.id).slice(0, 16), f]))
-    for (const p of byLayer('farm_portion')) {
-      const parent = parents.get(String(p.properties.id).slice(0, 16))
-      expect(parent, String(p.properties.id)).toBeDefined()
-      expect(booleanPointInPolygon([p.properties.tag_x as number, p.properties.tag_y as number], polygonOf(parent!))).toBe(true)
-    }
-  })
+      const erven = byLayer('erf').filter(visible)
+      expect(erven.length).toBeGreaterThan(2000)
+      for (const e of erven) {
+        const [x, y] = [e.properties.tag_x as number, e.properties.tag_y as number]
+        const hit = farms.some((f, i) => {
+          const b = boxes[i]
+          return (
+            f.folder === e.folder &&
+            x >= b[0] &&
+            x <= b[2] &&
+            y >= b[1] &&
+            y <= b[3] &&
+            booleanPointInPolygon([x, y], polygonOf(f))
+          )
+        })
+        expect(hit, `${e.folder} ${e.properties.id}`).toBe(true)
+      }
+      // and farm portions lie in their parent farm
+      const parents = new Map(byLayer('parent_farm').map((f) => [String(f.properties.id).slice(0, 16), f]))
+      for (const p of byLayer('farm_portion')) {
+        const parent = parents.get(String(p.properties.id).slice(0, 16))
+        expect(parent, String(p.properties.id)).toBeDefined()
+        expect(
+          booleanPointInPolygon([p.properties.tag_x as number, p.properties.tag_y as number], polygonOf(parent!)),
+        ).toBe(true)
+      }
+    },
+  )
 
   it('writes a few repairable geometries of each kind, and only those', () => {
     const parcels = rows.filter((x) => PARCEL_LAYERS.includes(x.layer))
@@ -261,7 +301,8 @@ describe('south_africa/cadastre layout', () => {
       ids.add(String(b.properties.beacon_id))
     }
     const ratio = (folders: string[]) =>
-      beacons.filter((b) => folders.includes(b.folder)).length / byLayer('erf').filter((e) => folders.includes(e.folder)).length
+      beacons.filter((b) => folders.includes(b.folder)).length /
+      byLayer('erf').filter((e) => folders.includes(e.folder)).length
     expect(ratio(['NC', 'EC'])).toBeLessThan(ratio(['GP', 'WC', 'KZN']) / 2)
   })
 
@@ -272,7 +313,11 @@ describe('south_africa/cadastre layout', () => {
     for (const e of byLayer('erf').filter(visible)) townships.set(`${e.folder}|${e.properties.min_region}`, e)
     expect(townships.size).toBe(18)
     for (const [key, e] of townships) {
-      const covered = plans.some((p) => p.folder === e.folder && booleanPointInPolygon([e.properties.tag_x as number, e.properties.tag_y as number], polygonOf(p)))
+      const covered = plans.some(
+        (p) =>
+          p.folder === e.folder &&
+          booleanPointInPolygon([e.properties.tag_x as number, e.properties.tag_y as number], polygonOf(p)),
+      )
       expect(covered, key).toBe(true)
     }
   })
@@ -288,7 +333,12 @@ describe('erven.csv and the erf layers', () => {
       fromCsv.push(r.rec)
     }
     const derived: PlotRecord[] = []
-    const writer = { add: (rec: PlotRecord) => derived.push(rec), get count() { return derived.length } }
+    const writer = {
+      add: (rec: PlotRecord) => derived.push(rec),
+      get count() {
+        return derived.length
+      },
+    }
     expect(await deriveErvenFromCadastre(run.out, writer as unknown as PlotLayerWriter)).toBe(true)
     const key = (r: PlotRecord) => `${r.region}|${r.city}|${r.plotNumber}|${r.lon}|${r.lat}`
     expect(fromCsv.length).toBe(2_400)
@@ -299,7 +349,8 @@ describe('erven.csv and the erf layers', () => {
 describe('determinism', () => {
   it('writes byte-identical cadastre files for the same seed (also with --only), different ones for another seed', async () => {
     const again = await runSynth({ scale: 'tiny', seed: 7, out: tempDir('cadastre-again'), only: ['cadastre'] })
-    const pick = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => k.includes('cadastre')))
+    const pick = (h: Record<string, string>) =>
+      Object.fromEntries(Object.entries(h).filter(([k]) => k.includes('cadastre')))
     const a = pick(hashTree(run.out))
     expect(Object.keys(a).length).toBe(8 * 6 + 7 * 3)
     expect(pick(hashTree(again.out))).toEqual(a)

@@ -58,8 +58,25 @@ export const TOWNSHIP_BOUNDARY_FILE = 'south_africa/boundaries/register/township
 export const FARM_CELL_DEG = 1 / 60
 
 // beacons kept per province: the Capes' exports are sparse (docs/source-formats.md "sparse in some provinces")
-const BEACON_KEEP: Readonly<Record<ProvinceCode, number>> = { EC: 0.2, FS: 0.7, GP: 0.7, KZ: 0.7, LP: 0.7, MP: 0.7, NC: 0.2, NW: 0.7, WC: 0.7 }
-const BEACON_DESCRIPTIONS = ['iron peg', 'iron peg in concrete', 'brass bolt in concrete', 'stone cairn', 'nail in wall', 'iron standard']
+const BEACON_KEEP: Readonly<Record<ProvinceCode, number>> = {
+  EC: 0.2,
+  FS: 0.7,
+  GP: 0.7,
+  KZ: 0.7,
+  LP: 0.7,
+  MP: 0.7,
+  NC: 0.2,
+  NW: 0.7,
+  WC: 0.7,
+}
+const BEACON_DESCRIPTIONS = [
+  'iron peg',
+  'iron peg in concrete',
+  'brass bolt in concrete',
+  'stone cairn',
+  'nail in wall',
+  'iron standard',
+]
 // share of whole erven with a superseded (historic) version
 const HISTORIC_SHARE = 0.01
 // about half of the Northern Cape export leaves the work status blank (docs/source-formats.md)
@@ -475,7 +492,12 @@ function writeTownship(
   const candidates: [number, number][] = []
   const seenCandidate = new Set<string>()
   for (const [i, j] of cells) {
-    for (const [di, dj] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+    for (const [di, dj] of [
+      [1, 0],
+      [-1, 0],
+      [0, 1],
+      [0, -1],
+    ]) {
       const key = `${i + di},${j + dj}`
       if (usedCells.has(key) || seenCandidate.has(key)) continue
       seenCandidate.add(key)
@@ -490,7 +512,12 @@ function writeTownship(
     const u1 = standU(i, spr)
     const v0 = j * pitch.y - d
     const v1 = j * pitch.y + d
-    const corners = [[u0, v0], [u1, v0], [u1, v1], [u0, v1]]
+    const corners = [
+      [u0, v0],
+      [u1, v0],
+      [u1, v1],
+      [u0, v1],
+    ]
     if (!corners.every(([u, v]) => inside(grid.lon(u, v), grid.lat(u, v)))) continue
     out.parcel('public_place', {
       major,
@@ -519,7 +546,12 @@ function writeTownship(
 
   // ---- General Plan over the township, and the township's extent in the boundaries register
   const extent = grid.rect(uMin, vMin, uMax, vMax)
-  out.generalPlan(`${rnd.int(100, 9999)}/${established}`, `General Plan of ${plan.name} township`, dateIn(established, rnd), extent)
+  out.generalPlan(
+    `${rnd.int(100, 9999)}/${established}`,
+    `General Plan of ${plan.name} township`,
+    dateIn(established, rnd),
+    extent,
+  )
   out.township(erfLpi(0, 0).slice(0, 8), plan.name, major.code, extent)
 
   // ---- farms: every 1/60° cell the township touches, plus a margin ring inside the province
@@ -530,7 +562,13 @@ function writeTownship(
     if (!needed.has(key)) needed.set(key, [Math.floor(lon / D), Math.floor(lat / D)])
   }
   for (const row of rows) addCellsOf(row.lon, row.lat)
-  for (const [u, v] of [[uMin, vMin], [uMax, vMin], [uMax, vMax], [uMin, vMax]]) addCellsOf(grid.lon(u, v), grid.lat(u, v))
+  for (const [u, v] of [
+    [uMin, vMin],
+    [uMax, vMin],
+    [uMax, vMax],
+    [uMin, vMax],
+  ])
+    addCellsOf(grid.lon(u, v), grid.lat(u, v))
   // fill the box of touched cells so no gap is left between them
   let [fiMin, fjMin, fiMax, fjMax] = [Infinity, Infinity, -Infinity, -Infinity]
   for (const [fi, fj] of needed.values()) {
@@ -592,8 +630,8 @@ function writeTownship(
         const ring = lonLatRect(pl0, pa0, pl1, pa1)
         out.parcel('farm_portion', {
           major,
-      minRegion: '',
-      minCode: '',
+          minRegion: '',
+          minCode: '',
           lpi: formatLpi(code, major.code, 0, farmNo, portion),
           version: 1,
           parcelNo: farmNo,
@@ -656,7 +694,13 @@ function writeTownship(
   }
   const [sx, sy] = [(nx / 2) * lotW, (ny / 2) * lotH]
   const a = hPos(-sx, -sy)
-  out.generalPlan(`${rnd.int(100, 9999)}/${schemeYear}`, `General Plan of ${scheme}`, dateIn(schemeYear, rnd), [a, hPos(sx, -sy), hPos(sx, sy), hPos(-sx, sy), a])
+  out.generalPlan(`${rnd.int(100, 9999)}/${schemeYear}`, `General Plan of ${scheme}`, dateIn(schemeYear, rnd), [
+    a,
+    hPos(sx, -sy),
+    hPos(sx, sy),
+    hPos(-sx, sy),
+    a,
+  ])
   state.holdingSchemes++
   return true
 }
@@ -707,9 +751,20 @@ export function layOutCadastre(
 export const southAfricaCadastre: LayerGenerator = {
   name: 'cadastre',
   domain: 'cadastre',
-  description: 'south_africa/cadastre/<PROV>/*.geojsonl: erven, streets, public places, farms, portions, holdings, beacons, General Plans; township extents in boundaries/register',
+  description:
+    'south_africa/cadastre/<PROV>/*.geojsonl: erven, streets, public places, farms, portions, holdings, beacons, ' +
+    'General Plans; township extents in boundaries/register',
   async generate(ctx) {
-    const zero = (): Record<CadastreFile, number> => ({ erf: 0, farm_portion: 0, holding: 0, parent_farm: 0, public_place: 0, street: 0, beacon: 0, general_plan: 0 })
+    const zero = (): Record<CadastreFile, number> => ({
+      erf: 0,
+      farm_portion: 0,
+      holding: 0,
+      parent_farm: 0,
+      public_place: 0,
+      street: 0,
+      beacon: 0,
+      general_plan: 0,
+    })
     const state: RunState = {
       parcels: 0,
       repaired: { clockwise: 0, 'duplicate-vertex': 0, 'open-ring': 0 },

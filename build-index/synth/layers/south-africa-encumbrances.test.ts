@@ -17,7 +17,17 @@ interface Row extends Feature {
 }
 
 const FOLDERS = ['EC', 'FS', 'GP', 'KZN', 'LP', 'MP', 'NC', 'NW', 'WC']
-const CODE: Record<string, ProvinceCode> = { EC: 'EC', FS: 'FS', GP: 'GP', KZN: 'KZ', LP: 'LP', MP: 'MP', NC: 'NC', NW: 'NW', WC: 'WC' }
+const CODE: Record<string, ProvinceCode> = {
+  EC: 'EC',
+  FS: 'FS',
+  GP: 'GP',
+  KZN: 'KZ',
+  LP: 'LP',
+  MP: 'MP',
+  NC: 'NC',
+  NW: 'NW',
+  WC: 'WC',
+}
 const AREA_CLASSES = ['servitude_area', 'mineral_right', 'lease', 'state_land', 'river_bed', 'proclamation_area']
 const LINE_CLASSES = ['servitude_line', 'proclamation_line', 'established_boundary']
 const ALL_CLASSES = [...AREA_CLASSES, ...LINE_CLASSES]
@@ -32,17 +42,56 @@ const CAVEATS: Record<string, string[]> = {
   NW: ['river_bed', 'established_boundary'],
 }
 // the spec's vocabulary table: raw values of `unspecified` and of every other word
-const UNSPECIFIED = new Set(['', 'AREA', 'CANCELLED', 'GENERAL', 'HIST', 'LINE', 'PRE_APP', 'RURAL', 'SERVITUDE AREA', 'URBAN', 'WITHDRAWN'])
+const UNSPECIFIED = new Set([
+  '',
+  'AREA',
+  'CANCELLED',
+  'GENERAL',
+  'HIST',
+  'LINE',
+  'PRE_APP',
+  'RURAL',
+  'SERVITUDE AREA',
+  'URBAN',
+  'WITHDRAWN',
+])
 const LISTED = new Set([
   ...UNSPECIFIED,
-  ...['RIGHT OF WAY', 'ROW', 'ROAD', 'RAILWAY', 'ACCESS', 'COMM_PASS', 'PIPE', 'PIPELINE', 'ELECTRIC', 'BOREHOLE', 'DAM', 'FURROW', 'WATER'],
-  ...['SEWER', 'DRAINAGE', 'STORM', 'STORMWATER', 'COMM_WALL', 'MUNICIPAL', 'SERVICES', 'MINERAL', 'LEASE', 'PROC_AREA', 'PROC_LINE', 'EST_BND'],
+  ...[
+    'RIGHT OF WAY',
+    'ROW',
+    'ROAD',
+    'RAILWAY',
+    'ACCESS',
+    'COMM_PASS',
+    'PIPE',
+    'PIPELINE',
+    'ELECTRIC',
+    'BOREHOLE',
+    'DAM',
+    'FURROW',
+    'WATER',
+  ],
+  ...[
+    'SEWER',
+    'DRAINAGE',
+    'STORM',
+    'STORMWATER',
+    'COMM_WALL',
+    'MUNICIPAL',
+    'SERVICES',
+    'MINERAL',
+    'LEASE',
+    'PROC_AREA',
+    'PROC_LINE',
+    'EST_BND',
+  ],
   ...['DWS_COAST', 'HWM', 'INT_BND', 'OUTSPAN', 'PROV', 'RESERVE'],
 ])
 const STATUSES = ['CANCELLED', 'WITHDRAWN', 'HISTORIC', 'PENDING']
 
 let run: SynthSummary
-let rows: Row[] = []
+const rows: Row[] = []
 const byClass = (cls: string) => rows.filter((r) => r.cls === cls)
 
 function readFeatures(path: string): Feature[] {
@@ -54,12 +103,16 @@ function readFeatures(path: string): Feature[] {
 
 /** Polygon parts (rings) of an area row. */
 function polygonsOf(f: Feature): Position[][][] {
-  return f.geometry.type === 'Polygon' ? [f.geometry.coordinates as Position[][]] : (f.geometry.coordinates as Position[][][])
+  return f.geometry.type === 'Polygon'
+    ? [f.geometry.coordinates as Position[][]]
+    : (f.geometry.coordinates as Position[][][])
 }
 
 /** Line parts of a line row. */
 function linesOf(f: Feature): Position[][] {
-  return f.geometry.type === 'LineString' ? [f.geometry.coordinates as Position[]] : (f.geometry.coordinates as Position[][])
+  return f.geometry.type === 'LineString'
+    ? [f.geometry.coordinates as Position[]]
+    : (f.geometry.coordinates as Position[][])
 }
 
 function signedArea2(ring: Position[]): number {
@@ -83,15 +136,26 @@ function sphericalAreaM2(ring: Position[]): number {
 
 /** True when closed segments ab and cd share a point. */
 function segmentsMeet(a: Position, b: Position, c: Position, d: Position): boolean {
-  const orient = (p: Position, q: Position, r: Position) => Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+  const orient = (p: Position, q: Position, r: Position) =>
+    Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
   const within = (p: Position, q: Position, r: Position) =>
-    Math.min(p[0], q[0]) <= r[0] && r[0] <= Math.max(p[0], q[0]) && Math.min(p[1], q[1]) <= r[1] && r[1] <= Math.max(p[1], q[1])
+    Math.min(p[0], q[0]) <= r[0] &&
+    r[0] <= Math.max(p[0], q[0]) &&
+    Math.min(p[1], q[1]) <= r[1] &&
+    r[1] <= Math.max(p[1], q[1])
   const [o1, o2, o3, o4] = [orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b)]
   if (o1 !== o2 && o3 !== o4) return true
-  return (o1 === 0 && within(a, b, c)) || (o2 === 0 && within(a, b, d)) || (o3 === 0 && within(c, d, a)) || (o4 === 0 && within(c, d, b))
+  return (
+    (o1 === 0 && within(a, b, c)) ||
+    (o2 === 0 && within(a, b, d)) ||
+    (o3 === 0 && within(c, d, a)) ||
+    (o4 === 0 && within(c, d, b))
+  )
 }
 
-/** True when no two segments of the path meet except neighbours at their joint (ring: first and last are neighbours). */
+/**
+ * True when no two segments of the path meet except neighbours at their joint (ring: first and last are neighbours).
+ */
 function isSimple(pts: Position[], ring: boolean): boolean {
   const n = pts.length - 1
   for (let i = 0; i < n; i++) {
@@ -125,7 +189,8 @@ function inRing(ring: Position[], [x, y]: Position): boolean {
 /** True when two simple rings share interior: a vertex of one inside the other, or edges crossing properly. */
 function interiorsMeet(a: Position[], b: Position[]): boolean {
   if (b.some((p) => inRing(a, p)) || a.some((p) => inRing(b, p))) return true
-  const orient = (p: Position, q: Position, r: Position) => Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+  const orient = (p: Position, q: Position, r: Position) =>
+    Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
   for (let i = 0; i < a.length - 1; i++) {
     for (let j = 0; j < b.length - 1; j++) {
       const [p, q, r, s] = [a[i], a[i + 1], b[j], b[j + 1]]
@@ -149,7 +214,8 @@ function bboxOf(parts: Position[][]): [number, number, number, number] {
 }
 
 const boxesMeet = (a: number[], b: number[]) => a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3]
-const edgeKey = (a: Position, b: Position) => (a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]) ? `${a}|${b}` : `${b}|${a}`)
+const edgeKey = (a: Position, b: Position) =>
+  a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]) ? `${a}|${b}` : `${b}|${a}`
 
 /** Undirected edges of every ring of a cadastre layer, per province folder (open rings closed first). */
 function cadastreEdges(layers: string[]): Map<string, Set<string>> {
@@ -187,7 +253,11 @@ describe('south_africa/encumbrances layout', () => {
     for (const folder of FOLDERS) {
       const expected = ALL_CLASSES.filter((c) => !(CAVEATS[folder] ?? []).includes(c))
       expect(readdirSync(join(root, folder)).sort(), folder).toEqual(expected.map((c) => `${c}.geojsonl`).sort())
-      for (const cls of expected) expect(rows.some((r) => r.folder === folder && r.cls === cls), `${folder}/${cls}`).toBe(true)
+      for (const cls of expected)
+        expect(
+          rows.some((r) => r.folder === folder && r.cls === cls),
+          `${folder}/${cls}`,
+        ).toBe(true)
     }
     // the caveats spelled out
     expect(rows.filter((r) => r.cls === 'lease' && r.folder === 'KZN')).toEqual([])
@@ -211,7 +281,16 @@ describe('south_africa/encumbrances layout', () => {
     for (const r of rows) {
       const p = r.properties
       const line = LINE_CLASSES.includes(r.cls)
-      const keys = ['uid', 'ease_type', 'sg_no', 'province', 'geom_area', ...(line && 'width_m' in p ? ['width_m'] : []), 'date_stamp', 'status']
+      const keys = [
+        'uid',
+        'ease_type',
+        'sg_no',
+        'province',
+        'geom_area',
+        ...(line && 'width_m' in p ? ['width_m'] : []),
+        'date_stamp',
+        'status',
+      ]
       expect(Object.keys(p), `${r.cls} ${p.uid}`).toEqual(keys)
       expect(Number.isInteger(p.uid)).toBe(true)
       expect(typeof p.ease_type).toBe('string')
@@ -270,7 +349,9 @@ describe('raw ease_type values and statuses', () => {
     expect(unlisted.length).toBeGreaterThan(0)
     expect(unlisted.length).toBeLessThan(rows.length * 0.02)
     // and the "other" words
-    expect(areas.some((r) => ['DWS_COAST', 'HWM', 'INT_BND', 'OUTSPAN', 'PROV', 'RESERVE'].includes(norm(r)))).toBe(true)
+    expect(areas.some((r) => ['DWS_COAST', 'HWM', 'INT_BND', 'OUTSPAN', 'PROV', 'RESERVE'].includes(norm(r)))).toBe(
+      true,
+    )
   })
 
   it('writes some specific values in odd case or with stray spaces', () => {
@@ -317,7 +398,9 @@ describe('geometry', () => {
         for (let b = a + 1; b < parts.length; b++) expect(intersection(parts[a] as Geom, parts[b] as Geom)).toEqual([])
       }
       const area = parts.reduce((s, rings) => s + sphericalAreaM2(rings[0]), 0)
-      expect(Math.abs((r.properties.geom_area as number) - area) / area, `${r.cls} ${r.properties.uid}`).toBeLessThan(0.01)
+      expect(Math.abs((r.properties.geom_area as number) - area) / area, `${r.cls} ${r.properties.uid}`).toBeLessThan(
+        0.01,
+      )
     }
   })
 
@@ -355,7 +438,8 @@ describe('geometry', () => {
     const edges = cadastreEdges(['farm_portion'])
     for (const r of [...byClass('established_boundary'), ...byClass('proclamation_line')]) {
       for (const line of linesOf(r)) {
-        for (let i = 1; i < line.length; i++) expect(edges.get(r.folder)!.has(edgeKey(line[i - 1], line[i])), `${r.cls} ${r.properties.uid}`).toBe(true)
+        for (let i = 1; i < line.length; i++)
+          expect(edges.get(r.folder)!.has(edgeKey(line[i - 1], line[i])), `${r.cls} ${r.properties.uid}`).toBe(true)
       }
     }
   })
@@ -408,26 +492,47 @@ describe('geometry', () => {
   it('keeps corridors and river beds inside the province they are written under', () => {
     const geography = loadGeography(join(process.cwd(), 'data', 'real'))
     const long = rows.filter(
-      (r) => r.cls === 'river_bed' || ((r.cls === 'servitude_area' || r.cls === 'servitude_line') && (r.cls === 'servitude_area' ? polygonsOf(r)[0][0].length > 12 : linesOf(r)[0].length > 8)),
+      (r) =>
+        r.cls === 'river_bed' ||
+        ((r.cls === 'servitude_area' || r.cls === 'servitude_line') &&
+          (r.cls === 'servitude_area' ? polygonsOf(r)[0][0].length > 12 : linesOf(r)[0].length > 8)),
     )
     expect(long.length).toBeGreaterThan(10)
     for (const r of long) {
       const outline = geography.province(CODE[r.folder]).outline
       const parts = r.cls === 'servitude_line' ? linesOf(r) : polygonsOf(r).map((p) => p[0])
-      for (const part of parts) for (const [x, y] of part) expect(outline.contains(x, y), `${r.cls} ${r.properties.uid}`).toBe(true)
+      for (const part of parts)
+        for (const [x, y] of part) expect(outline.contains(x, y), `${r.cls} ${r.properties.uid}`).toBe(true)
     }
   })
 })
 
 describe('determinism', () => {
-  it('writes byte-identical encumbrance files for the same seed (also alone with --only), different ones for another seed', async () => {
-    const pick = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => k.includes('encumbrances/')))
-    const a = pick(hashTree(run.out))
-    expect(Object.keys(a)).toHaveLength(9 * 9 - 10)
-    const again = await runSynth({ scale: 'tiny', seed: 7, out: tempDir('encumbrances-again'), only: ['encumbrances'] })
-    expect(pick(hashTree(again.out))).toEqual(a)
-    const other = await runSynth({ scale: 'tiny', seed: 8, out: tempDir('encumbrances-other'), only: ['encumbrances'] })
-    const b = pick(hashTree(other.out))
-    expect(b['south_africa/encumbrances/GP/servitude_area.geojsonl']).not.toBe(a['south_africa/encumbrances/GP/servitude_area.geojsonl'])
-  })
+  it(
+    'writes byte-identical encumbrance files for the same seed (also alone with --only), different ones for ' +
+      'another seed',
+    async () => {
+      const pick = (h: Record<string, string>) =>
+        Object.fromEntries(Object.entries(h).filter(([k]) => k.includes('encumbrances/')))
+      const a = pick(hashTree(run.out))
+      expect(Object.keys(a)).toHaveLength(9 * 9 - 10)
+      const again = await runSynth({
+        scale: 'tiny',
+        seed: 7,
+        out: tempDir('encumbrances-again'),
+        only: ['encumbrances'],
+      })
+      expect(pick(hashTree(again.out))).toEqual(a)
+      const other = await runSynth({
+        scale: 'tiny',
+        seed: 8,
+        out: tempDir('encumbrances-other'),
+        only: ['encumbrances'],
+      })
+      const b = pick(hashTree(other.out))
+      expect(b['south_africa/encumbrances/GP/servitude_area.geojsonl']).not.toBe(
+        a['south_africa/encumbrances/GP/servitude_area.geojsonl'],
+      )
+    },
+  )
 })

@@ -88,26 +88,88 @@ export function encumbranceFile(province: ProvinceCode, cls: EncumbranceClass): 
 type Weighted = readonly (readonly [string, number])[]
 
 const UNSPECIFIED: Weighted = [
-  ['', 40], ['Servitude Area', 12], ['GENERAL', 10], ['URBAN', 9], ['RURAL', 8], ['AREA', 8],
-  ['PRE_APP', 4], ['LINE', 2], ['HIST', 3], ['CANCELLED', 2], ['WITHDRAWN', 2],
+  ['', 40],
+  ['Servitude Area', 12],
+  ['GENERAL', 10],
+  ['URBAN', 9],
+  ['RURAL', 8],
+  ['AREA', 8],
+  ['PRE_APP', 4],
+  ['LINE', 2],
+  ['HIST', 3],
+  ['CANCELLED', 2],
+  ['WITHDRAWN', 2],
 ]
-const OTHER: Weighted = [['RESERVE', 4], ['OUTSPAN', 3], ['PROV', 2], ['INT_BND', 1], ['HWM', 1], ['DWS_COAST', 1]]
+const OTHER: Weighted = [
+  ['RESERVE', 4],
+  ['OUTSPAN', 3],
+  ['PROV', 2],
+  ['INT_BND', 1],
+  ['HWM', 1],
+  ['DWS_COAST', 1],
+]
 /** Values the table does not list: the build maps them to `other` and counts them as unlisted. */
-const UNLISTED: Weighted = [['WAYLEAVE', 3], ['SERVITUDE OF ABUTMENT', 2], ['ENCROACHMENT', 1], ['TRAMWAY', 1]]
-const UNSPECIFIED_LINE: Weighted = [['', 5], ['LINE', 3], ['GENERAL', 1]]
+const UNLISTED: Weighted = [
+  ['WAYLEAVE', 3],
+  ['SERVITUDE OF ABUTMENT', 2],
+  ['ENCROACHMENT', 1],
+  ['TRAMWAY', 1],
+]
+const UNSPECIFIED_LINE: Weighted = [
+  ['', 5],
+  ['LINE', 3],
+  ['GENERAL', 1],
+]
 
-const RIGHT_OF_WAY: Weighted = [['RIGHT OF WAY', 4], ['ROW', 3], ['ACCESS', 2], ['COMM_PASS', 1]]
-const DRAINAGE: Weighted = [['DRAINAGE', 3], ['STORMWATER', 2], ['STORM', 1]]
+const RIGHT_OF_WAY: Weighted = [
+  ['RIGHT OF WAY', 4],
+  ['ROW', 3],
+  ['ACCESS', 2],
+  ['COMM_PASS', 1],
+]
+const DRAINAGE: Weighted = [
+  ['DRAINAGE', 3],
+  ['STORMWATER', 2],
+  ['STORM', 1],
+]
 const SEWER: Weighted = [['SEWER', 1]]
 const SUPPORT: Weighted = [['COMM_WALL', 1]]
-const SERVICES: Weighted = [['MUNICIPAL', 2], ['SERVICES', 1]]
-const FARM_ACCESS: Weighted = [['ACCESS', 2], ['RIGHT OF WAY', 2], ['ROW', 1]]
-const WATER_AREA: Weighted = [['BOREHOLE', 3], ['DAM', 2], ['WATER', 2]]
-const WATER_LINE: Weighted = [['FURROW', 3], ['WATER', 1]]
+const SERVICES: Weighted = [
+  ['MUNICIPAL', 2],
+  ['SERVICES', 1],
+]
+const FARM_ACCESS: Weighted = [
+  ['ACCESS', 2],
+  ['RIGHT OF WAY', 2],
+  ['ROW', 1],
+]
+const WATER_AREA: Weighted = [
+  ['BOREHOLE', 3],
+  ['DAM', 2],
+  ['WATER', 2],
+]
+const WATER_LINE: Weighted = [
+  ['FURROW', 3],
+  ['WATER', 1],
+]
 const ERF_SIDE_LINE: Weighted = [...RIGHT_OF_WAY, ...DRAINAGE, ['SEWER', 3]]
-const ERF_SPINE_LINE: Weighted = [['SEWER', 6], ['DRAINAGE', 2], ['STORMWATER', 1]]
-const ERF_FRONT_LINE: Weighted = [['ELECTRIC', 2], ['MUNICIPAL', 2], ['SERVICES', 1], ['WATER', 1]]
-const ERF_CROSS_LINE: Weighted = [['WATER', 2], ['PIPELINE', 1], ['ELECTRIC', 1], ['SEWER', 1]]
+const ERF_SPINE_LINE: Weighted = [
+  ['SEWER', 6],
+  ['DRAINAGE', 2],
+  ['STORMWATER', 1],
+]
+const ERF_FRONT_LINE: Weighted = [
+  ['ELECTRIC', 2],
+  ['MUNICIPAL', 2],
+  ['SERVICES', 1],
+  ['WATER', 1],
+]
+const ERF_CROSS_LINE: Weighted = [
+  ['WATER', 2],
+  ['PIPELINE', 1],
+  ['ELECTRIC', 1],
+  ['SEWER', 1],
+]
 
 const UNSPECIFIED_SHARE = 0.77
 const OTHER_SHARE = 0.02
@@ -125,7 +187,13 @@ interface CorridorKind {
 const CORRIDORS: readonly CorridorKind[] = [
   { raw: [['ROAD', 1]], widthM: [16, 60] },
   { raw: [['ELECTRIC', 1]], widthM: [22, 55] },
-  { raw: [['PIPELINE', 2], ['PIPE', 1]], widthM: [10, 30] },
+  {
+    raw: [
+      ['PIPELINE', 2],
+      ['PIPE', 1],
+    ],
+    widthM: [10, 30],
+  },
   { raw: [['RAILWAY', 1]], widthM: [15, 40] },
 ]
 const CORRIDOR_WEIGHTS = [40, 25, 20, 15]
@@ -166,7 +234,10 @@ function ccw(ring: Ring): Ring {
   return signedArea2(ring) < 0 ? [...ring].reverse() : ring
 }
 
-/** Area in m² of lon/lat rings without holes (local projection at each ring's mid-latitude, as the cadastre computes geom_area). */
+/**
+ * Area in m² of lon/lat rings without holes (local projection at each ring's mid-latitude, as the cadastre computes
+ * geom_area).
+ */
 function areaM2(parts: readonly Ring[]): number {
   let total = 0
   for (const ring of parts) {
@@ -184,26 +255,42 @@ function areaM2(parts: readonly Ring[]): number {
 
 /** Closed lon/lat box, counter-clockwise. */
 function lonLatBox(lon0: number, lat0: number, lon1: number, lat1: number): Ring {
-  return [[lon0, lat0], [lon1, lat0], [lon1, lat1], [lon0, lat1], [lon0, lat0]]
+  return [
+    [lon0, lat0],
+    [lon1, lat0],
+    [lon1, lat1],
+    [lon0, lat1],
+    [lon0, lat0],
+  ]
 }
 
 /** A sub-box of a lon/lat box by fractions of its width and height. */
 function subBox(b: Ring, fx0: number, fy0: number, fx1: number, fy1: number): Ring {
   const [[lon0, lat0], , [lon1, lat1]] = b
-  return lonLatBox(lon0 + (lon1 - lon0) * fx0, lat0 + (lat1 - lat0) * fy0, lon0 + (lon1 - lon0) * fx1, lat0 + (lat1 - lat0) * fy1)
+  return lonLatBox(
+    lon0 + (lon1 - lon0) * fx0,
+    lat0 + (lat1 - lat0) * fy0,
+    lon0 + (lon1 - lon0) * fx1,
+    lat0 + (lat1 - lat0) * fy1,
+  )
 }
 
 /** True when closed segments ab and cd share a point. */
 function segmentsMeet(a: Pt, b: Pt, c: Pt, d: Pt): boolean {
   const o = (p: Pt, q: Pt, r: Pt) => Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
   const on = (p: Pt, q: Pt, r: Pt) =>
-    Math.min(p[0], q[0]) <= r[0] && r[0] <= Math.max(p[0], q[0]) && Math.min(p[1], q[1]) <= r[1] && r[1] <= Math.max(p[1], q[1])
+    Math.min(p[0], q[0]) <= r[0] &&
+    r[0] <= Math.max(p[0], q[0]) &&
+    Math.min(p[1], q[1]) <= r[1] &&
+    r[1] <= Math.max(p[1], q[1])
   const o1 = o(a, b, c)
   const o2 = o(a, b, d)
   const o3 = o(c, d, a)
   const o4 = o(c, d, b)
   if (o1 !== o2 && o3 !== o4) return true
-  return (o1 === 0 && on(a, b, c)) || (o2 === 0 && on(a, b, d)) || (o3 === 0 && on(c, d, a)) || (o4 === 0 && on(c, d, b))
+  return (
+    (o1 === 0 && on(a, b, c)) || (o2 === 0 && on(a, b, d)) || (o3 === 0 && on(c, d, a)) || (o4 === 0 && on(c, d, b))
+  )
 }
 
 /**
@@ -212,7 +299,9 @@ function segmentsMeet(a: Pt, b: Pt, c: Pt, d: Pt): boolean {
  */
 function isSimplePath(pts: readonly Pt[], closed: boolean): boolean {
   const n = pts.length - 1
-  const order = Array.from({ length: n }, (_, i) => i).sort((p, q) => Math.min(pts[p][0], pts[p + 1][0]) - Math.min(pts[q][0], pts[q + 1][0]))
+  const order = Array.from({ length: n }, (_, i) => i).sort(
+    (p, q) => Math.min(pts[p][0], pts[p + 1][0]) - Math.min(pts[q][0], pts[q + 1][0]),
+  )
   for (let a = 0; a < n; a++) {
     const i = order[a]
     const maxX = Math.max(pts[i][0], pts[i + 1][0])
@@ -270,7 +359,12 @@ class Fence {
       const c: Pt = [e[i], e[i + 1]]
       const d: Pt = [e[i + 2], e[i + 3]]
       if (segmentsMeet(a, b, c, d)) return false
-      const dist = Math.min(pointSegmentDistance(a, c, d), pointSegmentDistance(b, c, d), pointSegmentDistance(c, a, b), pointSegmentDistance(d, a, b))
+      const dist = Math.min(
+        pointSegmentDistance(a, c, d),
+        pointSegmentDistance(b, c, d),
+        pointSegmentDistance(c, a, b),
+        pointSegmentDistance(d, a, b),
+      )
       if (dist < marginM) return false
     }
     return true
@@ -290,7 +384,13 @@ interface WalkShape {
   maxDevRad: number
 }
 
-const CORRIDOR_WALK: WalkShape = { stepM: [500, 2000], turnSdRad: 0.14, meanderRad: 0, maxTurnRad: 0.4, maxDevRad: 0.85 }
+const CORRIDOR_WALK: WalkShape = {
+  stepM: [500, 2000],
+  turnSdRad: 0.14,
+  meanderRad: 0,
+  maxTurnRad: 0.4,
+  maxDevRad: 0.85,
+}
 const RIVER_WALK: WalkShape = { stepM: [250, 600], turnSdRad: 0.12, meanderRad: 0.6, maxTurnRad: 0.6, maxDevRad: 0.95 }
 
 /**
@@ -298,7 +398,15 @@ const RIVER_WALK: WalkShape = { stepM: [250, 600], turnSdRad: 0.12, meanderRad: 
  * is near. The heading follows a slowly drifting target (plus a regular meander for rivers),
  * turning at most `maxTurnRad` per vertex.
  */
-function walk(rnd: Random, fence: Fence, start: Pt, heading: number, lengthM: number, shape: WalkShape, marginM: number): Pt[] {
+function walk(
+  rnd: Random,
+  fence: Fence,
+  start: Pt,
+  heading: number,
+  lengthM: number,
+  shape: WalkShape,
+  marginM: number,
+): Pt[] {
   const pts: Pt[] = [start]
   let h = heading
   let drift = 0
@@ -323,7 +431,16 @@ function walk(rnd: Random, fence: Fence, start: Pt, heading: number, lengthM: nu
 }
 
 /** A path through `start`: a forward walk, and with `backM` > 0 a backward one joined before it. */
-function pathThrough(rnd: Random, fence: Fence, start: Pt, heading: number, forwardM: number, backM: number, shape: WalkShape, marginM: number): Pt[] {
+function pathThrough(
+  rnd: Random,
+  fence: Fence,
+  start: Pt,
+  heading: number,
+  forwardM: number,
+  backM: number,
+  shape: WalkShape,
+  marginM: number,
+): Pt[] {
   const forward = walk(rnd, fence, start, heading, forwardM, shape, marginM)
   if (backM <= 0) return forward
   const back = walk(rnd, fence, start, heading + Math.PI, backM, shape, marginM)
@@ -521,7 +638,9 @@ class TownshipWork {
     this.frame = new LocalFrame(plan.locality.lon, plan.locality.lat)
     this.pitch = blockPitch(plan.block)
     if (seen.erven.length !== rows.length) {
-      throw new Error(`encumbrances: ${plan.name} replayed ${seen.erven.length} current erven for ${rows.length} stand rows`)
+      throw new Error(
+        `encumbrances: ${plan.name} replayed ${seen.erven.length} current erven for ${rows.length} stand rows`,
+      )
     }
     // rows and current erf rings come in the same order: strip p of a stand is its p-th row
     rows.forEach((row, n) => {
@@ -596,7 +715,10 @@ class TownshipWork {
       case 0:
         return ` ${raw.toLowerCase()} `
       case 1:
-        return raw.toLowerCase().replace(/(^|\s)([a-z])/g, (_m, sp: string, ch: string) => sp + ch.toUpperCase()).replace(/ Of /g, ' of ')
+        return raw
+          .toLowerCase()
+          .replace(/(^|\s)([a-z])/g, (_m, sp: string, ch: string) => sp + ch.toUpperCase())
+          .replace(/ Of /g, ' of ')
       default:
         return `${raw} `
     }
@@ -647,7 +769,11 @@ class TownshipWork {
       status = STATUSES[this.state.statusCycle++ % STATUSES.length]
       this.state.withStatus++
     }
-    return { sgNo: `${rnd.int(1, 9999)}/${year}`, date: `${stamp}${pad2(rnd.int(1, 12))}${pad2(rnd.int(1, 28))}`, status }
+    return {
+      sgNo: `${rnd.int(1, 9999)}/${year}`,
+      date: `${stamp}${pad2(rnd.int(1, 12))}${pad2(rnd.int(1, 28))}`,
+      status,
+    }
   }
 
   /** Writes an area record: one part a Polygon, several a MultiPolygon (parts disjoint). */
@@ -670,7 +796,10 @@ class TownshipWork {
     )
   }
 
-  /** Writes a line record: one part a LineString, several a MultiLineString (parts disjoint); `widthM` makes it dimensioned. */
+  /**
+   * Writes a line record: one part a LineString, several a MultiLineString (parts disjoint); `widthM` makes it
+   * dimensioned.
+   */
   line(cls: EncumbranceClass, easeType: string, parts: Pt[][], widthM: number | null, years: Years): void {
     if (!LINE_CLASSES.has(cls)) throw new Error(`encumbrances: ${cls} is an area class`)
     const { sgNo, date, status } = this.reference(years)
@@ -727,7 +856,13 @@ function corridor(t: TownshipWork): boolean {
   }
   if (form >= 0.45) {
     const dimensioned = rnd.chance(0.6)
-    t.line('servitude_line', t.servitudeLineType(kind.raw), [path.map((p) => t.localPt(p))], dimensioned ? widthM : null, CORRIDOR_YEARS)
+    t.line(
+      'servitude_line',
+      t.servitudeLineType(kind.raw),
+      [path.map((p) => t.localPt(p))],
+      dimensioned ? widthM : null,
+      CORRIDOR_YEARS,
+    )
   }
   return true
 }
@@ -776,7 +911,9 @@ function run(t: TownshipWork, s: Stand, count: number): Stand[] | null {
   return out
 }
 
-/** A strip `widthM` wide centred on the side boundary between `s` and the next stand, over `rows` (its own, or both). */
+/**
+ * A strip `widthM` wide centred on the side boundary between `s` and the next stand, over `rows` (its own, or both).
+ */
 function sideStrip(t: TownshipWork, s: Stand, widthM: number, bothRows: boolean): Ring {
   const u = t.standU(s.i, columnOf(t, s) + 1)
   const [v0, v1] = bothRows ? [t.rowV(s.j, 1)[0], t.rowV(s.j, 0)[1]] : t.rowV(s.j, rowOf(t, s))
@@ -821,13 +958,23 @@ function erfServitude(t: TownshipWork, kind: ErfKind, s: Stand): boolean {
     case 'support': {
       if (!along(t, s, 1)) return false
       const w = kind === 'support' ? decimetre(rnd.range(0.5, 1)) : decimetre(rnd.range(2, 4))
-      t.area('servitude_area', t.servitudeAreaType(kind === 'support' ? SUPPORT : RIGHT_OF_WAY), [sideStrip(t, s, w, false)], ERF_YEARS)
+      t.area(
+        'servitude_area',
+        t.servitudeAreaType(kind === 'support' ? SUPPORT : RIGHT_OF_WAY),
+        [sideStrip(t, s, w, false)],
+        ERF_YEARS,
+      )
       return true
     }
     case 'drainage': {
       const other = across(t, s)
       if (!along(t, s, 1) || !other || !along(t, other, 1)) return false
-      t.area('servitude_area', t.servitudeAreaType(DRAINAGE), [sideStrip(t, s, decimetre(rnd.range(2, 4)), true)], ERF_YEARS)
+      t.area(
+        'servitude_area',
+        t.servitudeAreaType(DRAINAGE),
+        [sideStrip(t, s, decimetre(rnd.range(2, 4)), true)],
+        ERF_YEARS,
+      )
       return true
     }
     case 'sewer':
@@ -841,7 +988,12 @@ function erfServitude(t: TownshipWork, kind: ErfKind, s: Stand): boolean {
         if (!stands.every((x) => across(t, x))) return false
         const w = decimetre(rnd.range(2, 4))
         const spine = s.j * t.pitch.y
-        t.area('servitude_area', t.servitudeAreaType(SEWER), [t.gridBox(u0, spine - w / 2, u1, spine + w / 2)], ERF_YEARS)
+        t.area(
+          'servitude_area',
+          t.servitudeAreaType(SEWER),
+          [t.gridBox(u0, spine - w / 2, u1, spine + w / 2)],
+          ERF_YEARS,
+        )
       } else {
         // inside the stands along the street frontage
         const w = decimetre(rnd.range(1.5, 3))
@@ -857,7 +1009,12 @@ function erfServitude(t: TownshipWork, kind: ErfKind, s: Stand): boolean {
       const second = along(t, s, gap)
       if (!along(t, s, 1) || !second || !along(t, second, 1)) return false
       const w = decimetre(rnd.range(2, 4))
-      t.area('servitude_area', t.servitudeAreaType(RIGHT_OF_WAY), [sideStrip(t, s, w, false), sideStrip(t, second, w, false)], ERF_YEARS)
+      t.area(
+        'servitude_area',
+        t.servitudeAreaType(RIGHT_OF_WAY),
+        [sideStrip(t, s, w, false), sideStrip(t, second, w, false)],
+        ERF_YEARS,
+      )
       return true
     }
     case 'sideLine':
@@ -889,7 +1046,13 @@ function erfServitude(t: TownshipWork, kind: ErfKind, s: Stand): boolean {
       const v0 = t.rowV(s.j, 1)[0]
       const v1 = t.rowV(s.j, 0)[1]
       const line = [t.gridPt(u, v0), t.gridPt(u, (v0 + v1) / 2), t.gridPt(u, v1)]
-      t.line('servitude_line', t.servitudeLineType(ERF_CROSS_LINE), [line], rnd.chance(0.3) ? decimetre(rnd.range(1, 3)) : null, ERF_YEARS)
+      t.line(
+        'servitude_line',
+        t.servitudeLineType(ERF_CROSS_LINE),
+        [line],
+        rnd.chance(0.3) ? decimetre(rnd.range(1, 3)) : null,
+        ERF_YEARS,
+      )
       return true
     }
   }
@@ -929,7 +1092,10 @@ function cellSide(f: Farm, side: 'S' | 'E' | 'N' | 'W'): Pt[] {
   return [...seen.values()].sort((a, b) => a[1 - axis] - b[1 - axis])
 }
 
-/** The lines through a farm cell dividing its portions: longitudes of its columns and latitudes of its bands, inside the cell. */
+/**
+ * The lines through a farm cell dividing its portions: longitudes of its columns and latitudes of its bands, inside the
+ * cell.
+ */
 function divisionLines(f: Farm): { lons: number[]; lats: number[] } {
   const lons = new Set<number>()
   const lats = new Set<number>()
@@ -956,7 +1122,9 @@ function mineralRight(t: TownshipWork, f: Farm): boolean {
   } else {
     // inset parts of two portions, so the parts never touch
     const picks = rnd.shuffle([...f.portions]).slice(0, 2)
-    parts = picks.map((p) => subBox(parseRing(p), rnd.range(0.05, 0.3), rnd.range(0.05, 0.3), rnd.range(0.7, 0.95), rnd.range(0.7, 0.95)))
+    parts = picks.map((p) =>
+      subBox(parseRing(p), rnd.range(0.05, 0.3), rnd.range(0.05, 0.3), rnd.range(0.7, 0.95), rnd.range(0.7, 0.95)),
+    )
   }
   t.area('mineral_right', t.specific([['MINERAL', 1]]), parts, FARM_YEARS)
   return true
@@ -965,7 +1133,13 @@ function mineralRight(t: TownshipWork, f: Farm): boolean {
 /** A registered lease over part of a farm portion (a box, now and then with a corner cut off). */
 function lease(t: TownshipWork, f: Farm): boolean {
   const rnd = t.rnd
-  const box = subBox(parseRing(rnd.pick(f.portions)), rnd.range(0.05, 0.5), rnd.range(0.05, 0.5), rnd.range(0.55, 0.95), rnd.range(0.55, 0.95))
+  const box = subBox(
+    parseRing(rnd.pick(f.portions)),
+    rnd.range(0.05, 0.5),
+    rnd.range(0.05, 0.5),
+    rnd.range(0.55, 0.95),
+    rnd.range(0.55, 0.95),
+  )
   let ring = box
   if (rnd.chance(0.3)) {
     const [a, b, c, d] = box
@@ -1008,7 +1182,12 @@ function farmAccess(t: TownshipWork, f: Farm): boolean {
   const ring =
     n < lons.length
       ? lonLatBox(lons[n] - w / 2 / m.lon, f.fj * D, lons[n] + w / 2 / m.lon, (f.fj + 1) * D)
-      : lonLatBox(f.fi * D, lats[n - lons.length] - w / 2 / m.lat, (f.fi + 1) * D, lats[n - lons.length] + w / 2 / m.lat)
+      : lonLatBox(
+          f.fi * D,
+          lats[n - lons.length] - w / 2 / m.lat,
+          (f.fi + 1) * D,
+          lats[n - lons.length] + w / 2 / m.lat,
+        )
   t.area('servitude_area', t.servitudeAreaType(FARM_ACCESS), [ring], FARM_YEARS)
   return true
 }
@@ -1030,7 +1209,13 @@ function farmWater(t: TownshipWork, f: Farm): boolean {
       const x = -halfW * 0.9 + (1.8 * halfW * q) / (n - 1)
       pts.push([frame.lon(x), frame.lat(rnd.range(-0.7, 0.7) * halfH)])
     }
-    t.line('servitude_line', t.servitudeLineType(WATER_LINE), [pts], rnd.chance(0.5) ? decimetre(rnd.range(1, 3)) : null, FARM_YEARS)
+    t.line(
+      'servitude_line',
+      t.servitudeLineType(WATER_LINE),
+      [pts],
+      rnd.chance(0.5) ? decimetre(rnd.range(1, 3)) : null,
+      FARM_YEARS,
+    )
     return true
   }
   // a star-shaped outline (angles increasing) is always simple
@@ -1078,11 +1263,18 @@ function proclamationArea(t: TownshipWork): boolean {
   const f = farmBlock(t, w, h)
   if (!f) return false
   // cell corners computed as the cadastre computes them (integer cell index × 1/60°)
-  t.area('proclamation_area', t.specific([['PROC_AREA', 1]]), [lonLatBox(f.fi * D, f.fj * D, (f.fi + w) * D, (f.fj + h) * D)], FARM_YEARS)
+  t.area(
+    'proclamation_area',
+    t.specific([['PROC_AREA', 1]]),
+    [lonLatBox(f.fi * D, f.fj * D, (f.fi + w) * D, (f.fj + h) * D)],
+    FARM_YEARS,
+  )
   return true
 }
 
-/** A proclamation line along the south edges of a row of one to four farm cells, through every cadastre vertex on it. */
+/**
+ * A proclamation line along the south edges of a row of one to four farm cells, through every cadastre vertex on it.
+ */
 function proclamationLine(t: TownshipWork): boolean {
   const w = t.rnd.int(1, 4)
   const f = farmBlock(t, w, 1)
@@ -1126,7 +1318,11 @@ function riverBed(t: TownshipWork): boolean {
 // ---- one township
 
 /** A farm-level generator and its chance per farm cell. */
-const FARM_ENCUMBRANCES: readonly { cls: EncumbranceClass; chance: number; make: (t: TownshipWork, f: Farm) => boolean }[] = [
+const FARM_ENCUMBRANCES: readonly {
+  cls: EncumbranceClass
+  chance: number
+  make: (t: TownshipWork, f: Farm) => boolean
+}[] = [
   { cls: 'mineral_right', chance: 0.3, make: mineralRight },
   { cls: 'lease', chance: 0.12, make: lease },
   { cls: 'state_land', chance: 0.03, make: stateLand },
@@ -1143,7 +1339,8 @@ function writeTownship(t: TownshipWork): void {
 
   for (let n = stochasticRound(scale.corridorsPerTownship, rnd); n > 0; n--) corridor(t)
 
-  for (let n = stochasticRound((t.rows.length * scale.erfServitudesPer100Erven) / 100, rnd); n > 0; n--) anyErfServitude(t)
+  for (let n = stochasticRound((t.rows.length * scale.erfServitudesPer100Erven) / 100, rnd); n > 0; n--)
+    anyErfServitude(t)
 
   for (const f of t.seen.farms) {
     for (const g of FARM_ENCUMBRANCES) {
@@ -1197,7 +1394,9 @@ function ensureEveryLayer(t: TownshipWork): void {
 export const southAfricaEncumbrances: LayerGenerator = {
   name: 'encumbrances',
   domain: 'encumbrances',
-  description: 'south_africa/encumbrances/<PROV>/<class>.geojsonl: servitudes, mineral rights, leases, state land, river beds, proclamations, established boundaries over the cadastre',
+  description:
+    'south_africa/encumbrances/<PROV>/<class>.geojsonl: servitudes, mineral rights, leases, state land, river ' +
+    'beds, proclamations, established boundaries over the cadastre',
   async generate(ctx) {
     const zero = () => Object.fromEntries(ENCUMBRANCE_CLASSES.map((c) => [c, 0])) as Record<EncumbranceClass, number>
     const state: RunState = {
@@ -1238,7 +1437,8 @@ export const southAfricaEncumbrances: LayerGenerator = {
       },
     )
     ;(out as ProvinceFiles | null)?.close()
-    if (state.dropped > 0) ctx.log(`  encumbrances: ${state.dropped} buffered outlines came out self-intersecting and were left out`)
+    if (state.dropped > 0)
+      ctx.log(`  encumbrances: ${state.dropped} buffered outlines came out self-intersecting and were left out`)
 
     const records = ENCUMBRANCE_CLASSES.reduce((s, c) => s + state.counts[c], 0)
     const t = state.servitudeAreaTypes

@@ -43,7 +43,15 @@ beforeAll(async () => {
   header = csv.header
   erven = csv.rows.map((r) => {
     const [erf, portion] = r[0].split('/')
-    return { erf: Number(erf), portion: Number(portion ?? 0), lat: Number(r[1]), lon: Number(r[2]), township: r[3], province: r[4], raw: r }
+    return {
+      erf: Number(erf),
+      portion: Number(portion ?? 0),
+      lat: Number(r[1]),
+      lon: Number(r[2]),
+      township: r[3],
+      province: r[4],
+      raw: r,
+    }
   })
   for (const e of erven) {
     const key = `${e.township}|${e.province}`
@@ -69,7 +77,11 @@ describe('south_africa/erven.csv', () => {
   })
 
   it('uses real WOF locality names, in natural case', () => {
-    const wof = new Set(parseCsv(readFileSync(join(process.cwd(), 'data/real/wof-south-africa/wof_za_localities.csv'), 'utf8')).map((r) => r.name))
+    const wof = new Set(
+      parseCsv(readFileSync(join(process.cwd(), 'data/real/wof-south-africa/wof_za_localities.csv'), 'utf8')).map(
+        (r) => r.name,
+      ),
+    )
     for (const key of byTownship.keys()) {
       const name = key.split('|')[0]
       expect(wof.has(name), name).toBe(true)
@@ -115,10 +127,15 @@ describe('south_africa/erven.csv', () => {
   })
 
   it('puts every erf inside its province outline (turf on Natural Earth)', () => {
-    const admin1 = JSON.parse(readFileSync(join(process.cwd(), 'data/real/naturalearth-za-bw/ne10m_admin1_za_bw.geojson'), 'utf8'))
+    const admin1 = JSON.parse(
+      readFileSync(join(process.cwd(), 'data/real/naturalearth-za-bw/ne10m_admin1_za_bw.geojson'), 'utf8'),
+    )
     const feature = new Map<string, unknown>()
     for (const [name, iso] of Object.entries(NE_ISO)) {
-      feature.set(name, admin1.features.find((f: { properties: { iso_3166_2: string } }) => f.properties.iso_3166_2 === iso))
+      feature.set(
+        name,
+        admin1.features.find((f: { properties: { iso_3166_2: string } }) => f.properties.iso_3166_2 === iso),
+      )
     }
     for (const e of erven) {
       expect(booleanPointInPolygon([e.lon, e.lat], feature.get(e.province) as never), `${e.raw.join(',')}`).toBe(true)
@@ -148,8 +165,12 @@ describe('south_africa/erven.csv', () => {
 describe('layoutTownship at a province edge', () => {
   it('keeps a big township beside the boundary inside its province and still fills it', () => {
     const geography = loadGeography(join(process.cwd(), 'data', 'real'))
-    const admin1 = JSON.parse(readFileSync(join(process.cwd(), 'data/real/naturalearth-za-bw/ne10m_admin1_za_bw.geojson'), 'utf8'))
-    const plans = planTownships(createContext({ scale: SCALES.tiny, seed: 7, outDir: '/nonexistent', geography, log: () => {} }))
+    const admin1 = JSON.parse(
+      readFileSync(join(process.cwd(), 'data/real/naturalearth-za-bw/ne10m_admin1_za_bw.geojson'), 'utf8'),
+    )
+    const plans = planTownships(
+      createContext({ scale: SCALES.tiny, seed: 7, outDir: '/nonexistent', geography, log: () => {} }),
+    )
     // the WOF locality closest to its province's outline (coast or border)
     let edge = geography.saLocalities[0]
     let best = Infinity
@@ -159,7 +180,9 @@ describe('layoutTownship at a province edge', () => {
     }
     expect(best).toBeLessThan(300)
     const plan = { ...plans[0], name: edge.name, locality: edge, province: geography.province(edge.province) }
-    const feature = admin1.features.find((f: { properties: { iso_3166_2: string } }) => f.properties.iso_3166_2 === plan.province.neIso)
+    const feature = admin1.features.find(
+      (f: { properties: { iso_3166_2: string } }) => f.properties.iso_3166_2 === plan.province.neIso,
+    )
     let outside = 0
     const rows = layoutTownship(plan, 3_000, new Random(1, 'edge'), (_erf, _portion, lon, lat) => {
       if (!booleanPointInPolygon([lon, lat], feature)) outside++
@@ -178,7 +201,8 @@ describe('planTownships at larger scales', () => {
     const plans = plan('sample')
     expect(plans).toHaveLength(240)
     const provinces = new Map<string, Set<string>>()
-    for (const p of plans) provinces.set(p.name.toUpperCase(), (provinces.get(p.name.toUpperCase()) ?? new Set()).add(p.province.code))
+    for (const p of plans)
+      provinces.set(p.name.toUpperCase(), (provinces.get(p.name.toUpperCase()) ?? new Set()).add(p.province.code))
     expect([...provinces.values()].filter((s) => s.size >= 2).length).toBeGreaterThanOrEqual(36)
     expect(plans.reduce((s, p) => s + p.rows, 0)).toBe(SCALES.sample.southAfricaErven)
   })

@@ -125,7 +125,8 @@ function selectLocalities(ctx: SynthContext, rnd: Random): SaLocality[] {
     .filter(([, g]) => g.length > 1)
     .map(([name, g]) => ({ name, g, key: rnd.weightedKey(g.reduce((s, l) => s + significance(l), 0)) }))
     .sort((a, b) => b.key - a.key || (a.name < b.name ? -1 : 1))
-  const nNames = scale.repeatedTownshipNames === 'all' ? repeated.length : Math.min(scale.repeatedTownshipNames, repeated.length)
+  const nNames =
+    scale.repeatedTownshipNames === 'all' ? repeated.length : Math.min(scale.repeatedTownshipNames, repeated.length)
   // leave room for one township per province
   const repeatedBudget = Math.max(0, target - 9)
   for (const { g } of repeated.slice(0, nNames)) {
@@ -194,7 +195,12 @@ export function planTownships(ctx: SynthContext): TownshipPlan[] {
   const rnd = ctx.random('erven/plan')
   const { scale, geography } = ctx
   const chosen = selectLocalities(ctx, rnd.fork('select'))
-  chosen.sort((a, b) => (a.province < b.province ? -1 : a.province > b.province ? 1 : 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || a.wofId - b.wofId)
+  chosen.sort(
+    (a, b) =>
+      (a.province < b.province ? -1 : a.province > b.province ? 1 : 0) ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+      a.wofId - b.wofId,
+  )
 
   const provincesByName = new Map<string, Set<ProvinceCode>>()
   for (const l of chosen) {
@@ -242,7 +248,9 @@ export function planTownships(ctx: SynthContext): TownshipPlan[] {
   const rows = new Int32Array(n)
   members.forEach((idx, pi) => {
     if (provinceRows[pi] > sum(idx, caps)) {
-      ctx.log(`  erven: ${provinces[pi].code} townships are packed tighter than their spacing allows (some clusters touch)`)
+      ctx.log(
+        `  erven: ${provinces[pi].code} townships are packed tighter than their spacing allows (some clusters touch)`,
+      )
     }
     const share = allocate(
       provinceRows[pi],
@@ -250,7 +258,9 @@ export function planTownships(ctx: SynthContext): TownshipPlan[] {
       idx.map((i) => mins[i]),
       idx.map((i) => caps[i]),
     )
-    idx.forEach((i, k) => (rows[i] = share[k]))
+    idx.forEach((i, k) => {
+      rows[i] = share[k]
+    })
   })
   return chosen.map((l, i) => ({
     index: i,
@@ -394,7 +404,8 @@ export const southAfricaErven: LayerGenerator = {
       },
     )
     out.close()
-    if (carry > 0) ctx.log(`  erven: ${carry} rows short of ${total}: the last townships had no room inside their province`)
+    if (carry > 0)
+      ctx.log(`  erven: ${carry} rows short of ${total}: the last townships had no room inside their province`)
 
     const repeatedNames = new Set(plans.filter((p) => p.repeatedName).map((p) => p.name.toUpperCase()))
     return {

@@ -36,7 +36,8 @@ function positions(raw: unknown, path: string, errors: FieldError[]): [number, n
       return
     }
     if (x < -180 || x > 180 || y < -90 || y > 90) {
-      if (bad++ < 3) errors.push({ field: where, message: `[${x}, ${y}] is out of range (longitude -180..180, latitude -90..90)` })
+      if (bad++ < 3)
+        errors.push({ field: where, message: `[${x}, ${y}] is out of range (longitude -180..180, latitude -90..90)` })
       return
     }
     out.push([x, y])
@@ -48,14 +49,21 @@ function positions(raw: unknown, path: string, errors: FieldError[]): [number, n
 export function parseInputGeometry(g: { type: string; coordinates: unknown[] }): InputGeometry | FieldError[] {
   const errors: FieldError[] = []
   const count = JSON.stringify(g.coordinates).split('[').length
-  if (count > GEOMETRY_MAX_POSITIONS * 2) return [{ field: `${FIELD}.coordinates`, message: `at most ${GEOMETRY_MAX_POSITIONS} positions` }]
+  if (count > GEOMETRY_MAX_POSITIONS * 2)
+    return [{ field: `${FIELD}.coordinates`, message: `at most ${GEOMETRY_MAX_POSITIONS} positions` }]
   if (g.type === 'LineString') {
     const line = positions(g.coordinates, `${FIELD}.coordinates`, errors)
     if (!line) return errors
     const problems = lineProblems(line)
     if (problems.length) return problems.map((message) => ({ field: `${FIELD}.coordinates`, message }))
     const lengthM = lineLengthM([line])
-    if (lengthM > ROUTE_MAX_M) return [{ field: FIELD, message: `the line is ${(lengthM / 1000).toFixed(1)} km long; at most ${ROUTE_MAX_M / 1000} km` }]
+    if (lengthM > ROUTE_MAX_M)
+      return [
+        {
+          field: FIELD,
+          message: `the line is ${(lengthM / 1000).toFixed(1)} km long; at most ${ROUTE_MAX_M / 1000} km`,
+        },
+      ]
     return { lines: [line], lengthM }
   }
   const rings: Ring[] = []
@@ -68,9 +76,12 @@ export function parseInputGeometry(g: { type: string; coordinates: unknown[] }):
   const problems = polygonProblems(rings)
   if (problems.length) return problems.map((message) => ({ field: `${FIELD}.coordinates`, message }))
   // RFC 7946 winding whatever the caller sent: exterior counter-clockwise, holes clockwise
-  const oriented = rings.map((r, i) => ((ringSignedArea2(r) > 0) === (i === 0) ? r : [...r].reverse()))
+  const oriented = rings.map((r, i) => (ringSignedArea2(r) > 0 === (i === 0) ? r : [...r].reverse()))
   const mp: MultiPolygon = [oriented]
   const area = areaSqm(mp)
-  if (area > AREA_MAX_SQM) return [{ field: FIELD, message: `the polygon covers ${(area / 1e6).toFixed(1)} km²; at most ${AREA_MAX_SQM / 1e6} km²` }]
+  if (area > AREA_MAX_SQM)
+    return [
+      { field: FIELD, message: `the polygon covers ${(area / 1e6).toFixed(1)} km²; at most ${AREA_MAX_SQM / 1e6} km²` },
+    ]
   return { mp, areaSqm: area }
 }

@@ -25,7 +25,11 @@ export function heatCells(s: EncumbranceStore, b: BBox, k: number, classes: read
   const cy1 = Math.floor(b.maxY / cell)
   const cells = new Map<string, HeatCell>()
   for (const cls of classes) {
-    for (const r of s.st.heatCells.iterate(cls, cy0, cy1, cx0, cx1) as Iterable<{ cx: number; cy: number; n: number }>) {
+    for (const r of s.st.heatCells.iterate(cls, cy0, cy1, cx0, cx1) as Iterable<{
+      cx: number
+      cy: number
+      n: number
+    }>) {
       const gx = Math.floor(r.cx / k)
       const gy = Math.floor(r.cy / k)
       const key = `${gx},${gy}`

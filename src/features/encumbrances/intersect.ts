@@ -47,7 +47,11 @@ const round2 = (v: number) => round(v, 2)
  * of each to the caller's geometry, and the current parcels except parent farms whose interior
  * it enters (docs/decisions.md "Encumbrances").
  */
-export function intersect(s: EncumbranceStore, geometry: { lines: Lines } | { mp: MultiPolygon }, classes: readonly EncumbranceClass[]): IntersectResult {
+export function intersect(
+  s: EncumbranceStore,
+  geometry: { lines: Lines } | { mp: MultiPolygon },
+  classes: readonly EncumbranceClass[],
+): IntersectResult {
   const isRoute = 'lines' in geometry
   const prepLines = isRoute ? new PreparedLines(geometry.lines) : null
   const prepArea = isRoute ? null : new PreparedPolygon(geometry.mp)
@@ -62,8 +66,10 @@ export function intersect(s: EncumbranceStore, geometry: { lines: Lines } | { mp
       if (!classes.includes(cls)) continue
       for (const [ax, ay, bx, by] of pieces) {
         const hit = (i: number, x0: number, y0: number, x1: number, y1: number) =>
-          !(flags[ids[i] - 1] & FLAG_NOT_CURRENT) && segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
-        for (const i of index.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit)) encIds.add(ids[i])
+          !(flags[ids[i] - 1] & FLAG_NOT_CURRENT) &&
+          segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
+        for (const i of index.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit))
+          encIds.add(ids[i])
       }
     }
   } else {
@@ -101,11 +107,14 @@ export function intersect(s: EncumbranceStore, geometry: { lines: Lines } | { mp
     const cands = new Set<number>()
     if (isRoute) {
       for (const [ax, ay, bx, by] of routePieces(geometry.lines)) {
-        const hit = (i: number, x0: number, y0: number, x1: number, y1: number) => ok(i) && segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
-        for (const i of parcelIndex.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit)) cands.add(i)
+        const hit = (i: number, x0: number, y0: number, x1: number, y1: number) =>
+          ok(i) && segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
+        for (const i of parcelIndex.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit))
+          cands.add(i)
       }
     } else {
-      const near = (i: number, x0: number, y0: number, x1: number, y1: number) => !cands.has(i) && ok(i) && prepArea!.nearBox(x0, y0, x1, y1, NEAR_BOX_M)
+      const near = (i: number, x0: number, y0: number, x1: number, y1: number) =>
+        !cands.has(i) && ok(i) && prepArea!.nearBox(x0, y0, x1, y1, NEAR_BOX_M)
       for (const b of boxes) for (const i of parcelIndex.search(b.minX, b.minY, b.maxX, b.maxY, near)) cands.add(i)
     }
     for (const i of [...cands].sort((a, b) => a - b)) {
@@ -113,10 +122,12 @@ export function intersect(s: EncumbranceStore, geometry: { lines: Lines } | { mp
       let item: ParcelEntered | null = null
       if (prepLines) {
         const o = lineOverlap(prepLines, mp)
-        if (o && o.relationship !== 'touches' && o.overlapM > 0) item = { parcel: ps.ref(i + 1), overlapM: round2(o.overlapM) }
+        if (o && o.relationship !== 'touches' && o.overlapM > 0)
+          item = { parcel: ps.ref(i + 1), overlapM: round2(o.overlapM) }
       } else {
         const o = polygonOverlap(prepArea!, mp)
-        if (o && o.relationship !== 'touches' && o.overlapSqm > 0) item = { parcel: ps.ref(i + 1), overlapSqm: round2(o.overlapSqm) }
+        if (o && o.relationship !== 'touches' && o.overlapSqm > 0)
+          item = { parcel: ps.ref(i + 1), overlapSqm: round2(o.overlapSqm) }
       }
       if (!item) continue
       if (parcels.length === INTERSECT_MAX_PARCELS) {
@@ -170,7 +181,8 @@ function areaMeets(area: PreparedPolygon, mp: MultiPolygon, r: EncumbranceRow): 
   }
   const o = polygonOverlap(area, decodeGeometry(r.geom))
   // polygonOverlap(a, b) tells how the caller's area a lies to the record b; the answer is b's relation to a
-  if (o && (o.relationship === 'within' || o.relationship === 'contains')) o.relationship = o.relationship === 'within' ? 'contains' : 'within'
+  if (o && (o.relationship === 'within' || o.relationship === 'contains'))
+    o.relationship = o.relationship === 'within' ? 'contains' : 'within'
   if (!o) return null
   return { relationship: o.relationship, overlapSqm: o.relationship === 'touches' ? 0 : round2(o.overlapSqm) }
 }
@@ -186,7 +198,13 @@ function routePieces(lines: Lines): [number, number, number, number][] {
       const [ax, ay] = l[i]
       const [bx, by] = l[i + 1]
       const k = Math.max(1, Math.ceil(Math.max(Math.abs(bx - ax), Math.abs(by - ay)) / ROUTE_PIECE_DEG))
-      for (let j = 0; j < k; j++) out.push([ax + ((bx - ax) * j) / k, ay + ((by - ay) * j) / k, ax + ((bx - ax) * (j + 1)) / k, ay + ((by - ay) * (j + 1)) / k])
+      for (let j = 0; j < k; j++)
+        out.push([
+          ax + ((bx - ax) * j) / k,
+          ay + ((by - ay) * j) / k,
+          ax + ((bx - ax) * (j + 1)) / k,
+          ay + ((by - ay) * (j + 1)) / k,
+        ])
     }
   return out
 }

@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { ENCUMBRANCE_CLASSES, LINE_CLASSES, RELATIONSHIPS, polygonsAsLines, type EncumbranceClass } from '../../data/encumbrance-format.js'
+import {
+  ENCUMBRANCE_CLASSES,
+  LINE_CLASSES,
+  RELATIONSHIPS,
+  polygonsAsLines,
+  type EncumbranceClass,
+} from '../../data/encumbrance-format.js'
 import { decodeGeometry } from '../../data/geometry-blob.js'
 import type { BBox } from '../../geo/polygon.js'
 import type { ParcelRef } from './parcels.js'
@@ -73,7 +79,12 @@ export function overlapsOfParcel(s: EncumbranceStore, parcelId: number): { row: 
     }
     return { row, overlap: o }
   })
-  return out.sort((a, b) => (b.overlap.pct ?? 0) - (a.overlap.pct ?? 0) || (b.overlap.overlapM ?? 0) - (a.overlap.overlapM ?? 0) || a.row.uid - b.row.uid)
+  return out.sort(
+    (a, b) =>
+      (b.overlap.pct ?? 0) - (a.overlap.pct ?? 0) ||
+      (b.overlap.overlapM ?? 0) - (a.overlap.overlapM ?? 0) ||
+      a.row.uid - b.row.uid,
+  )
 }
 
 export function summaryOfParcel(s: EncumbranceStore, parcelId: number): ParcelSummary {
@@ -112,7 +123,15 @@ export function summaryOfParcelBySql(s: EncumbranceStore, parcelId: number): Par
 export function affectedParcels(s: EncumbranceStore, encId: number): { parcel: ParcelRef; overlap: Overlap }[] {
   const parcels = s.parcels
   if (!parcels) return []
-  return (s.st.affected.all(encId) as { parcel_id: number; relationship: number; overlap_sqm: number | null; overlap_m: number | null; pct: number | null }[]).map((a) => ({
+  return (
+    s.st.affected.all(encId) as {
+      parcel_id: number
+      relationship: number
+      overlap_sqm: number | null
+      overlap_m: number | null
+      pct: number | null
+    }[]
+  ).map((a) => ({
     parcel: parcels.ref(a.parcel_id),
     overlap: {
       relationship: RELATIONSHIPS[a.relationship],
@@ -131,7 +150,12 @@ export function sgPattern(p: string): { glob: string; prefix: string; suffix: st
 }
 
 /** A page of /search: filters in SQL (bound parameters only), by id after `afterId`. */
-export function search(s: EncumbranceStore, f: SearchFilters, limit: number, afterId: number): { rows: EncumbranceRow[]; next: number | null; windowEnd: number | null } {
+export function search(
+  s: EncumbranceStore,
+  f: SearchFilters,
+  limit: number,
+  afterId: number,
+): { rows: EncumbranceRow[]; next: number | null; windowEnd: number | null } {
   const where: string[] = ['id > ?']
   const args: (string | number)[] = [afterId]
   if (f.province) {
@@ -181,7 +205,10 @@ export function search(s: EncumbranceStore, f: SearchFilters, limit: number, aft
     }
   }
   const sql = `SELECT ${COLUMNS} FROM encumbrance WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`
-  const raw = s.db.prepare(sql).raw(true).all(...args, limit + 1) as unknown[][]
+  const raw = s.db
+    .prepare(sql)
+    .raw(true)
+    .all(...args, limit + 1) as unknown[][]
   const rows = raw.slice(0, limit).map((a) => toRow(a))
   if (raw.length > limit) return { rows, next: rows[rows.length - 1].id, windowEnd: null }
   // a window that ended before the table did: the next page continues after it

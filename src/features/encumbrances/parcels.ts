@@ -17,12 +17,7 @@ import {
   layerCode,
   type ParcelType,
 } from '../../data/parcels-format.js'
-import {
-  lpiRowReader,
-  publishedVersion,
-  sharedParcelFlags,
-  sharedParcelIndex,
-} from '../../data/parcel-readers.js'
+import { lpiRowReader, publishedVersion, sharedParcelFlags, sharedParcelIndex } from '../../data/parcel-readers.js'
 import { containsPointEncoded, decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
 
 /** A parcel as the encumbrance answers name it. */
@@ -51,7 +46,12 @@ export class ParcelStore {
     const db = ds.sqlite(PARCEL_FILES.sqlite)
     this.index = sharedParcelIndex(ds)
     this.flags = sharedParcelFlags(ds)
-    this.rowsOfLpi = lpiRowReader<ParcelRef & { wstatus: string | null }>(ds, db, 'id, lpi, parcel_type, province, extent_sqm, wstatus', true)
+    this.rowsOfLpi = lpiRowReader<ParcelRef & { wstatus: string | null }>(
+      ds,
+      db,
+      'id, lpi, parcel_type, province, extent_sqm, wstatus',
+      true,
+    )
     this.refStmt = db.prepare('SELECT lpi, province, extent_sqm FROM parcel WHERE id = ?').raw(true)
     this.geomStmt = db.prepare('SELECT geom FROM parcel WHERE id = ?').pluck()
   }
@@ -62,7 +62,13 @@ export class ParcelStore {
    */
   ref(id: number): ParcelRef {
     const a = this.refStmt.get(id) as [string, string, number]
-    return { id, lpi: a[0], parcel_type: PARCEL_TYPES[this.flags[id - 1] & FLAG_LAYER_MASK], province: a[1], extent_sqm: a[2] }
+    return {
+      id,
+      lpi: a[0],
+      parcel_type: PARCEL_TYPES[this.flags[id - 1] & FLAG_LAYER_MASK],
+      province: a[1],
+      extent_sqm: a[2],
+    }
   }
 
   /** A parcel's stored geometry blob. */
@@ -77,7 +83,9 @@ export class ParcelStore {
   /** The current parcel of an LPI (the parcel service's default filter, publishedVersion), or null. */
   byLpi(lpi: string): ParcelRef | null {
     const p = publishedVersion(this.rowsOfLpi(lpi))
-    return p ? { id: p.id, lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, extent_sqm: p.extent_sqm } : null
+    return p
+      ? { id: p.id, lpi: p.lpi, parcel_type: p.parcel_type, province: p.province, extent_sqm: p.extent_sqm }
+      : null
   }
 
   /** The most specific current parcel holding the point (docs/decisions.md "most specific first"), or null. */
@@ -91,7 +99,8 @@ export class ParcelStore {
       const blob = this.geometryBlob(i + 1)
       if (!containsPointEncoded(blob, lon, lat)) continue
       const ref = this.ref(i + 1)
-      if (!best || spec < best.spec || ref.extent_sqm < best.area || (ref.extent_sqm === best.area && i + 1 < best.id)) best = { id: i + 1, spec, area: ref.extent_sqm }
+      if (!best || spec < best.spec || ref.extent_sqm < best.area || (ref.extent_sqm === best.area && i + 1 < best.id))
+        best = { id: i + 1, spec, area: ref.extent_sqm }
     }
     return best ? this.ref(best.id) : null
   }

@@ -34,7 +34,15 @@ import {
   type SearchFilters,
 } from './lookups.js'
 import type { ParcelRef } from './parcels.js'
-import { areaOf, geometryOf, lineOf, type Drawn, type EncumbranceRow, type Overlap, type StoredGeometry } from './records.js'
+import {
+  areaOf,
+  geometryOf,
+  lineOf,
+  type Drawn,
+  type EncumbranceRow,
+  type Overlap,
+  type StoredGeometry,
+} from './records.js'
 import { recordsAt, recordsInBox, recordsWithin } from './spatial.js'
 import { EncumbranceStore } from './store.js'
 import { tileBytes } from './tiles.js'
@@ -104,7 +112,11 @@ export class EncumbranceQueries {
     return affectedParcels(this.store, encId)
   }
 
-  search(f: SearchFilters, limit: number, afterId: number): { rows: EncumbranceRow[]; next: number | null; windowEnd: number | null } {
+  search(
+    f: SearchFilters,
+    limit: number,
+    afterId: number,
+  ): { rows: EncumbranceRow[]; next: number | null; windowEnd: number | null } {
     return search(this.store, f, limit, afterId)
   }
 
@@ -114,11 +126,21 @@ export class EncumbranceQueries {
 
   // ---- spatial
 
-  at(lon: number, lat: number, radiusM: number, classes: readonly EncumbranceClass[]): { row: EncumbranceRow; distanceM: number }[] {
+  at(
+    lon: number,
+    lat: number,
+    radiusM: number,
+    classes: readonly EncumbranceClass[],
+  ): { row: EncumbranceRow; distanceM: number }[] {
     return recordsAt(this.store, lon, lat, radiusM, classes)
   }
 
-  within(b: BBox, classes: readonly EncumbranceClass[], limit: number, afterId: number): { rows: Drawn[]; next: number | null } {
+  within(
+    b: BBox,
+    classes: readonly EncumbranceClass[],
+    limit: number,
+    afterId: number,
+  ): { rows: Drawn[]; next: number | null } {
     return recordsWithin(this.store, b, classes, limit, afterId)
   }
 

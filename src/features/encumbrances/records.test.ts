@@ -6,8 +6,12 @@ describe('the row field table (records.ts)', () => {
     expect(COLUMNS.split(', ')).toEqual(ROW_COLUMNS.map(([column]) => column))
     for (const k of [0, 6]) {
       // each cell holds the name of its column, after k leading cells
-      const row = toRow([...Array.from({ length: k }, () => 'lead'), ...ROW_COLUMNS.map(([column]) => column)], k) as unknown as Record<string, unknown>
-      const read = (path: string) => path.split('.').reduce<unknown>((o, key) => (o as Record<string, unknown>)[key], row)
+      const row = toRow(
+        [...Array.from({ length: k }, () => 'lead'), ...ROW_COLUMNS.map(([column]) => column)],
+        k,
+      ) as unknown as Record<string, unknown>
+      const read = (path: string) =>
+        path.split('.').reduce<unknown>((o, key) => (o as Record<string, unknown>)[key], row)
       for (const [column, field] of ROW_COLUMNS) expect(read(field), field).toBe(column)
       // and no field the table does not name
       const fields = new Set(ROW_COLUMNS.map(([, field]) => field.split('.')[0]))

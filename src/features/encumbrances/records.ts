@@ -1,11 +1,17 @@
 /**
  * An encumbrance record: its row as the queries read it (the `encumbrance` table's columns, one
  * field table for the SQL column list and the row reader), its stored geometry, how it meets a
- * parcel or the caller's geometry, and its object form in the answers (the field order of docs/api.md "Encumbrances and jurisdiction (spec 002)").
+ * parcel or the caller's geometry, and its object form in the answers (the field order of docs/api.md "Encumbrances and
+ * jurisdiction (spec 002)").
  *
  * @module
  */
-import { LINE_CLASSES, polygonsAsLines, type EncumbranceClass, type Relationship } from '../../data/encumbrance-format.js'
+import {
+  LINE_CLASSES,
+  polygonsAsLines,
+  type EncumbranceClass,
+  type Relationship,
+} from '../../data/encumbrance-format.js'
 import { decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
 import { linesMeetBox, type Lines } from '../../geo/lines.js'
 import { intersectsBox, type BBox } from '../../geo/polygon.js'
@@ -98,7 +104,12 @@ export function toRow(a: unknown[], k = 0): EncumbranceRow {
     widthM: a[k + 9] as number | null,
     dateStamp: a[k + 10] as string | null,
     recordStatus: a[k + 11] as string | null,
-    bbox: { minX: a[k + 12] as number, minY: a[k + 13] as number, maxX: a[k + 14] as number, maxY: a[k + 15] as number },
+    bbox: {
+      minX: a[k + 12] as number,
+      minY: a[k + 13] as number,
+      maxX: a[k + 14] as number,
+      maxY: a[k + 15] as number,
+    },
     geom: a[k + 16] as Buffer,
     areaGeom: a[k + 17] as Buffer | null,
   }
@@ -128,7 +139,9 @@ export function geometryInBox(r: EncumbranceRow, b: BBox): StoredGeometry | null
 
 // ---- the object form of a record in the answers
 
-export const UNDIMENSIONED_NOTE = 'An undimensioned servitude line has no surveyed width, so no overlapping area can be computed; overlap_m gives its length inside.'
+export const UNDIMENSIONED_NOTE =
+  'An undimensioned servitude line has no surveyed width, so no overlapping area can be computed; overlap_m gives ' +
+  'its length inside.'
 
 const r7 = (v: number) => round(v, 7)
 
@@ -136,14 +149,22 @@ const r7 = (v: number) => round(v, 7)
 export function geoJsonOf(g: StoredGeometry): { type: string; coordinates: unknown } {
   if ('lines' in g) {
     const lines = g.lines.map((l) => l.map(([x, y]) => [r7(x), r7(y)]))
-    return lines.length === 1 ? { type: 'LineString', coordinates: lines[0] } : { type: 'MultiLineString', coordinates: lines }
+    return lines.length === 1
+      ? { type: 'LineString', coordinates: lines[0] }
+      : { type: 'MultiLineString', coordinates: lines }
   }
   const polys = g.mp.map((p) => p.map((r) => r.map(([x, y]) => [r7(x), r7(y)])))
   return polys.length === 1 ? { type: 'Polygon', coordinates: polys[0] } : { type: 'MultiPolygon', coordinates: polys }
 }
 
-/** An encumbrance record in the spec's field order; absent fields omitted, never null (except overlap_sqm on an undimensioned line). */
-export function recordOf(r: EncumbranceRow, extra: { overlap?: Overlap; distanceM?: number; geometry?: StoredGeometry } = {}): Record<string, unknown> {
+/**
+ * An encumbrance record in the spec's field order; absent fields omitted, never null (except overlap_sqm on an
+ * undimensioned line).
+ */
+export function recordOf(
+  r: EncumbranceRow,
+  extra: { overlap?: Overlap; distanceM?: number; geometry?: StoredGeometry } = {},
+): Record<string, unknown> {
   const o: Record<string, unknown> = {
     encumbrance_uid: r.uid,
     encumbrance_class: r.cls,

@@ -1,5 +1,6 @@
 /**
- * The encumbrance service's routes (docs/api.md "Encumbrances and jurisdiction (spec 002)"): South Africa only, `encumbrance` product. One
+ * The encumbrance service's routes (docs/api.md "Encumbrances and jurisdiction (spec 002)"): South Africa only,
+ * `encumbrance` product. One
  * file per endpoint family under routes/, registered here in the order of the OpenAPI paths
  * (which is also the order Hono matches them in: `/encumbrances/{encumbrance_uid}` comes last).
  *
@@ -22,7 +23,11 @@ import { registerWithinRoute } from './routes/within.js'
 
 export function registerEncumbranceRoutes(router: ApiRouter, queries: () => EncumbranceQueries | null): void {
   const guards = [requireProduct('encumbrance'), requireCountry('SOUTH_AFRICA')]
-  const service = requireService(queries, 'EncumbranceDataUnavailable', 'the encumbrance dataset is not installed on this deployment')
+  const service = requireService(
+    queries,
+    'EncumbranceDataUnavailable',
+    'the encumbrance dataset is not installed on this deployment',
+  )
   registerParcelRoutes(router, guards, service)
   registerAtRoute(router, guards, service)
   registerWithinRoute(router, guards, service)

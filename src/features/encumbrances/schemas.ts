@@ -1,5 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import { EASE_TYPES, ENCUMBRANCE_CLASSES, RECORD_STATUSES, type EncumbranceClass } from '../../data/encumbrance-format.js'
+import {
+  EASE_TYPES,
+  ENCUMBRANCE_CLASSES,
+  RECORD_STATUSES,
+  type EncumbranceClass,
+} from '../../data/encumbrance-format.js'
 import { LPI_PATTERN } from '../../data/parcels-format.js'
 import { boundedFloatParam, intParam, LpiParam, ProvinceParam } from '../../http/params.js'
 import type { BBox } from '../../geo/polygon.js'
@@ -26,7 +31,10 @@ export function classesParam(name: string) {
     .optional()
     .transform((s, ctx) => {
       if (s === undefined || s.trim() === '') return [...ENCUMBRANCE_CLASSES] as EncumbranceClass[]
-      const parts = s.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean)
+      const parts = s
+        .split(',')
+        .map((p) => p.trim().toLowerCase())
+        .filter(Boolean)
       const bad = parts.filter((p) => !(ENCUMBRANCE_CLASSES as readonly string[]).includes(p))
       if (bad.length) {
         ctx.addIssue({ code: 'custom', message: `unknown ${name}: ${bad.join(', ')}; accepted: ${CLASS_LIST}` })
@@ -34,7 +42,11 @@ export function classesParam(name: string) {
       }
       return [...new Set(parts)] as EncumbranceClass[]
     })
-    .openapi({ type: 'string', example: 'servitude_area,servitude_line', description: `Comma list of classes (${CLASS_LIST}), case-insensitive. Default: all.` })
+    .openapi({
+      type: 'string',
+      example: 'servitude_area,servitude_line',
+      description: `Comma list of classes (${CLASS_LIST}), case-insensitive. Default: all.`,
+    })
 }
 
 /** `minlon,minlat,maxlon,maxlat`: four numbers in range, min below max; `maxSpan` bounds each side. */
@@ -48,29 +60,44 @@ export function bboxParam(name: string, maxSpan = Infinity) {
         ctx.addIssue({ code: 'custom', message })
         return z.NEVER
       }
-      if (parts.length !== 4 || nums.some((n) => !Number.isFinite(n))) return fail(`${name} must be four numbers minlon,minlat,maxlon,maxlat`)
+      if (parts.length !== 4 || nums.some((n) => !Number.isFinite(n)))
+        return fail(`${name} must be four numbers minlon,minlat,maxlon,maxlat`)
       const [minX, minY, maxX, maxY] = nums
-      if (minX < -180 || maxX > 180 || minY < -90 || maxY > 90) return fail(`${name} longitudes must be within -180..180 and latitudes within -90..90`)
-      if (minX >= maxX || minY >= maxY) return fail(`${name} minimums must be below maximums (minlon,minlat,maxlon,maxlat)`)
-      if (maxX - minX > maxSpan || maxY - minY > maxSpan) return fail(`${name} sides must be at most ${maxSpan}° (use /search with bbox, or /heatmap, for wider areas)`)
+      if (minX < -180 || maxX > 180 || minY < -90 || maxY > 90)
+        return fail(`${name} longitudes must be within -180..180 and latitudes within -90..90`)
+      if (minX >= maxX || minY >= maxY)
+        return fail(`${name} minimums must be below maximums (minlon,minlat,maxlon,maxlat)`)
+      if (maxX - minX > maxSpan || maxY - minY > maxSpan)
+        return fail(`${name} sides must be at most ${maxSpan}° (use /search with bbox, or /heatmap, for wider areas)`)
       return { minX, minY, maxX, maxY }
     })
-    .openapi({ type: 'string', example: '28.03,-26.21,28.06,-26.19', description: `minlon,minlat,maxlon,maxlat in WGS84 degrees${Number.isFinite(maxSpan) ? `; each side at most ${maxSpan}°` : ''}.` })
+    .openapi({
+      type: 'string',
+      example: '28.03,-26.21,28.06,-26.19',
+      description: `minlon,minlat,maxlon,maxlat in WGS84 degrees${Number.isFinite(maxSpan) ? `; each side at most ${maxSpan}°` : ''}.`,
+    })
 }
 
 const cursorParam = intParam('cursor', 0, Number.MAX_SAFE_INTEGER, 0).openapi({
   type: 'integer',
   minimum: 0,
   default: 0,
-  description: 'Send the previous answer\'s `next_cursor` for the next page (records are in source order).',
+  description: "Send the previous answer's `next_cursor` for the next page (records are in source order).",
 })
-const limitParam = intParam('limit', 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT).openapi({ type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT })
+const limitParam = intParam('limit', 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT).openapi({
+  type: 'integer',
+  minimum: 1,
+  maximum: PAGE_LIMIT_MAX,
+  default: PAGE_LIMIT_DEFAULT,
+})
 
 export const EncLpiParamsSchema = z.object({ lpi: LpiParam })
 export const UidParamsSchema = z.object({
   encumbrance_uid: z
     .string()
-    .refine((s) => /^\d{1,15}$/.test(s.trim()) && Number(s) >= 1, { message: 'encumbrance_uid must be a positive whole number' })
+    .refine((s) => /^\d{1,15}$/.test(s.trim()) && Number(s) >= 1, {
+      message: 'encumbrance_uid must be a positive whole number',
+    })
     .transform((s) => Number(s))
     .openapi({ param: { name: 'encumbrance_uid', in: 'path' }, type: 'integer', minimum: 1, example: 1 }),
 })
@@ -83,7 +110,9 @@ export const AtQuerySchema = z.object({
     minimum: 0,
     maximum: AT_RADIUS_MAX_M,
     default: 0,
-    description: 'Metres around the point (geodesic). 0: only encumbrances containing the point (a dimensioned line by its strip; an undimensioned line only when the point lies on it).',
+    description:
+      'Metres around the point (geodesic). 0: only encumbrances containing the point (a dimensioned line by its ' +
+      'strip; an undimensioned line only when the point lies on it).',
   }),
   encumbrance_class: classesParam('encumbrance_class'),
 })
@@ -97,30 +126,43 @@ export const WithinQuerySchema = z.object({
 
 const SG_PATTERN = /^[A-Za-z0-9/ .\-*]+$/
 export const SearchQuerySchema = z.object({
-  province: ProvinceParam
-    .optional()
-    .openapi({ type: 'string', example: 'GP' }),
+  province: ProvinceParam.optional().openapi({ type: 'string', example: 'GP' }),
   encumbrance_class: classesParam('encumbrance_class'),
   ease_type: z
     .string()
     .refine((s) => s.trim().length >= 1 && s.length <= 60, { message: 'ease_type must be 1 to 60 characters' })
     .optional()
-    .openapi({ type: 'string', example: 'PIPELINE', description: 'Raw source value, matched trimmed and case-insensitively.' }),
+    .openapi({
+      type: 'string',
+      example: 'PIPELINE',
+      description: 'Raw source value, matched trimmed and case-insensitively.',
+    }),
   ease_type_normalised: z
     .string()
     .transform((s) => s.trim().toLowerCase())
-    .refine((s) => (EASE_TYPES as readonly string[]).includes(s), { message: `ease_type_normalised must be one of ${EASE_TYPES.join(', ')}` })
+    .refine((s) => (EASE_TYPES as readonly string[]).includes(s), {
+      message: `ease_type_normalised must be one of ${EASE_TYPES.join(', ')}`,
+    })
     .optional()
     .openapi({ type: 'string', enum: [...EASE_TYPES] }),
   sg_number: z
     .string()
     .transform((s) => s.trim())
     .refine((s) => s.length >= 1 && s.length <= 40, { message: 'sg_number must be 1 to 40 characters' })
-    .refine((s) => SG_PATTERN.test(s), { message: 'sg_number may hold letters, digits, / - . space and * wildcards only' })
+    .refine((s) => SG_PATTERN.test(s), {
+      message: 'sg_number may hold letters, digits, / - . space and * wildcards only',
+    })
     .refine((s) => (s.match(/\*/g) ?? []).length <= 3, { message: 'sg_number may hold at most 3 * wildcards' })
-    .refine((s) => !s.includes('*') || s.replace(/\*/g, '').length >= 2, { message: 'a sg_number wildcard needs at least 2 other characters' })
+    .refine((s) => !s.includes('*') || s.replace(/\*/g, '').length >= 2, {
+      message: 'a sg_number wildcard needs at least 2 other characters',
+    })
     .optional()
-    .openapi({ type: 'string', example: '*/1987', description: 'Exact, or with `*` wildcards (any run of characters), e.g. `1234/*` or `*/1987`. Case-sensitive as stored.' }),
+    .openapi({
+      type: 'string',
+      example: '*/1987',
+      description:
+        'Exact, or with `*` wildcards (any run of characters), e.g. `1234/*` or `*/1987`. Case-sensitive as stored.',
+    }),
   record_status: z
     .string()
     .transform((s) => s.trim().toUpperCase())
@@ -129,7 +171,14 @@ export const SearchQuerySchema = z.object({
     })
     .transform((s) => (s === 'ANY' ? 'any' : s === 'CURRENT' ? 'current' : s))
     .optional()
-    .openapi({ type: 'string', enum: ['any', 'current', ...RECORD_STATUSES], default: 'current', description: 'Omitted or `current`: current records only. `any`: every record, cancelled, withdrawn, historic and pending included. A status: only those.' }),
+    .openapi({
+      type: 'string',
+      enum: ['any', 'current', ...RECORD_STATUSES],
+      default: 'current',
+      description:
+        'Omitted or `current`: current records only. `any`: every record, cancelled, withdrawn, historic and ' +
+        'pending included. A status: only those.',
+    }),
   bbox: bboxParam('bbox').optional(),
   limit: limitParam,
   cursor: cursorParam,
@@ -146,7 +195,9 @@ export const HeatmapQuerySchema = z
     view: z
       .string()
       .transform((s) => s.trim().toLowerCase())
-      .refine((s) => (HEATMAP_VIEWS as readonly string[]).includes(s), { message: `view must be one of ${HEATMAP_VIEWS.join(', ')}` })
+      .refine((s) => (HEATMAP_VIEWS as readonly string[]).includes(s), {
+        message: `view must be one of ${HEATMAP_VIEWS.join(', ')}`,
+      })
       .transform((s) => s as (typeof HEATMAP_VIEWS)[number])
       .optional()
       .openapi({ type: 'string', enum: [...HEATMAP_VIEWS], default: 'auto' }),
@@ -160,12 +211,20 @@ export const HeatmapQuerySchema = z
 export const TileParamsSchema = z.object({
   z: z.string().openapi({ param: { name: 'z', in: 'path' }, type: 'integer', minimum: 0, maximum: 22 }),
   x: z.string().openapi({ param: { name: 'x', in: 'path' }, type: 'integer', minimum: 0 }),
-  y: z.string().openapi({ param: { name: 'y', in: 'path' }, type: 'integer', minimum: 0, description: 'Tile row; the path ends in `.mvt`.' }),
+  y: z.string().openapi({
+    param: { name: 'y', in: 'path' },
+    type: 'integer',
+    minimum: 0,
+    description: 'Tile row; the path ends in `.mvt`.',
+  }),
 })
 export const TileQuerySchema = z.object({ classes: classesParam('classes') })
 
 // ---- bodies
-const finite = (name: string) => z.number({ error: `${name} must be a number` }).refine((n) => Number.isFinite(n), { message: `${name} must be finite` })
+const finite = (name: string) =>
+  z
+    .number({ error: `${name} must be a number` })
+    .refine((n) => Number.isFinite(n), { message: `${name} must be finite` })
 const BatchItemSchema = z
   .object({
     lpi: z
@@ -173,15 +232,23 @@ const BatchItemSchema = z
       .transform((s) => s.trim().toUpperCase())
       .refine((s) => LPI_PATTERN.test(s), { message: 'lpi must be a 21-character SG key' })
       .optional(),
-    latitude: finite('latitude').refine((n) => n >= -90 && n <= 90, { message: 'latitude must be between -90 and 90' }).optional(),
-    longitude: finite('longitude').refine((n) => n >= -180 && n <= 180, { message: 'longitude must be between -180 and 180' }).optional(),
+    latitude: finite('latitude')
+      .refine((n) => n >= -90 && n <= 90, { message: 'latitude must be between -90 and 90' })
+      .optional(),
+    longitude: finite('longitude')
+      .refine((n) => n >= -180 && n <= 180, { message: 'longitude must be between -180 and 180' })
+      .optional(),
   })
   .superRefine((it, ctx) => {
     const point = it.latitude !== undefined || it.longitude !== undefined
-    if (it.lpi !== undefined && point) ctx.addIssue({ code: 'custom', message: 'give either lpi or latitude and longitude, not both' })
-    else if (it.lpi === undefined && !point) ctx.addIssue({ code: 'custom', message: 'each item needs lpi, or latitude and longitude' })
-    else if (point && it.latitude === undefined) ctx.addIssue({ code: 'custom', path: ['latitude'], message: 'latitude is required with longitude' })
-    else if (point && it.longitude === undefined) ctx.addIssue({ code: 'custom', path: ['longitude'], message: 'longitude is required with latitude' })
+    if (it.lpi !== undefined && point)
+      ctx.addIssue({ code: 'custom', message: 'give either lpi or latitude and longitude, not both' })
+    else if (it.lpi === undefined && !point)
+      ctx.addIssue({ code: 'custom', message: 'each item needs lpi, or latitude and longitude' })
+    else if (point && it.latitude === undefined)
+      ctx.addIssue({ code: 'custom', path: ['latitude'], message: 'latitude is required with longitude' })
+    else if (point && it.longitude === undefined)
+      ctx.addIssue({ code: 'custom', path: ['longitude'], message: 'longitude is required with latitude' })
   })
   .openapi('EncumbranceBatchItem', { description: '`{lpi}` or `{latitude, longitude}`.' })
 
@@ -191,9 +258,14 @@ const itemsArray = z
   .max(BATCH_MAX, `at most ${BATCH_MAX} items per call`)
 // a bare array or {"items": [...]}: unwrapped before validation, so item errors read `3.lpi` either way
 export const BatchBodySchema = z
-  .preprocess((b) => (b && typeof b === 'object' && !Array.isArray(b) && 'items' in b ? (b as { items: unknown }).items : b), itemsArray)
+  .preprocess(
+    (b) => (b && typeof b === 'object' && !Array.isArray(b) && 'items' in b ? (b as { items: unknown }).items : b),
+    itemsArray,
+  )
   .openapi({
-    description: `A JSON array of 1 to ${BATCH_MAX} items (or \`{"items": [...]}\`), each \`{"lpi": "…"}\` or \`{"latitude": …, "longitude": …}\`.`,
+    description:
+      `A JSON array of 1 to ${BATCH_MAX} items (or \`{"items": [...]}\`), each \`{"lpi": "…"}\` or ` +
+      `\`{"latitude": …, "longitude": …}\`.`,
     example: [{ lpi: 'T0IR00010000000100000' }, { latitude: -26.2041, longitude: 28.0473 }],
   })
 
@@ -214,7 +286,12 @@ const IntersectGeoJsonSchema = z
       .refine((c) => Array.isArray(c), { error: 'geometry.coordinates must be an array' })
       .openapi({ type: 'array', items: {} }),
   })
-  .openapi({ description: `GeoJSON LineString (at most ${ROUTE_MAX_M / 1000} km) or Polygon (at most ${AREA_MAX_SQM / 1e6} km², holes allowed), WGS84 [longitude, latitude], at most ${GEOMETRY_MAX_POSITIONS} positions, not self-intersecting.` })
+  .openapi({
+    description:
+      `GeoJSON LineString (at most ${ROUTE_MAX_M / 1000} km) or Polygon (at most ${AREA_MAX_SQM / 1e6} km², holes ` +
+      `allowed), WGS84 [longitude, latitude], at most ${GEOMETRY_MAX_POSITIONS} positions, not ` +
+      `self-intersecting.`,
+  })
 
 /** The /intersect geometry as WKT text, read into the GeoJSON form (wkt-input.ts); then checked as that form is. */
 const IntersectWktSchema = z
@@ -229,22 +306,45 @@ const IntersectWktSchema = z
     return g
   })
   .openapi({
-    description: 'The same geometry as WKT text: LINESTRING or POLYGON (an optional `SRID=4326;` prefix allowed), WGS84 longitude latitude, e.g. `LINESTRING (28.0 -26.2, 28.1 -26.25)`. Malformed WKT or another type answers 400.',
+    description:
+      'The same geometry as WKT text: LINESTRING or POLYGON (an optional `SRID=4326;` prefix allowed), WGS84 ' +
+      'longitude latitude, e.g. `LINESTRING (28.0 -26.2, 28.1 -26.25)`. Malformed WKT or another type answers ' +
+      '400.',
     example: 'LINESTRING (28.0 -26.2, 28.1 -26.25)',
   })
 
-/** The /intersect body: the geometry checked by hand in the route (GeoJSON problems need their own messages), documented here. */
+/**
+ * The /intersect body: the geometry checked by hand in the route (GeoJSON problems need their own messages), documented
+ * here.
+ */
 export const IntersectBodySchema = z
   .object({
-    geometry: z.union([IntersectGeoJsonSchema, IntersectWktSchema], { error: 'geometry must be a GeoJSON LineString or Polygon object, or WKT text' }),
-    encumbrance_class: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: 'Classes to screen (comma list or array); default all.' }),
+    geometry: z.union([IntersectGeoJsonSchema, IntersectWktSchema], {
+      error: 'geometry must be a GeoJSON LineString or Polygon object, or WKT text',
+    }),
+    encumbrance_class: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .openapi({ description: 'Classes to screen (comma list or array); default all.' }),
     include_geometry: z
       .boolean({ error: 'include_geometry must be true or false' })
       .optional()
-      .openapi({ description: 'true: each encumbrance carries its whole geometry (a 200 km route can meet hundreds of corridor strips: megabytes). Default false: fetch a geometry with /encumbrances/{uid}.' }),
+      .openapi({
+        description:
+          'true: each encumbrance carries its whole geometry (a 200 km route can meet hundreds of corridor strips: ' +
+          'megabytes). Default false: fetch a geometry with /encumbrances/{uid}.',
+      }),
   })
   .openapi('EncumbranceIntersectRequest', {
-    example: { geometry: { type: 'LineString', coordinates: [[28.0, -26.2], [28.1, -26.25]] } },
+    example: {
+      geometry: {
+        type: 'LineString',
+        coordinates: [
+          [28.0, -26.2],
+          [28.1, -26.25],
+        ],
+      },
+    },
   })
 
 // ---- responses (documentation; the handlers build these shapes)
@@ -256,21 +356,48 @@ export const EncumbranceRecordSchema = z
     encumbrance_uid: z.number().int(),
     encumbrance_class: z.string().openapi({ enum: [...ENCUMBRANCE_CLASSES] }),
     ease_type_normalised: z.string().openapi({ enum: [...EASE_TYPES] }),
-    ease_type: z.string().openapi({ description: 'Raw source value, always present ("" when the source left it blank).' }),
+    ease_type: z
+      .string()
+      .openapi({ description: 'Raw source value, always present ("" when the source left it blank).' }),
     sg_number: z.string().optional(),
     province: z.string(),
-    extent_sqm: z.number().optional().openapi({ description: 'Areas: the source `geom_area`, else the computed area. Omitted for lines.' }),
+    extent_sqm: z
+      .number()
+      .optional()
+      .openapi({ description: 'Areas: the source `geom_area`, else the computed area. Omitted for lines.' }),
     length_m: z.number().optional().openapi({ description: 'Lines: geodesic length.' }),
-    width_m: z.number().optional().openapi({ description: 'A dimensioned servitude line\'s width.' }),
+    width_m: z.number().optional().openapi({ description: "A dimensioned servitude line's width." }),
     date_stamp: z.string().optional(),
-    record_status: z.string().optional().openapi({ description: 'CANCELLED, WITHDRAWN, HISTORIC or PENDING; absent on current records.' }),
-    relationship: z.string().optional().openapi({ enum: ['crosses', 'within', 'contains', 'touches'], description: 'The encumbrance relative to the parcel or the caller\'s geometry: within = inside it, contains = covers it, crosses = shares interior, touches = boundary only.' }),
-    overlap_sqm: z.number().nullable().optional().openapi({ description: 'm² (geodesic); 0 on touches; null on an undimensioned servitude line, with `note`.' }),
+    record_status: z
+      .string()
+      .optional()
+      .openapi({ description: 'CANCELLED, WITHDRAWN, HISTORIC or PENDING; absent on current records.' }),
+    relationship: z
+      .string()
+      .optional()
+      .openapi({
+        enum: ['crosses', 'within', 'contains', 'touches'],
+        description:
+          "The encumbrance relative to the parcel or the caller's geometry: within = inside it, contains = covers " +
+          'it, crosses = shares interior, touches = boundary only.',
+      }),
+    overlap_sqm: z
+      .number()
+      .nullable()
+      .optional()
+      .openapi({ description: 'm² (geodesic); 0 on touches; null on an undimensioned servitude line, with `note`.' }),
     overlap_pct_of_parcel: z.number().optional(),
-    overlap_m: z.number().optional().openapi({ description: 'Lines: length inside (along the boundary for touches); routes: route length inside the encumbrance.' }),
+    overlap_m: z.number().optional().openapi({
+      description:
+        'Lines: length inside (along the boundary for touches); routes: route length inside the encumbrance.',
+    }),
     note: z.string().optional(),
     distance_m: z.number().optional().openapi({ description: '/at only: metres from the point (0 inside).' }),
-    geometry: GeoJsonGeometry.optional().openapi({ description: 'In parcel answers: the part inside the parcel (the whole encumbrance when within or touching, the parcel when the encumbrance covers it). Elsewhere: the whole encumbrance.' }),
+    geometry: GeoJsonGeometry.optional().openapi({
+      description:
+        'In parcel answers: the part inside the parcel (the whole encumbrance when within or touching, the parcel ' +
+        'when the encumbrance covers it). Elsewhere: the whole encumbrance.',
+    }),
   })
   .openapi('Encumbrance')
 
@@ -300,7 +427,12 @@ export const ListEnvelopeSchema = z
     encumbrances: z.array(EncumbranceRecordSchema),
     count: z.number().int(),
     limit: z.number().int().optional(),
-    next_cursor: z.number().int().nullable().optional().openapi({ description: 'Send as `cursor` for the next page; null on the last page.' }),
+    next_cursor: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .openapi({ description: 'Send as `cursor` for the next page; null on the last page.' }),
     ...Envelope,
   })
   .openapi('EncumbranceList')
@@ -328,7 +460,12 @@ export const IntersectEnvelopeSchema = z
   .openapi('EncumbranceIntersectResponse')
 
 export const BatchEnvelopeSchema = z
-  .object({ results: z.array(SummarySchema.nullable()), found: z.number().int(), not_found: z.number().int(), ...Envelope })
+  .object({
+    results: z.array(SummarySchema.nullable()),
+    found: z.number().int(),
+    not_found: z.number().int(),
+    ...Envelope,
+  })
   .openapi('EncumbranceBatchResponse')
 
 export const DetailEnvelopeSchema = z
@@ -355,11 +492,26 @@ export const CoverageEnvelopeSchema = z
     provinces: z.array(
       z.object({
         province: z.string(),
-        classes: z.record(z.string(), z.object({ records: z.number().int(), current: z.number().int(), not_current: z.number().int(), unspecified: z.number().int(), unlisted: z.number().int(), repaired: z.number().int(), rejected: z.number().int() })),
+        classes: z.record(
+          z.string(),
+          z.object({
+            records: z.number().int(),
+            current: z.number().int(),
+            not_current: z.number().int(),
+            unspecified: z.number().int(),
+            unlisted: z.number().int(),
+            repaired: z.number().int(),
+            rejected: z.number().int(),
+          }),
+        ),
         missing_classes: z.array(z.string()),
       }),
     ),
-    totals: z.object({ records: z.number().int(), current: z.number().int(), unspecified_share_of_servitude_areas: z.number() }),
+    totals: z.object({
+      records: z.number().int(),
+      current: z.number().int(),
+      unspecified_share_of_servitude_areas: z.number(),
+    }),
     caveats: z.array(z.string()),
     ...Envelope,
   })
@@ -369,10 +521,23 @@ export const HeatmapEnvelopeSchema = z
   .object({
     view: z.string().openapi({ enum: ['density', 'boundaries'] }),
     cell_deg: z.number().optional(),
-    cells: z.array(z.object({ west: z.number(), south: z.number(), east: z.number(), north: z.number(), count: z.number().int(), counts_by_class: z.record(z.string(), z.number().int()) })).optional(),
+    cells: z
+      .array(
+        z.object({
+          west: z.number(),
+          south: z.number(),
+          east: z.number(),
+          north: z.number(),
+          count: z.number().int(),
+          counts_by_class: z.record(z.string(), z.number().int()),
+        }),
+      )
+      .optional(),
     type: z.string().optional(),
     features: z.array(z.any()).optional(),
-    omitted: z.array(z.object({ encumbrance_class: z.string(), reason: z.string(), max_span_degrees: z.number() })).optional(),
+    omitted: z
+      .array(z.object({ encumbrance_class: z.string(), reason: z.string(), max_span_degrees: z.number() }))
+      .optional(),
     truncated: z.boolean(),
     ...Envelope,
   })

@@ -16,7 +16,12 @@ import type { EncumbranceStore } from './store.js'
 const keepAll = () => true
 
 /** Ids of current records of `classes` whose box meets `b`, filtered by `keep`, ascending. */
-export function idsInBox(s: EncumbranceStore, b: BBox, classes: readonly EncumbranceClass[], keep: (id: number) => boolean = keepAll): number[] {
+export function idsInBox(
+  s: EncumbranceStore,
+  b: BBox,
+  classes: readonly EncumbranceClass[],
+  keep: (id: number) => boolean = keepAll,
+): number[] {
   const out: number[] = []
   const flags = s.flags
   for (const { cls, index, ids } of s.indexes) {
@@ -33,7 +38,13 @@ export function idsInBox(s: EncumbranceStore, b: BBox, classes: readonly Encumbr
  * Current records within `radiusM` of the point (0: containing it), nearest first then by id.
  * A dimensioned line counts from the edge of its strip.
  */
-export function recordsAt(s: EncumbranceStore, lon: number, lat: number, radiusM: number, classes: readonly EncumbranceClass[]): { row: EncumbranceRow; distanceM: number }[] {
+export function recordsAt(
+  s: EncumbranceStore,
+  lon: number,
+  lat: number,
+  radiusM: number,
+  classes: readonly EncumbranceClass[],
+): { row: EncumbranceRow; distanceM: number }[] {
   const m = metresPerDegree(lat)
   // the widest strip half-width in the data is well under 100 m; boxes are padded for it
   const padX = (radiusM + 100) / m.lon
@@ -51,7 +62,13 @@ export function recordsAt(s: EncumbranceStore, lon: number, lat: number, radiusM
 }
 
 /** A page of current records meeting the box, by id after `afterId`. */
-export function recordsWithin(s: EncumbranceStore, b: BBox, classes: readonly EncumbranceClass[], limit: number, afterId: number): { rows: Drawn[]; next: number | null } {
+export function recordsWithin(
+  s: EncumbranceStore,
+  b: BBox,
+  classes: readonly EncumbranceClass[],
+  limit: number,
+  afterId: number,
+): { rows: Drawn[]; next: number | null } {
   const rows: Drawn[] = []
   for (const id of idsInBox(s, b, classes, (id) => id > afterId)) {
     const r = recordById(s, id)

@@ -25,18 +25,28 @@ function prepareStatements(db: Database.Database) {
   return {
     byId: db.prepare(`SELECT ${COLUMNS} FROM encumbrance WHERE id = ?`).raw(true),
     byUid: db.prepare(`SELECT ${COLUMNS} FROM encumbrance WHERE uid = ?`).raw(true),
-    overlapsOfParcel: db.prepare(
-      `SELECT o.relationship, o.overlap_sqm, o.overlap_m, o.pct, o.geom AS clip, o.clip_is_line, ${COLUMNS.replace(/(\w+)/g, 'e.$1')}
+    overlapsOfParcel: db
+      .prepare(
+        `SELECT o.relationship, o.overlap_sqm, o.overlap_m, o.pct, o.geom AS clip, o.clip_is_line, ${COLUMNS.replace(/(\w+)/g, 'e.$1')}
        FROM parcel_overlap o JOIN encumbrance e ON e.id = o.encumbrance_id WHERE o.parcel_id = ?`,
-    ).raw(true),
+      )
+      .raw(true),
     overlapClasses: db.prepare('SELECT encumbrance_id, pct FROM parcel_overlap WHERE parcel_id = ?').raw(true),
     summaryOfParcel: db.prepare(
       `SELECT e.class AS class, count(*) AS n, max(o.pct) AS pct FROM parcel_overlap o JOIN encumbrance e ON e.id = o.encumbrance_id
        WHERE o.parcel_id = ? GROUP BY e.class`,
     ),
-    affected: db.prepare('SELECT parcel_id, relationship, overlap_sqm, overlap_m, pct FROM parcel_overlap WHERE encumbrance_id = ? ORDER BY parcel_id'),
-    coverage: db.prepare('SELECT province, class, records, current, unspecified, unlisted, repaired, rejected FROM coverage ORDER BY province, class'),
-    heatCells: db.prepare('SELECT cx, cy, n FROM heat_cell WHERE class = ? AND cy BETWEEN ? AND ? AND cx BETWEEN ? AND ?'),
+    affected: db.prepare(
+      'SELECT parcel_id, relationship, overlap_sqm, overlap_m, pct FROM parcel_overlap WHERE encumbrance_id = ? ' +
+        'ORDER BY parcel_id',
+    ),
+    coverage: db.prepare(
+      'SELECT province, class, records, current, unspecified, unlisted, repaired, rejected FROM coverage ORDER BY ' +
+        'province, class',
+    ),
+    heatCells: db.prepare(
+      'SELECT cx, cy, n FROM heat_cell WHERE class = ? AND cy BETWEEN ? AND ? AND cx BETWEEN ? AND ?',
+    ),
   }
 }
 
@@ -46,7 +56,13 @@ export type EncumbranceStatements = ReturnType<typeof prepareStatements>
 function classIndexes(ds: OpenDataset): ClassIndex[] {
   return ENCUMBRANCE_CLASSES.flatMap((cls) =>
     ds.has(ENCUMBRANCE_FILES.flatbush(cls))
-      ? [{ cls, index: Flatbush.from(ds.arrayBuffer(ENCUMBRANCE_FILES.flatbush(cls))), ids: new Uint32Array(ds.arrayBuffer(ENCUMBRANCE_FILES.ids(cls))) }]
+      ? [
+          {
+            cls,
+            index: Flatbush.from(ds.arrayBuffer(ENCUMBRANCE_FILES.flatbush(cls))),
+            ids: new Uint32Array(ds.arrayBuffer(ENCUMBRANCE_FILES.ids(cls))),
+          },
+        ]
       : [],
   )
 }

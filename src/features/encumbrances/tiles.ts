@@ -24,7 +24,13 @@ export const TILE_MIN_ZOOM: Record<EncumbranceClass, number> = {
 }
 
 /** The tile's bytes, or none when no feature falls in it. */
-export function tileBytes(s: EncumbranceStore, z: number, x: number, y: number, classes: readonly EncumbranceClass[]): Uint8Array {
+export function tileBytes(
+  s: EncumbranceStore,
+  z: number,
+  x: number,
+  y: number,
+  classes: readonly EncumbranceClass[],
+): Uint8Array {
   const box = tileBBox(z, x, y, DEFAULT_TILE_BUFFER_PX)
   const out: TileLayer[] = []
   for (const cls of classes) {
@@ -34,7 +40,12 @@ export function tileBytes(s: EncumbranceStore, z: number, x: number, y: number, 
       features.push({
         id: r.uid,
         geometry: 'lines' in geometry ? geometry.lines : geometry.mp,
-        properties: { encumbrance_uid: r.uid, ease_type_normalised: r.easeTypeNormalised, ease_type: r.easeType, ...(r.sgNumber ? { sg_number: r.sgNumber } : {}) },
+        properties: {
+          encumbrance_uid: r.uid,
+          ease_type_normalised: r.easeTypeNormalised,
+          ease_type: r.easeType,
+          ...(r.sgNumber ? { sg_number: r.sgNumber } : {}),
+        },
       })
     }
     if (features.length) out.push({ name: cls, features })

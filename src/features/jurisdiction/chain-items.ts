@@ -77,7 +77,22 @@ export class ChainItems {
     const key =
       (a | b | c | w | r | o | t) <= 0xffff
         ? String.fromCharCode(a, b, c, w, r, o, t)
-        : String.fromCharCode(a >>> 16, a & 0xffff, b >>> 16, b & 0xffff, c >>> 16, c & 0xffff, w >>> 16, w & 0xffff, r >>> 16, r & 0xffff, o >>> 16, o & 0xffff, t >>> 16, t & 0xffff)
+        : String.fromCharCode(
+            a >>> 16,
+            a & 0xffff,
+            b >>> 16,
+            b & 0xffff,
+            c >>> 16,
+            c & 0xffff,
+            w >>> 16,
+            w & 0xffff,
+            r >>> 16,
+            r & 0xffff,
+            o >>> 16,
+            o & 0xffff,
+            t >>> 16,
+            t & 0xffff,
+          )
     let item = m.get(key)
     if (item === undefined) {
       const json = JSON.stringify({ jurisdiction: this.chains.chainOf(got), notes: this.chains.notesOf(d, got, found) })
@@ -107,7 +122,10 @@ export class ChainItems {
    * after another they read the same grid cells and polygons, which stay in the CPU caches (a
    * third of the lookup time on points spread over the country); each item lands at its index.
    */
-  batchItems(points: readonly { latitude: number; longitude: number }[], d: string): { items: (BatchItem | null)[]; found: number } {
+  batchItems(
+    points: readonly { latitude: number; longitude: number }[],
+    d: string,
+  ): { items: (BatchItem | null)[]; found: number } {
     const n = points.length
     const out = new Array<BatchItem | null>(n).fill(null)
     const m = this.itemsOn(d)
@@ -117,7 +135,7 @@ export class ChainItems {
         const p = points[i]
         const item = this.itemAt(p.longitude, p.latitude, d, m)
         out[i] = item
-        if (item !== null && item.found) found++
+        if (item?.found) found++
       }
       return { items: out, found }
     }
@@ -133,7 +151,7 @@ export class ChainItems {
       const p = points[i]
       const item = this.itemAt(p.longitude, p.latitude, d, m)
       out[i] = item
-      if (item !== null && item.found) found++
+      if (item?.found) found++
     }
     return { items: out, found }
   }

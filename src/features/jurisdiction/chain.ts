@@ -74,7 +74,9 @@ export class ChainResolver {
       const names = new Set(inForceNow.filter((r) => r.bbox === null).map((r) => r.setName))
       st = {
         any: inForceNow.length > 0,
-        geometryless: this.store.sets.filter((x) => names.has(x.name)).map((set) => ({ set, vintage: inForceNow.find((r) => r.setName === set.name)!.vintage })),
+        geometryless: this.store.sets
+          .filter((x) => names.has(x.name))
+          .map((set) => ({ set, vintage: inForceNow.find((r) => r.setName === set.name)!.vintage })),
       }
       if (this.wardStateMemo.size > 10_000) this.wardStateMemo.clear()
       this.wardStateMemo.set(d, st)
@@ -84,7 +86,11 @@ export class ChainResolver {
 
   private metroNote(r: BoundaryRow): string {
     let n = this.metroNotes.get(r.id)
-    if (!n) this.metroNotes.set(r.id, (n = `${r.code} is a metropolitan municipality (category A): it has no district municipality.`))
+    if (!n)
+      this.metroNotes.set(
+        r.id,
+        (n = `${r.code} is a metropolitan municipality (category A): it has no district municipality.`),
+      )
     return n
   }
 
@@ -102,7 +108,10 @@ export class ChainResolver {
     let local: BoundaryRow | null = null
     if (ward) {
       got.ward = ward
-      local = ward.parentId !== null && rows[ward.parentId].type === 'local_municipality' && inForce(rows[ward.parentId], d) ? rows[ward.parentId] : null
+      local =
+        ward.parentId !== null && rows[ward.parentId].type === 'local_municipality' && inForce(rows[ward.parentId], d)
+          ? rows[ward.parentId]
+          : null
     } else {
       local = grids.pip('local_municipality', lon, lat, d)
     }
@@ -124,7 +133,8 @@ export class ChainResolver {
     }
     if (district) {
       got.district_municipality = district
-      if (!province && district.parentId !== null && rows[district.parentId].type === 'province') province = rows[district.parentId]
+      if (!province && district.parentId !== null && rows[district.parentId].type === 'province')
+        province = rows[district.parentId]
     }
     if (!province && local?.province) province = this.store.byCode('province', local.province, d)
     if (!province) province = grids.pip('province', lon, lat, d)
@@ -161,12 +171,16 @@ export class ChainResolver {
       if (st.geometryless.length) {
         const { set: s, vintage } = st.geometryless[0]
         notes.push(
-          `Ward not resolved: the ward set in force on ${d} (${vintage}${s.effectiveFrom ? `, ${s.effectiveFrom} to ${s.effectiveTo ?? 'today'}` : ''}) is installed without boundary geometry, so no ward can be placed; the other levels are answered.`,
+          `Ward not resolved: the ward set in force on ${d} (${vintage}${s.effectiveFrom ? `, ${s.effectiveFrom} to ${s.effectiveTo ?? 'today'}` : ''}) is installed ` +
+            `without boundary geometry, so no ward can be placed; the other levels are answered.`,
         )
       }
       // (without a ward, the municipality came from the municipal layer)
       if (local && st.any && !st.geometryless.length) {
-        notes.push('Ward not resolved: the point lies in a gap between the ward polygons (the published ward layer is simplified); the municipality was resolved from the municipal layer.')
+        notes.push(
+          'Ward not resolved: the point lies in a gap between the ward polygons (the published ward layer is ' +
+            'simplified); the municipality was resolved from the municipal layer.',
+        )
       }
     }
     if (local && local.category === 'A') notes.push(this.metroNote(local))

@@ -60,7 +60,9 @@ export class LayerGrids {
       const list: SetGrid[] = []
       for (const ids of bySet.values()) {
         const boxes = new Float64Array(ids.length * 4)
-        ids.forEach((id, i) => boxes.set(rows[id].bbox!, 4 * i))
+        ids.forEach((id, i) => {
+          boxes.set(rows[id].bbox!, 4 * i)
+        })
         const froms = ids.map((id) => rows[id].from)
         const tos = ids.map((id) => rows[id].to)
         const from = froms.includes(null) ? null : froms.reduce((a, b) => (a! < b! ? a : b))
@@ -94,10 +96,15 @@ export class LayerGrids {
     const out: BoundaryRow[] = []
     for (const g of this.grids.get(type) ?? []) {
       if (!inForce(g, d)) continue
-      g.grid.forEachAt(lon, lat, (i) => {
-        const r = this.rows[g.ids[i]]
-        if (inForce(r, d) && this.bandedOf(r.id).contains(lon, lat)) out.push(r)
-      }, EDGE_TOL)
+      g.grid.forEachAt(
+        lon,
+        lat,
+        (i) => {
+          const r = this.rows[g.ids[i]]
+          if (inForce(r, d) && this.bandedOf(r.id).contains(lon, lat)) out.push(r)
+        },
+        EDGE_TOL,
+      )
     }
     return out
   }
@@ -120,7 +127,13 @@ export class LayerGrids {
       const { items, boxes, offsets } = grid
       for (let p = offsets[k], end = offsets[k + 1]; p < end; p++) {
         const i = items[p]
-        if (lon < boxes[4 * i] - EDGE_TOL || lat < boxes[4 * i + 1] - EDGE_TOL || lon > boxes[4 * i + 2] + EDGE_TOL || lat > boxes[4 * i + 3] + EDGE_TOL) continue
+        if (
+          lon < boxes[4 * i] - EDGE_TOL ||
+          lat < boxes[4 * i + 1] - EDGE_TOL ||
+          lon > boxes[4 * i + 2] + EDGE_TOL ||
+          lat > boxes[4 * i + 3] + EDGE_TOL
+        )
+          continue
         const r = rows[g.ids[i]]
         if (best !== null && (r.code > best.code || (r.code === best.code && r.id > best.id))) continue
         if ((g.sameDates || inForce(r, d)) && this.bandedOf(r.id).contains(lon, lat)) best = r

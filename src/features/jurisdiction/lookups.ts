@@ -35,7 +35,13 @@ export function listBoundaries(store: JurisdictionStore, type: BoundaryType, f: 
     if (f.parent || f.municipality) {
       const anc = store.ancestorsOf(r)
       if (f.parent && !anc.some((a) => a.code === f.parent)) continue
-      if (f.municipality && !anc.some((a) => (a.type === 'local_municipality' || a.type === 'district_municipality') && a.code === f.municipality)) continue
+      if (
+        f.municipality &&
+        !anc.some(
+          (a) => (a.type === 'local_municipality' || a.type === 'district_municipality') && a.code === f.municipality,
+        )
+      )
+        continue
     }
     out.push(r)
   }
@@ -55,7 +61,9 @@ export function childrenInForce(store: JurisdictionStore, r: BoundaryRow, d: str
     const metro = store.byCode('local_municipality', r.code, d)
     if (metro) list = [metro, ...list]
   }
-  return list.sort((a, b) => a.type.localeCompare(b.type) || a.code.localeCompare(b.code, 'en', { numeric: true }) || a.id - b.id)
+  return list.sort(
+    (a, b) => a.type.localeCompare(b.type) || a.code.localeCompare(b.code, 'en', { numeric: true }) || a.id - b.id,
+  )
 }
 
 /** The chain of a parcel, with its LPI and label point. */
@@ -66,7 +74,12 @@ export type ParcelResolution = Resolution & { lpi: string; label: [number, numbe
  * its vertices and edge midpoints, a sample the label's boundary does not hold (closed set)
  * but another boundary of the same type does. Null for an unknown or hidden LPI.
  */
-export function resolveParcel(store: JurisdictionStore, chains: ChainResolver, lpi: string, d: string): ParcelResolution | null | 'no-parcels' {
+export function resolveParcel(
+  store: JurisdictionStore,
+  chains: ChainResolver,
+  lpi: string,
+  d: string,
+): ParcelResolution | null | 'no-parcels' {
   if (!store.parcelRows) return 'no-parcels'
   const p = publishedVersion(store.parcelRows(lpi))
   if (!p) return null
@@ -89,12 +102,17 @@ export function resolveParcel(store: JurisdictionStore, chains: ChainResolver, l
       for (const r of here) others.set(r.id, r)
     }
     if (others.size) {
-      const names = [own, ...[...others.values()].sort((a, b) => a.code.localeCompare(b.code))].filter((r): r is BoundaryRow => Boolean(r))
+      const names = [own, ...[...others.values()].sort((a, b) => a.code.localeCompare(b.code))].filter(
+        (r): r is BoundaryRow => Boolean(r),
+      )
       straddled.push(`${t} ${names.map((r) => `${r.code} (${r.name})`).join(' and ')}`)
     }
   }
   if (straddled.length) {
-    res.notes.push(`The parcel straddles boundaries: ${straddled.join('; ')}. The chain is resolved from its label point, which lies in the first of each.`)
+    res.notes.push(
+      `The parcel straddles boundaries: ${straddled.join('; ')}. The chain is resolved from its label point, which ` +
+        `lies in the first of each.`,
+    )
   }
   return { ...res, lpi: p.lpi, label: [p.label_lon, p.label_lat] }
 }

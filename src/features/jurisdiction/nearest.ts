@@ -46,7 +46,8 @@ export class NearestFinder {
         const dist = distanceToPointM(this.decodedOf(r.id), lon, lat)
         if (!best || dist < best.dist) best = { r, dist }
       }
-      if (best) return { boundary_type: type, code: best.r.code, name: best.r.name, distance_meters: round(best.dist, 2) }
+      if (best)
+        return { boundary_type: type, code: best.r.code, name: best.r.name, distance_meters: round(best.dist, 2) }
     }
     return null
   }

@@ -1,5 +1,6 @@
 /**
- * The jurisdiction service (docs/api.md "Encumbrances and jurisdiction (spec 002)") over one open dataset: the public face the routes, the
+ * The jurisdiction service (docs/api.md "Encumbrances and jurisdiction (spec 002)") over one open dataset: the public
+ * face the routes, the
  * services and the bench call. It holds the store (store.ts) and one object per concern, and
  * hands each question to the module that answers it: the chain at a point (chain.ts, as answer
  * items in chain-items.ts), lookups by code and LPI (lookups.ts), name search (search.ts),
@@ -101,7 +102,10 @@ export class JurisdictionQueries {
   resolveItem(lon: number, lat: number, d: string): BatchItem | null {
     return this.items.pointItem(lon, lat, d)
   }
-  resolveBatch(points: readonly { latitude: number; longitude: number }[], d: string): { items: (BatchItem | null)[]; found: number } {
+  resolveBatch(
+    points: readonly { latitude: number; longitude: number }[],
+    d: string,
+  ): { items: (BatchItem | null)[]; found: number } {
     return this.items.batchItems(points, d)
   }
   resolveParcel(lpi: string, d: string): ParcelResolution | null | 'no-parcels' {

@@ -84,13 +84,21 @@ export function readBoundaryRows(db: Database.Database): BoundaryRow[] {
 
 /** The installed boundary sets, by name. */
 export function readBoundarySets(db: Database.Database): BoundarySetInfo[] {
-  return (db.prepare('SELECT name, source, effective_from, effective_to, geometry FROM boundary_set ORDER BY name').all() as {
-    name: string
-    source: string | null
-    effective_from: string | null
-    effective_to: string | null
-    geometry: number
-  }[]).map((s) => ({ name: s.name, source: s.source, effectiveFrom: s.effective_from, effectiveTo: s.effective_to, geometry: s.geometry === 1 }))
+  return (
+    db.prepare('SELECT name, source, effective_from, effective_to, geometry FROM boundary_set ORDER BY name').all() as {
+      name: string
+      source: string | null
+      effective_from: string | null
+      effective_to: string | null
+      geometry: number
+    }[]
+  ).map((s) => ({
+    name: s.name,
+    source: s.source,
+    effectiveFrom: s.effective_from,
+    effectiveTo: s.effective_to,
+    geometry: s.geometry === 1,
+  }))
 }
 
 /** The link object of a record (the chain caches one frozen copy per record: see ChainResolver.frozenLink). */
@@ -103,7 +111,10 @@ export function linkOf(r: BoundaryRow): Link {
   return l as unknown as Link
 }
 
-/** A boundary record as the list, detail, children and search operations return it; `parent` is the record at `r.parentId`. */
+/**
+ * A boundary record as the list, detail, children and search operations return it; `parent` is the record at
+ * `r.parentId`.
+ */
 export function recordOf(r: BoundaryRow, parent: BoundaryRow | undefined): Record<string, unknown> {
   const o: Record<string, unknown> = { boundary_type: r.type, code: r.code, name: r.name }
   if (r.category) o.category = r.category

@@ -1,5 +1,6 @@
 /**
- * The jurisdiction service's routes (docs/api.md "Encumbrances and jurisdiction (spec 002)"): South Africa only, `jurisdiction` product. Each
+ * The jurisdiction service's routes (docs/api.md "Encumbrances and jurisdiction (spec 002)"): South Africa only,
+ * `jurisdiction` product. Each
  * endpoint family has its file under routes/; this index registers them in the order the
  * OpenAPI document lists the paths (and Hono matches them): keep it.
  */
@@ -22,7 +23,11 @@ export { HEATMAP_MAX_FEATURES, HEATMAP_MAX_SPAN, TILE_MIN_ZOOM } from './routes/
 export function registerJurisdictionRoutes(router: ApiRouter, queries: () => JurisdictionQueries | null): void {
   const ctx: JurisdictionRouteContext = {
     guards: [requireProduct('jurisdiction'), requireCountry('SOUTH_AFRICA')],
-    service: requireService(queries, 'JurisdictionDataUnavailable', 'the boundary (jurisdiction) dataset is not installed on this deployment'),
+    service: requireService(
+      queries,
+      'JurisdictionDataUnavailable',
+      'the boundary (jurisdiction) dataset is not installed on this deployment',
+    ),
   }
   registerAtRoute(router, ctx)
   registerParcelRoute(router, ctx)

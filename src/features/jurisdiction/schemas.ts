@@ -2,7 +2,14 @@ import { z } from '@hono/zod-openapi'
 import { isValidIsoDate } from '../../auth/dates.js'
 import { BOUNDARY_TYPES, CHAIN_TYPES, type BoundaryType } from '../../data/jurisdiction-format.js'
 import { LPI_PATTERN } from '../../data/parcels-format.js'
-import { BatchPointSchema, boundedFloatParam, floatParam, intParam, ProvinceParam, upperEnumParam } from '../../http/params.js'
+import {
+  BatchPointSchema,
+  boundedFloatParam,
+  floatParam,
+  intParam,
+  ProvinceParam,
+  upperEnumParam,
+} from '../../http/params.js'
 
 export const BATCH_MAX = 5000
 export const LIST_LIMIT_MAX = 1000
@@ -11,9 +18,18 @@ export const SEARCH_LIMIT_MAX = 100
 export const SEARCH_LIMIT_DEFAULT = 20
 export const SIMPLIFY_MAX_M = 10_000
 /** The municipal chain drawn when `types` is omitted from /heatmap. */
-export const HEATMAP_DEFAULT_TYPES: readonly BoundaryType[] = ['province', 'district_municipality', 'local_municipality']
+export const HEATMAP_DEFAULT_TYPES: readonly BoundaryType[] = [
+  'province',
+  'district_municipality',
+  'local_municipality',
+]
 /** /tiles without `layers`. */
-export const TILE_DEFAULT_LAYERS: readonly BoundaryType[] = ['province', 'district_municipality', 'local_municipality', 'ward']
+export const TILE_DEFAULT_LAYERS: readonly BoundaryType[] = [
+  'province',
+  'district_municipality',
+  'local_municipality',
+  'ward',
+]
 
 const TYPE_LIST = BOUNDARY_TYPES.join(', ')
 const TYPE_DOC = `One of ${BOUNDARY_TYPES.map((t) => `\`${t}\``).join(', ')} (case-insensitive).`
@@ -27,15 +43,24 @@ export const AsAtParam = z
     type: 'string',
     format: 'date',
     example: '2019-06-01',
-    description: 'The date the answer applies to (boundaries whose `effective_from` ≤ date < `effective_to`). Omitted: today in South Africa (Africa/Johannesburg).',
+    description:
+      'The date the answer applies to (boundaries whose `effective_from` ≤ date < `effective_to`). Omitted: today ' +
+      'in South Africa (Africa/Johannesburg).',
   })
 
 export const BoundaryTypeParam = z
   .string()
   .transform((s) => s.trim().toLowerCase())
-  .refine((s): s is BoundaryType => (BOUNDARY_TYPES as readonly string[]).includes(s), { message: `boundary_type must be one of ${TYPE_LIST}` })
+  .refine((s): s is BoundaryType => (BOUNDARY_TYPES as readonly string[]).includes(s), {
+    message: `boundary_type must be one of ${TYPE_LIST}`,
+  })
   .transform((s) => s as BoundaryType)
-  .openapi({ param: { name: 'boundary_type', in: 'path' }, type: 'string', enum: [...BOUNDARY_TYPES], description: TYPE_DOC })
+  .openapi({
+    param: { name: 'boundary_type', in: 'path' },
+    type: 'string',
+    enum: [...BOUNDARY_TYPES],
+    description: TYPE_DOC,
+  })
 
 /** A comma list of boundary types; every unknown member is named. */
 export function typesParam(name: string, dflt: readonly BoundaryType[]) {
@@ -44,7 +69,10 @@ export function typesParam(name: string, dflt: readonly BoundaryType[]) {
     .optional()
     .transform((s, ctx) => {
       if (s === undefined || s.trim() === '') return [...dflt]
-      const parts = s.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean)
+      const parts = s
+        .split(',')
+        .map((p) => p.trim().toLowerCase())
+        .filter(Boolean)
       const bad = parts.filter((p) => !(BOUNDARY_TYPES as readonly string[]).includes(p))
       if (bad.length) {
         ctx.addIssue({ code: 'custom', message: `unknown ${name}: ${bad.join(', ')}; accepted: ${TYPE_LIST}` })
@@ -52,14 +80,23 @@ export function typesParam(name: string, dflt: readonly BoundaryType[]) {
       }
       return [...new Set(parts)] as BoundaryType[]
     })
-    .openapi({ type: 'string', example: dflt.join(','), description: `Comma list of boundary types (${TYPE_LIST}). Default: ${dflt.join(',')}.` })
+    .openapi({
+      type: 'string',
+      example: dflt.join(','),
+      description: `Comma list of boundary types (${TYPE_LIST}). Default: ${dflt.join(',')}.`,
+    })
 }
 
 export const CodeParam = z
   .string()
   .transform((s) => s.trim().toUpperCase())
   .refine((s) => /^[A-Z0-9][A-Z0-9_-]{0,39}$/.test(s), { message: 'code must be 1 to 40 letters, digits, - or _' })
-  .openapi({ param: { name: 'code', in: 'path' }, type: 'string', example: 'JHB', description: 'Boundary code (ward id, municipality code, division code…), case-insensitive.' })
+  .openapi({
+    param: { name: 'code', in: 'path' },
+    type: 'string',
+    example: 'JHB',
+    description: 'Boundary code (ward id, municipality code, division code…), case-insensitive.',
+  })
 
 export const AtQuerySchema = z.object({
   lat: floatParam('lat', -90, 90).openapi({ type: 'number', minimum: -90, maximum: 90, example: -26.2041 }),
@@ -71,8 +108,14 @@ export const LpiParamsSchema = z.object({
   lpi: z
     .string()
     .transform((s) => s.trim().toUpperCase())
-    .refine((s) => s.length === 21 && LPI_PATTERN.test(s), { message: 'lpi must be a 21-character SG key such as T0IR00010000000100000' })
-    .openapi({ param: { name: 'lpi', in: 'path' }, type: 'string', description: '21-character land parcel identifier (SG21).' }),
+    .refine((s) => s.length === 21 && LPI_PATTERN.test(s), {
+      message: 'lpi must be a 21-character SG key such as T0IR00010000000100000',
+    })
+    .openapi({
+      param: { name: 'lpi', in: 'path' },
+      type: 'string',
+      description: '21-character land parcel identifier (SG21).',
+    }),
 })
 export const AsAtQuerySchema = z.object({ as_at: AsAtParam })
 
@@ -91,21 +134,32 @@ export const BoundaryTypeParamsSchema = z.object({ boundary_type: BoundaryTypePa
 export const BoundaryParamsSchema = z.object({ boundary_type: BoundaryTypeParam, code: CodeParam })
 
 export const ListQuerySchema = z.object({
-  province: ProvinceParam
-    .optional()
-    .openapi({ type: 'string', example: 'GP', description: 'Province family code: only boundaries in this province.' }),
+  province: ProvinceParam.optional().openapi({
+    type: 'string',
+    example: 'GP',
+    description: 'Province family code: only boundaries in this province.',
+  }),
   municipality: z
     .string()
     .transform((s) => s.trim().toUpperCase())
     .optional()
-    .openapi({ type: 'string', example: 'JHB', description: 'Parent municipality code (local, metro or district): only boundaries below it.' }),
+    .openapi({
+      type: 'string',
+      example: 'JHB',
+      description: 'Parent municipality code (local, metro or district): only boundaries below it.',
+    }),
   parent: z
     .string()
     .transform((s) => s.trim().toUpperCase())
     .optional()
     .openapi({ type: 'string', example: 'DC48', description: 'A parent code at any level: only boundaries below it.' }),
   as_at: AsAtParam,
-  limit: intParam('limit', 1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT).openapi({ type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT }),
+  limit: intParam('limit', 1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT).openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: LIST_LIMIT_MAX,
+    default: LIST_LIMIT_DEFAULT,
+  }),
   cursor: intParam('cursor', 0, Number.MAX_SAFE_INTEGER, 0).openapi({
     type: 'integer',
     minimum: 0,
@@ -118,9 +172,12 @@ export const GeometryQuerySchema = z.object({
   format: upperEnumParam('format', ['GEOJSON', 'WKT'] as const)
     .optional()
     .openapi({ type: 'string', enum: ['geojson', 'wkt'], default: 'geojson' }),
-  simplify: intParam('simplify', 1, SIMPLIFY_MAX_M)
-    .optional()
-    .openapi({ type: 'integer', minimum: 1, maximum: SIMPLIFY_MAX_M, description: 'Topology-preserving tolerance in metres; omitted: full resolution.' }),
+  simplify: intParam('simplify', 1, SIMPLIFY_MAX_M).optional().openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: SIMPLIFY_MAX_M,
+    description: 'Topology-preserving tolerance in metres; omitted: full resolution.',
+  }),
   as_at: AsAtParam,
 })
 
@@ -133,7 +190,12 @@ export const SearchQuerySchema = z.object({
     .openapi({ type: 'string', minLength: 2, maxLength: 120, example: 'tshwan' }),
   types: typesParam('types', BOUNDARY_TYPES),
   as_at: AsAtParam,
-  limit: intParam('limit', 1, SEARCH_LIMIT_MAX, SEARCH_LIMIT_DEFAULT).openapi({ type: 'integer', minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT }),
+  limit: intParam('limit', 1, SEARCH_LIMIT_MAX, SEARCH_LIMIT_DEFAULT).openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: SEARCH_LIMIT_MAX,
+    default: SEARCH_LIMIT_DEFAULT,
+  }),
 })
 
 const lonLat = boundedFloatParam
@@ -147,14 +209,20 @@ export const HeatmapQuerySchema = z
     as_at: AsAtParam,
   })
   .superRefine((q, ctx) => {
-    if (q.south > q.north) ctx.addIssue({ code: 'custom', path: ['south'], message: 'south must not be greater than north' })
+    if (q.south > q.north)
+      ctx.addIssue({ code: 'custom', path: ['south'], message: 'south must not be greater than north' })
     if (q.west > q.east) ctx.addIssue({ code: 'custom', path: ['west'], message: 'west must not be greater than east' })
   })
 
 export const TileParamsSchema = z.object({
   z: z.string().openapi({ param: { name: 'z', in: 'path' }, type: 'integer', minimum: 0, maximum: 22 }),
   x: z.string().openapi({ param: { name: 'x', in: 'path' }, type: 'integer', minimum: 0 }),
-  y: z.string().openapi({ param: { name: 'y', in: 'path' }, type: 'integer', minimum: 0, description: 'Tile row; the path ends in `.mvt`.' }),
+  y: z.string().openapi({
+    param: { name: 'y', in: 'path' },
+    type: 'integer',
+    minimum: 0,
+    description: 'Tile row; the path ends in `.mvt`.',
+  }),
 })
 export const TileQuerySchema = z.object({ layers: typesParam('layers', TILE_DEFAULT_LAYERS), as_at: AsAtParam })
 
@@ -163,14 +231,25 @@ const LinkSchema = z
   .object({
     code: z.string(),
     name: z.string(),
-    category: z.string().optional().openapi({ description: '`A`/`B`/`C` on municipalities, `ADMIN` on registration divisions; absent otherwise.' }),
+    category: z
+      .string()
+      .optional()
+      .openapi({ description: '`A`/`B`/`C` on municipalities, `ADMIN` on registration divisions; absent otherwise.' }),
     vintage: z.string().openapi({ example: '2018 demarcation' }),
-    effective_from: z.string().optional().openapi({ description: 'On demarcation and delimitation layers: the date the boundary took force.' }),
+    effective_from: z
+      .string()
+      .optional()
+      .openapi({ description: 'On demarcation and delimitation layers: the date the boundary took force.' }),
   })
   .openapi('JurisdictionLink')
 
 export const ChainSchema = z
-  .object(Object.fromEntries(CHAIN_TYPES.map((t) => [t, LinkSchema.nullable()])) as Record<(typeof CHAIN_TYPES)[number], z.ZodNullable<typeof LinkSchema>>)
+  .object(
+    Object.fromEntries(CHAIN_TYPES.map((t) => [t, LinkSchema.nullable()])) as Record<
+      (typeof CHAIN_TYPES)[number],
+      z.ZodNullable<typeof LinkSchema>
+    >,
+  )
   .openapi('JurisdictionChain')
 
 const Envelope = { message: z.string(), as_of: z.string(), dataset_version: z.string() }
@@ -213,7 +292,9 @@ export const BoundaryRecordSchema = z
     area_sqm: z.number().optional().openapi({ description: 'Geodesic area, square metres.' }),
     bbox: z.array(z.number()).optional().openapi({ description: '[west, south, east, north]' }),
     label_point: z.object({ latitude: z.number(), longitude: z.number() }).optional(),
-    has_geometry: z.boolean().openapi({ description: 'False for records published without geometry (the 2016 ward delimitation).' }),
+    has_geometry: z
+      .boolean()
+      .openapi({ description: 'False for records published without geometry (the 2016 ward delimitation).' }),
   })
   .openapi('BoundaryRecord')
 
@@ -224,7 +305,11 @@ export const ListEnvelopeSchema = z
     total: z.number().int(),
     cursor: z.number().int(),
     limit: z.number().int(),
-    next_cursor: z.number().int().optional().openapi({ description: 'Present while more remain: send it as `cursor`.' }),
+    next_cursor: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Present while more remain: send it as `cursor`.' }),
     as_at: z.string(),
     ...Envelope,
   })
@@ -234,7 +319,14 @@ export const DetailEnvelopeSchema = z
     boundary: BoundaryRecordSchema.extend({
       ancestors: z.array(z.object({ boundary_type: z.string(), code: z.string(), name: z.string() })),
       children_count: z.number().int(),
-      other_versions: z.array(z.object({ set: z.string(), vintage: z.string(), effective_from: z.string().optional(), effective_to: z.string().optional() })),
+      other_versions: z.array(
+        z.object({
+          set: z.string(),
+          vintage: z.string(),
+          effective_from: z.string().optional(),
+          effective_to: z.string().optional(),
+        }),
+      ),
     }),
     as_at: z.string(),
     ...Envelope,
@@ -244,7 +336,9 @@ export const GeometryEnvelopeSchema = z
   .object({
     boundary: BoundaryRecordSchema,
     format: z.enum(['geojson', 'wkt']),
-    geometry: z.union([z.record(z.string(), z.unknown()), z.string()]).openapi({ description: 'GeoJSON MultiPolygon (longitude first) or WKT text.' }),
+    geometry: z
+      .union([z.record(z.string(), z.unknown()), z.string()])
+      .openapi({ description: 'GeoJSON MultiPolygon (longitude first) or WKT text.' }),
     simplified_m: z.number().int().optional(),
     vertices: z.number().int(),
     as_at: z.string(),
@@ -257,7 +351,11 @@ export const ChildrenEnvelopeSchema = z
 export const SearchEnvelopeSchema = z
   .object({
     query: z.string(),
-    matches: z.array(BoundaryRecordSchema.extend({ similarity: z.number().openapi({ description: 'pg_trgm similarity 0–1 (1 for an exact code).' }) })),
+    matches: z.array(
+      BoundaryRecordSchema.extend({
+        similarity: z.number().openapi({ description: 'pg_trgm similarity 0–1 (1 for an exact code).' }),
+      }),
+    ),
     threshold: z.number(),
     as_at: z.string(),
     ...Envelope,

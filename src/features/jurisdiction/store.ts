@@ -77,12 +77,19 @@ export class JurisdictionStore {
     for (const r of all) if (r.from !== null && (earliest === null || r.from < earliest)) earliest = r.from
     this.earliest = earliest
     this.installedTypes = BOUNDARY_TYPES.filter((t) => all.some((r) => r.type === t))
-    for (const t of BOUNDARY_TYPES) this.provincesByType.set(t, [...new Set(all.filter((r) => r.type === t && r.province).map((r) => r.province!))].sort())
+    for (const t of BOUNDARY_TYPES)
+      this.provincesByType.set(
+        t,
+        [...new Set(all.filter((r) => r.type === t && r.province).map((r) => r.province!))].sort(),
+      )
 
     // ---- spatial indexes per type
     for (const t of BOUNDARY_TYPES) {
       if (!ds.has(JURISDICTION_FILES.flatbush(t))) continue
-      this.indexes.set(t, { index: Flatbush.from(ds.arrayBuffer(JURISDICTION_FILES.flatbush(t))), ids: new Uint32Array(ds.arrayBuffer(JURISDICTION_FILES.ids(t))) })
+      this.indexes.set(t, {
+        index: Flatbush.from(ds.arrayBuffer(JURISDICTION_FILES.flatbush(t))),
+        ids: new Uint32Array(ds.arrayBuffer(JURISDICTION_FILES.ids(t))),
+      })
     }
     this.geomStmt = db.prepare('SELECT geom FROM boundary WHERE id = ?').pluck()
     this.loStmt = db.prepare('SELECT geom_lo FROM boundary WHERE id = ?').pluck()
@@ -90,7 +97,8 @@ export class JurisdictionStore {
 
     // ---- parcels
     const parcelDb = ds.domain('parcels') ? ds.sqlite(PARCEL_FILES.sqlite) : null
-    this.parcelRows = parcelDb && lpiRowReader<ParcelRow>(ds, parcelDb, 'id, wstatus, lpi, label_lon, label_lat, geom', true)
+    this.parcelRows =
+      parcelDb && lpiRowReader<ParcelRow>(ds, parcelDb, 'id, wstatus, lpi, label_lon, label_lat, geom', true)
   }
 
   byId(id: number): BoundaryRow | undefined {

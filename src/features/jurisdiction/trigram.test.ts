@@ -11,7 +11,9 @@ import {
 
 const sorted = (s: Set<string>): string[] => [...s].sort()
 
-/** How psql prints a real with `extra_float_digits = 0` (6 significant digits), as in the pg_trgm regression outputs. */
+/**
+ * How psql prints a real with `extra_float_digits = 0` (6 significant digits), as in the pg_trgm regression outputs.
+ */
 const pg6 = (x: number): number => Number(x.toPrecision(6))
 
 /** mulberry32: small seeded PRNG so the generated corpus is the same on every run. */
@@ -269,7 +271,11 @@ describe('TrigramIndex', () => {
       { id: 0, similarity: 1 },
       { id: 2, similarity: 1 },
     ])
-    expect(hits.slice(4).map((h) => h.id)).toEqual(bruteForce(names, 'soweto', { limit: 10 }).slice(4).map((h) => h.id))
+    expect(hits.slice(4).map((h) => h.id)).toEqual(
+      bruteForce(names, 'soweto', { limit: 10 })
+        .slice(4)
+        .map((h) => h.id),
+    )
     for (let i = 1; i < hits.length; i++) expect(hits[i].similarity).toBeLessThanOrEqual(hits[i - 1].similarity)
   })
 
@@ -278,28 +284,61 @@ describe('TrigramIndex', () => {
     const hits = idx.search('Metropolitan Municipality', { limit: 100, threshold: 0.1, filter: even })
     expect(hits.length).toBeGreaterThan(0)
     expect(hits.every((h) => h.id % 2 === 0)).toBe(true)
-    expect(hits).toEqual(bruteForce(JURISDICTIONS, 'Metropolitan Municipality', { limit: 100, threshold: 0.1, filter: even }))
+    expect(hits).toEqual(
+      bruteForce(JURISDICTIONS, 'Metropolitan Municipality', { limit: 100, threshold: 0.1, filter: even }),
+    )
     const all = idx.search('Metropolitan Municipality', { limit: 100, threshold: 0.1 })
     expect(all.length).toBeGreaterThan(2)
     expect(idx.search('Metropolitan Municipality', { limit: 2, threshold: 0.1 })).toEqual(all.slice(0, 2))
   })
 
   it('refuses re-entrant searches from a filter and stays usable', () => {
-    expect(() => idx.search('tshwane', { limit: 5, filter: () => idx.search('x', { limit: 1 }).length > 0 })).toThrow(/re-entrant/)
+    expect(() => idx.search('tshwane', { limit: 5, filter: () => idx.search('x', { limit: 1 }).length > 0 })).toThrow(
+      /re-entrant/,
+    )
     expect(idx.search('tshwane', { limit: 5 })).toEqual(bruteForce(JURISDICTIONS, 'tshwane', { limit: 5 }))
   })
 
   it('equals brute-force similarity on 2000 generated names and 50 queries', () => {
     const rand = mulberry32(20240607)
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]
-    const syll = ['ka', 'ma', 'tsh', 'wa', 'ne', 'lo', 'bo', 'thu', 'ng', 'zi', 'mo', 'ri', 'se', 'kwe', 'ê', 'ba', 'di', 'la']
+    const syll = [
+      'ka',
+      'ma',
+      'tsh',
+      'wa',
+      'ne',
+      'lo',
+      'bo',
+      'thu',
+      'ng',
+      'zi',
+      'mo',
+      'ri',
+      'se',
+      'kwe',
+      'ê',
+      'ba',
+      'di',
+      'la',
+    ]
     const word = () => {
       let w = ''
       const n = 1 + Math.floor(rand() * 4)
       for (let i = 0; i < n; i++) w += pick(syll)
       return rand() < 0.3 ? w[0].toUpperCase() + w.slice(1) : w
     }
-    const suffixes = ['', ' Local Municipality', ' Ward ' + 0, ' District', '-Noord', ' (Pty)', ' 12', ' Township', '!!']
+    const suffixes = [
+      '',
+      ' Local Municipality',
+      ' Ward ' + 0,
+      ' District',
+      '-Noord',
+      ' (Pty)',
+      ' 12',
+      ' Township',
+      '!!',
+    ]
     const names: string[] = []
     for (let i = 0; i < 2000; i++) {
       const words = 1 + Math.floor(rand() * 3)
@@ -317,7 +356,8 @@ describe('TrigramIndex', () => {
         // A name with one character dropped or changed, often lower-cased.
         const name = pick(names)
         const at = Math.floor(rand() * Math.max(1, name.length))
-        const typo = rand() < 0.5 ? name.slice(0, at) + name.slice(at + 1) : name.slice(0, at) + 'x' + name.slice(at + 1)
+        const typo =
+          rand() < 0.5 ? name.slice(0, at) + name.slice(at + 1) : name.slice(0, at) + 'x' + name.slice(at + 1)
         queries.push(rand() < 0.5 ? typo.toLowerCase() : typo)
       }
     }

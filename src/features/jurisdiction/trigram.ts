@@ -5,7 +5,14 @@
  */
 import { calcSml, DEFAULT_SIMILARITY_THRESHOLD, nextWord, trigrams, word, wordTrigrams } from './pg-trgm.js'
 
-export { DEFAULT_SIMILARITY_THRESHOLD, setSimilarity, similarity, strictWordSimilarity, trigrams, wordSimilarity } from './pg-trgm.js'
+export {
+  DEFAULT_SIMILARITY_THRESHOLD,
+  setSimilarity,
+  similarity,
+  strictWordSimilarity,
+  trigrams,
+  wordSimilarity,
+} from './pg-trgm.js'
 
 export interface TrigramSearchOptions {
   /** Maximum number of hits returned. */

@@ -25,7 +25,11 @@ export function recordsOfSourceKey(s: ParcelStore, key: string, f: Filter): Parc
 }
 
 /** The current version's record and boundary. */
-export function geometryOfLpi(s: ParcelStore, lpi: string, f: Filter): { parcel: ParcelRecord; geometry: MultiPolygon } | null {
+export function geometryOfLpi(
+  s: ParcelStore,
+  lpi: string,
+  f: Filter,
+): { parcel: ParcelRecord; geometry: MultiPolygon } | null {
   const r = currentRow(s, lpi, f)
   return r ? { parcel: toRecord(r, s.version), geometry: s.geomOf(r.id) } : null
 }

@@ -11,13 +11,16 @@ const versionRank = (r: Row) => r.hidden * 10 + ({ C: 0, P: 1, H: 2 }[r.wstatus 
  * (no date last, as SQLite's `date_stamp DESC`); then by id. Sorted in JS: an `ORDER BY` made
  * SQLite build a temporary B-tree on every lookup.
  */
-export const byVersion = (a: Row, b: Row) => versionRank(a) - versionRank(b) || newerFirst(a.date_stamp ?? '', b.date_stamp ?? '') || a.id - b.id
+export const byVersion = (a: Row, b: Row) =>
+  versionRank(a) - versionRank(b) || newerFirst(a.date_stamp ?? '', b.date_stamp ?? '') || a.id - b.id
 /** Descending by code unit, as SQLite compares text ('' for no date: last). */
 const newerFirst = (x: string, y: string) => (x === y ? 0 : x > y ? -1 : 1)
 /** Ascending by code unit, as SQLite's BINARY collation orders these ASCII keys. */
 export const ascending = (x: string, y: string) => (x === y ? 0 : x < y ? -1 : 1)
 
-/** docs/decisions.md: most specific layer first; within a layer the smaller parcel; versions of one LPI current first. */
+/**
+ * docs/decisions.md: most specific layer first; within a layer the smaller parcel; versions of one LPI current first.
+ */
 export function mostSpecificFirst(rows: Row[]): Row[] {
   // the usual answer: one row, or rows of distinct LPIs (no versions to order among them)
   if (rows.length < 2) return rows
@@ -29,7 +32,12 @@ export function mostSpecificFirst(rows: Row[]): Row[] {
     else groups.set(r.lpi, [r])
   }
   const list = [...groups.values()].map((g) => g.sort(byVersion))
-  list.sort((a, b) => SPECIFICITY[a[0].parcel_type] - SPECIFICITY[b[0].parcel_type] || a[0].extent_sqm - b[0].extent_sqm || a[0].id - b[0].id)
+  list.sort(
+    (a, b) =>
+      SPECIFICITY[a[0].parcel_type] - SPECIFICITY[b[0].parcel_type] ||
+      a[0].extent_sqm - b[0].extent_sqm ||
+      a[0].id - b[0].id,
+  )
   return list.flat()
 }
 
@@ -43,7 +51,9 @@ function byLayerSizeId(a: Row, b: Row): number {
 
 // specificity by layer code, so sorting index hits needs no string lookups
 const levelOfCode = new Uint8Array(FLAG_LAYER_MASK + 1)
-PARCEL_TYPES.forEach((t, code) => (levelOfCode[code] = SPECIFICITY[t]))
+PARCEL_TYPES.forEach((t, code) => {
+  levelOfCode[code] = SPECIFICITY[t]
+})
 
 /** The specificity of index item i (0-based) from its flags. */
 export function specificityOf(flags: Uint8Array, i: number): number {

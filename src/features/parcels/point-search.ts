@@ -36,7 +36,10 @@ export class PointSearch {
       })
   }
 
-  /** Index items (0-based) whose box holds the point, less those the prefilter rules out; `inside` gets those it proves in. */
+  /**
+   * Index items (0-based) whose box holds the point, less those the prefilter rules out; `inside` gets those it proves
+   * in.
+   */
   candidates(lon: number, lat: number, f: Filter, inside: number[]): number[] {
     if (!this.prefiltered) return this.index.search(lon, lat, lon, lat, accept(this.flags, f))
     this.hitLon = lon

@@ -22,7 +22,11 @@ describe('parcel queries with and without the prefilter', () => {
   /** Seeded probes: near label points, on vertices, on edges, and anywhere in the extent. */
   function probesOf(seedName: string, rounds = 1500): [number, number][] {
     const db = ds.sqlite(PARCEL_FILES.sqlite)
-    const rows = db.prepare('SELECT label_lon, label_lat, geom FROM parcel ORDER BY id').all() as { label_lon: number; label_lat: number; geom: Buffer }[]
+    const rows = db.prepare('SELECT label_lon, label_lat, geom FROM parcel ORDER BY id').all() as {
+      label_lon: number
+      label_lat: number
+      geom: Buffer
+    }[]
     const rnd = new Random(7, seedName)
     const probes: [number, number][] = []
     let x0 = Infinity
@@ -67,42 +71,51 @@ describe('parcel queries with and without the prefilter', () => {
     expect(found).toBeGreaterThan(probes.length)
   })
 
-  it('writes the bytes JSON.stringify gives for at(), firstAt() and currentRecord(), on first and repeated calls (cached fragments)', () => {
-    const q = createParcelQueries(ds)
-    const w = new JsonBytes(16) // small, so the writer grows mid-answer too
-    const probes = probesOf('parcel-answer-bytes', 500)
-    const types = new Set<string>()
-    let multi = 0
-    for (const round of [0, 1]) {
-      for (const f of [{ all: false }, { all: true }, { all: true, type: 'FARM_PORTION' }] as Filter[]) {
-        for (const [x, y] of probes) {
-          const want = q.at(x, y, f)
-          const found = q.found(x, y, f)
-          expect(found.count).toBe(want.length)
-          found.write(w.start())
-          expect(w.text(), `${x}, ${y} round ${round}`).toBe(JSON.stringify(want))
-          for (const p of want) types.add(p.parcel_type)
-          if (want.length > 1) multi++
-          // the batch's writers: the first record (or null), and the current record of an LPI
-          const first = q.writeFirstAt(w.start(), x, y, f)
-          expect(w.text()).toBe(JSON.stringify(q.firstAt(x, y, f)))
-          expect(first).toBe(want.length > 0)
-          const lpi = want.at(-1)?.lpi ?? 'NO-SUCH-LPI'
-          const current = q.writeCurrent(w.start(), lpi, f)
-          expect(w.text()).toBe(JSON.stringify(q.currentRecord(lpi, f)))
-          expect(current).toBe(q.currentRecord(lpi, f) !== null)
+  it(
+    'writes the bytes JSON.stringify gives for at(), firstAt() and currentRecord(), on first and repeated calls ' +
+      '(cached fragments)',
+    () => {
+      const q = createParcelQueries(ds)
+      const w = new JsonBytes(16) // small, so the writer grows mid-answer too
+      const probes = probesOf('parcel-answer-bytes', 500)
+      const types = new Set<string>()
+      let multi = 0
+      for (const round of [0, 1]) {
+        for (const f of [{ all: false }, { all: true }, { all: true, type: 'FARM_PORTION' }] as Filter[]) {
+          for (const [x, y] of probes) {
+            const want = q.at(x, y, f)
+            const found = q.found(x, y, f)
+            expect(found.count).toBe(want.length)
+            found.write(w.start())
+            expect(w.text(), `${x}, ${y} round ${round}`).toBe(JSON.stringify(want))
+            for (const p of want) types.add(p.parcel_type)
+            if (want.length > 1) multi++
+            // the batch's writers: the first record (or null), and the current record of an LPI
+            const first = q.writeFirstAt(w.start(), x, y, f)
+            expect(w.text()).toBe(JSON.stringify(q.firstAt(x, y, f)))
+            expect(first).toBe(want.length > 0)
+            const lpi = want.at(-1)?.lpi ?? 'NO-SUCH-LPI'
+            const current = q.writeCurrent(w.start(), lpi, f)
+            expect(w.text()).toBe(JSON.stringify(q.currentRecord(lpi, f)))
+            expect(current).toBe(q.currentRecord(lpi, f) !== null)
+          }
         }
       }
-    }
-    // erven (written afresh) and shared parcels (cached) both answered, several to a point
-    expect([...types].sort()).toEqual(expect.arrayContaining(['ERF', 'FARM_PORTION', 'PARENT_FARM']))
-    expect(multi).toBeGreaterThan(probes.length / 4)
-  })
+      // erven (written afresh) and shared parcels (cached) both answered, several to a point
+      expect([...types].sort()).toEqual(expect.arrayContaining(['ERF', 'FARM_PORTION', 'PARENT_FARM']))
+      expect(multi).toBeGreaterThan(probes.length / 4)
+    },
+  )
 
   it('builds the same record from an index hit (type and status from the flags) as from a lookup by LPI', () => {
     const q = createParcelQueries(ds)
     const db = ds.sqlite(PARCEL_FILES.sqlite)
-    const rows = db.prepare('SELECT id, lpi, label_lon, label_lat FROM parcel WHERE id % 7 = 0').all() as { id: number; lpi: string; label_lon: number; label_lat: number }[]
+    const rows = db.prepare('SELECT id, lpi, label_lon, label_lat FROM parcel WHERE id % 7 = 0').all() as {
+      id: number
+      lpi: string
+      label_lon: number
+      label_lat: number
+    }[]
     let compared = 0
     for (const r of rows) {
       const hit = q.at(r.label_lon, r.label_lat, { all: true }).find((p) => p.id === r.id)

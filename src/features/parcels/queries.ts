@@ -83,7 +83,12 @@ export class ParcelQueries {
   }
 
   /** Parcels intersecting the box, by id, after `afterId`; `more` says whether another page exists. */
-  within(box: BBox, afterId: number, pageSize: number, f: Filter): { parcels: ParcelRecord[]; lastId: number; more: boolean } {
+  within(
+    box: BBox,
+    afterId: number,
+    pageSize: number,
+    f: Filter,
+  ): { parcels: ParcelRecord[]; lastId: number; more: boolean } {
     return within(this.store, box, afterId, pageSize, f)
   }
 

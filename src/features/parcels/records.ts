@@ -4,7 +4,14 @@
  * writes the bytes `JSON.stringify` gives for it. A field is added, dropped or moved in FIELDS
  * alone, so the two forms cannot drift (a test holds them equal).
  */
-import { LEGAL_STATUS, PARCEL_TYPES, FLAG_HIDDEN, FLAG_LAYER_MASK, WORK_STATUS, type ParcelType } from '../../data/parcels-format.js'
+import {
+  LEGAL_STATUS,
+  PARCEL_TYPES,
+  FLAG_HIDDEN,
+  FLAG_LAYER_MASK,
+  WORK_STATUS,
+  type ParcelType,
+} from '../../data/parcels-format.js'
 import { PROVINCES, type ProvinceCode } from '../../data/provinces.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
 import { round } from '../../geo/round.js'
@@ -124,7 +131,14 @@ const NONE: readonly Field[] = []
 function noValue(): null {
   return null
 }
-function field(key: string, form: Form, read: Field['read'], omit: Absence = 'never', places = 0, fields = NONE): FieldSpec {
+function field(
+  key: string,
+  form: Form,
+  read: Field['read'],
+  omit: Absence = 'never',
+  places = 0,
+  fields = NONE,
+): FieldSpec {
   return { key, form, read, omit, places, fields }
 }
 function int(key: string, read: (r: Row) => number | null, omit: Absence = 'never'): FieldSpec {
@@ -150,7 +164,15 @@ function object(key: string, read: Field['read'], omit: Absence, fields: readonl
 function listOf(specs: readonly FieldSpec[]): readonly Field[] {
   if (specs[0].omit !== 'never') throw new Error(`field ${specs[0].key} opens its object and so may not be left out`)
   // every field the same shape (one hidden class): the loops over them stay monomorphic
-  return specs.map((s, k) => ({ key: s.key, form: s.form, read: s.read, omit: s.omit, places: s.places, fields: s.fields, prefix: `${k ? ',' : '{'}${JSON.stringify(s.key)}:` }))
+  return specs.map((s, k) => ({
+    key: s.key,
+    form: s.form,
+    read: s.read,
+    omit: s.omit,
+    places: s.places,
+    fields: s.fields,
+    prefix: `${k ? ',' : '{'}${JSON.stringify(s.key)}:`,
+  }))
 }
 
 /** The record's fields in the order the spec lists them; absent fields are omitted, never null. */
@@ -168,10 +190,19 @@ const FIELDS = listOf([
   text('major_code', (r) => r.major_code, 'empty'),
   text('minor_region', (r) => r.minor_region, 'empty'),
   text('minor_code', (r) => r.minor_code, 'empty'),
-  object('legal_status', (r) => r.lstatus, 'never', [text('code', (r) => r.lstatus), text('label', (r) => LEGAL_STATUS[r.lstatus] ?? r.lstatus)]),
-  object('work_status', (r) => r.wstatus, 'empty', [text('code', (r) => r.wstatus), text('label', (r) => WORK_STATUS[r.wstatus!] ?? r.wstatus)]),
+  object('legal_status', (r) => r.lstatus, 'never', [
+    text('code', (r) => r.lstatus),
+    text('label', (r) => LEGAL_STATUS[r.lstatus] ?? r.lstatus),
+  ]),
+  object('work_status', (r) => r.wstatus, 'empty', [
+    text('code', (r) => r.wstatus),
+    text('label', (r) => WORK_STATUS[r.wstatus!] ?? r.wstatus),
+  ]),
   rounded('extent_sqm', (r) => r.extent_sqm, 2),
-  object('label_point', noValue, 'never', [rounded('latitude', (r) => r.label_lat, 7), rounded('longitude', (r) => r.label_lon, 7)]),
+  object('label_point', noValue, 'never', [
+    rounded('latitude', (r) => r.label_lat, 7),
+    rounded('longitude', (r) => r.label_lon, 7),
+  ]),
   text('date_stamp', (r) => r.date_stamp, 'empty'),
 ])
 
@@ -255,7 +286,9 @@ function writeFields(w: JsonBytes, fields: readonly Field[], r: Row, versionJson
         w.string(v as string)
         break
       case 'name':
-        w.ascii('"').ascii(v as string).ascii('"')
+        w.ascii('"')
+          .ascii(v as string)
+          .ascii('"')
         break
       case 'rounded':
         w.rounded(v as number, f.places)

@@ -34,7 +34,14 @@ interface PlanRow {
 }
 
 /** Subject (current version) and its neighbours: touching from the precomputed table, or within a distance. */
-export function neighbours(s: ParcelStore, lpi: string, mode: 'touching' | 'within', distanceM: number, limit: number, f: Filter) {
+export function neighbours(
+  s: ParcelStore,
+  lpi: string,
+  mode: 'touching' | 'within',
+  distanceM: number,
+  limit: number,
+  f: Filter,
+) {
   const r = currentRow(s, lpi, f)
   if (!r) return null
   const out = mode === 'touching' ? touching(s, r, f) : near(s, r, distanceM, f)
@@ -47,7 +54,11 @@ function touching(s: ParcelStore, r: Row, f: Filter): Neighbour[] {
   const out: Neighbour[] = []
   for (const n of s.st.touching.all(r.id) as { neighbour_id: number; shared_m: number }[]) {
     if (!ok(n.neighbour_id - 1)) continue
-    out.push({ parcel: toRecord(s.rowOf(n.neighbour_id), s.version), distance_meters: 0, shared_boundary_meters: n.shared_m })
+    out.push({
+      parcel: toRecord(s.rowOf(n.neighbour_id), s.version),
+      distance_meters: 0,
+      shared_boundary_meters: n.shared_m,
+    })
   }
   out.sort((a, b) => b.shared_boundary_meters - a.shared_boundary_meters || a.parcel.id - b.parcel.id)
   return out
@@ -62,7 +73,9 @@ function near(s: ParcelStore, r: Row, distanceM: number, f: Filter): Neighbour[]
   const m = metresPerDegree((b.minY + b.maxY) / 2)
   const padX = (distanceM / m.lon) * 1.01
   const padY = (distanceM / m.lat) * 1.01
-  const shared = new Map((s.st.touching.all(r.id) as { neighbour_id: number; shared_m: number }[]).map((n) => [n.neighbour_id, n.shared_m]))
+  const shared = new Map(
+    (s.st.touching.all(r.id) as { neighbour_id: number; shared_m: number }[]).map((n) => [n.neighbour_id, n.shared_m]),
+  )
   for (const i of s.index.search(b.minX - padX, b.minY - padY, b.maxX + padX, b.maxY + padY, ok)) {
     const id = i + 1
     if (id === r.id) continue
@@ -72,7 +85,11 @@ function near(s: ParcelStore, r: Row, distanceM: number, f: Filter): Neighbour[]
     if (coversPolygon(theirs, mine) || coversPolygon(mine, theirs)) continue
     const d = polygonDistanceM(mine, theirs)
     if (d > distanceM) continue
-    out.push({ parcel: toRecord(other, s.version), distance_meters: round(d, 2), shared_boundary_meters: shared.get(id) ?? 0 })
+    out.push({
+      parcel: toRecord(other, s.version),
+      distance_meters: round(d, 2),
+      shared_boundary_meters: shared.get(id) ?? 0,
+    })
   }
   out.sort((a, b2) => a.distance_meters - b2.distance_meters || a.parcel.id - b2.parcel.id)
   return out

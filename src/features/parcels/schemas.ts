@@ -1,6 +1,14 @@
 import { z } from '@hono/zod-openapi'
 import { LPI_PATTERN, PARCEL_TYPES, SOURCE_KEY_PATTERN } from '../../data/parcels-format.js'
-import { BatchPointSchema, boundedFloatParam, intParam, LatitudeParam, LongitudeParam, LpiParam, upperEnumParam } from '../../http/params.js'
+import {
+  BatchPointSchema,
+  boundedFloatParam,
+  intParam,
+  LatitudeParam,
+  LongitudeParam,
+  LpiParam,
+  upperEnumParam,
+} from '../../http/params.js'
 
 export const BATCH_MAX = 1000
 export const NEAREST_MAX_M = 2000
@@ -21,7 +29,8 @@ export const IncludeStatusParam = z
     type: 'string',
     enum: ['all'],
     description:
-      'Omitted: records with legal status A or W, or work status H, are hidden (a blank work status counts as current). `all`: every record, history included.',
+      'Omitted: records with legal status A or W, or work status H, are hidden (a blank work status counts as ' +
+      'current). `all`: every record, history included.',
   })
 
 export const LpiParamsSchema = z.object({ lpi: LpiParam })
@@ -31,7 +40,11 @@ export const SourceKeyParamsSchema = z.object({
     .string()
     .transform((s) => s.trim().toUpperCase())
     .refine((s) => SOURCE_KEY_PATTERN.test(s), { message: 'source_key must be 26 letters or digits' })
-    .openapi({ param: { name: 'source_key', in: 'path' }, type: 'string', description: "26-character Surveyor-General parcel key." }),
+    .openapi({
+      param: { name: 'source_key', in: 'path' },
+      type: 'string',
+      description: '26-character Surveyor-General parcel key.',
+    }),
 })
 
 export const AtQuerySchema = z.object({
@@ -53,7 +66,9 @@ export const GeometryQuerySchema = z.object({
       type: 'integer',
       minimum: 1,
       maximum: 1000,
-      description: 'Tolerance in metres; topology-preserving (never an empty, collapsed or self-intersecting ring). Omitted: full resolution.',
+      description:
+        'Tolerance in metres; topology-preserving (never an empty, collapsed or self-intersecting ring). Omitted: ' +
+        'full resolution.',
     }),
   include_status: IncludeStatusParam,
 })
@@ -61,8 +76,21 @@ export const GeometryQuerySchema = z.object({
 export const NeighboursQuerySchema = z.object({
   mode: upperEnumParam('mode', ['TOUCHING', 'WITHIN'] as const)
     .optional()
-    .openapi({ type: 'string', enum: ['touching', 'within'], default: 'touching', description: '`touching`: sharing a boundary segment of positive length (one shared vertex does not count). `within`: within `distance` metres.' }),
-  distance: intParam('distance', 1, 5000, 100).openapi({ type: 'integer', minimum: 1, maximum: 5000, default: 100, description: 'For `within`: metres, geodesic.' }),
+    .openapi({
+      type: 'string',
+      enum: ['touching', 'within'],
+      default: 'touching',
+      description:
+        '`touching`: sharing a boundary segment of positive length (one shared vertex does not count). `within`: ' +
+        'within `distance` metres.',
+    }),
+  distance: intParam('distance', 1, 5000, 100).openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: 5000,
+    default: 100,
+    description: 'For `within`: metres, geodesic.',
+  }),
   limit: intParam('limit', 1, 500, 100).openapi({ type: 'integer', minimum: 1, maximum: 500, default: 100 }),
   include_status: IncludeStatusParam,
 })
@@ -82,24 +110,38 @@ export const WithinQuerySchema = z
       default: PAGE_SIZE_DEFAULT,
       description: 'Parcels per page.',
     }),
-    cursor: z
-      .string()
-      .max(512, 'cursor is not one this service issued')
-      .optional()
-      .openapi({ type: 'string', description: 'The `next_cursor` of the previous page, sent with the same box and filters.' }),
+    cursor: z.string().max(512, 'cursor is not one this service issued').optional().openapi({
+      type: 'string',
+      description: 'The `next_cursor` of the previous page, sent with the same box and filters.',
+    }),
     parcel_type: ParcelTypeParam,
     include_status: IncludeStatusParam,
   })
   .superRefine((q, ctx) => {
-    if (q.min_lat > q.max_lat) ctx.addIssue({ code: 'custom', path: ['min_lat'], message: 'min_lat must not be greater than max_lat' })
-    if (q.min_lng > q.max_lng) ctx.addIssue({ code: 'custom', path: ['min_lng'], message: 'min_lng must not be greater than max_lng' })
-    if (q.max_lat - q.min_lat > WITHIN_MAX_DEG + 1e-12) ctx.addIssue({ code: 'custom', path: ['max_lat'], message: `the box may span at most ${WITHIN_MAX_DEG} degrees of latitude` })
-    if (q.max_lng - q.min_lng > WITHIN_MAX_DEG + 1e-12) ctx.addIssue({ code: 'custom', path: ['max_lng'], message: `the box may span at most ${WITHIN_MAX_DEG} degrees of longitude` })
+    if (q.min_lat > q.max_lat)
+      ctx.addIssue({ code: 'custom', path: ['min_lat'], message: 'min_lat must not be greater than max_lat' })
+    if (q.min_lng > q.max_lng)
+      ctx.addIssue({ code: 'custom', path: ['min_lng'], message: 'min_lng must not be greater than max_lng' })
+    if (q.max_lat - q.min_lat > WITHIN_MAX_DEG + 1e-12)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['max_lat'],
+        message: `the box may span at most ${WITHIN_MAX_DEG} degrees of latitude`,
+      })
+    if (q.max_lng - q.min_lng > WITHIN_MAX_DEG + 1e-12)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['max_lng'],
+        message: `the box may span at most ${WITHIN_MAX_DEG} degrees of longitude`,
+      })
   })
 
 export const BatchBodySchema = z
   .object({
-    points: z.array(BatchPointSchema, { error: 'points must be an array of {latitude, longitude}' }).max(BATCH_MAX, `at most ${BATCH_MAX} items per call`).optional(),
+    points: z
+      .array(BatchPointSchema, { error: 'points must be an array of {latitude, longitude}' })
+      .max(BATCH_MAX, `at most ${BATCH_MAX} items per call`)
+      .optional(),
     lpis: z
       .array(
         z
@@ -113,11 +155,14 @@ export const BatchBodySchema = z
     include_status: z.literal('all', { error: 'include_status must be "all" or omitted' }).optional(),
   })
   .superRefine((b, ctx) => {
-    if (b.points && b.lpis) ctx.addIssue({ code: 'custom', path: ['lpis'], message: 'send either points or lpis, not both' })
+    if (b.points && b.lpis)
+      ctx.addIssue({ code: 'custom', path: ['lpis'], message: 'send either points or lpis, not both' })
     if (!b.points && !b.lpis) ctx.addIssue({ code: 'custom', path: ['points'], message: 'send points or lpis' })
   })
   .openapi('ParcelBatchRequest', {
-    description: `Either \`points\` or \`lpis\`, 1 to ${BATCH_MAX} items. Points resolve to the most specific published parcel containing them; LPIs to their current record.`,
+    description:
+      `Either \`points\` or \`lpis\`, 1 to ${BATCH_MAX} items. Points resolve to the most specific ` +
+      `published parcel containing them; LPIs to their current record.`,
     example: { points: [{ latitude: -33.9249, longitude: 18.4241 }] },
   })
 
@@ -141,7 +186,9 @@ export const ParcelSchema = z
     minor_region: z.string().optional().openapi({ description: 'Township; omitted for parcels without one.' }),
     minor_code: z.string().optional(),
     legal_status: Status,
-    work_status: Status.optional().openapi({ description: 'Omitted when the source recorded none (treated as current).' }),
+    work_status: Status.optional().openapi({
+      description: 'Omitted when the source recorded none (treated as current).',
+    }),
     extent_sqm: z.number(),
     label_point: z.object({ latitude: z.number(), longitude: z.number() }),
     date_stamp: z.string().optional(),
@@ -151,14 +198,22 @@ export const ParcelSchema = z
 export const NearestParcelSchema = ParcelSchema.extend({ distance_meters: z.number() }).openapi('NearestParcel')
 
 export const LookupEnvelopeSchema = z
-  .object({ parcels: z.array(ParcelSchema), message: z.string(), dataset_version: z.string(), next_cursor: z.string().optional() })
+  .object({
+    parcels: z.array(ParcelSchema),
+    message: z.string(),
+    dataset_version: z.string(),
+    next_cursor: z.string().optional(),
+  })
   .openapi('ParcelLookup')
 
 export const GeometryEnvelopeSchema = z
   .object({
     parcel: ParcelSchema,
     format: z.enum(['geojson', 'wkt']),
-    geometry: z.union([z.object({ type: z.literal('MultiPolygon'), coordinates: z.array(z.array(z.array(z.array(z.number())))) }), z.string()]),
+    geometry: z.union([
+      z.object({ type: z.literal('MultiPolygon'), coordinates: z.array(z.array(z.array(z.array(z.number())))) }),
+      z.string(),
+    ]),
     dataset_version: z.string(),
     message: z.string(),
   })
@@ -172,7 +227,9 @@ export const NeighboursEnvelopeSchema = z
       z.object({
         parcel: ParcelSchema,
         distance_meters: z.number().openapi({ description: 'Geodesic gap between the boundaries; 0 when they touch.' }),
-        shared_boundary_meters: z.number().openapi({ description: 'Length of boundary the two share; 0 for `within` neighbours that do not touch.' }),
+        shared_boundary_meters: z
+          .number()
+          .openapi({ description: 'Length of boundary the two share; 0 for `within` neighbours that do not touch.' }),
       }),
     ),
     dataset_version: z.string(),
@@ -190,7 +247,9 @@ export const BeaconsEnvelopeSchema = z
         description: z.string().optional(),
         latitude: z.number(),
         longitude: z.number(),
-        ring_position: z.number().openapi({ description: 'Fraction (0 to 1) of the exterior ring length from its first vertex, RFC 7946 winding.' }),
+        ring_position: z.number().openapi({
+          description: 'Fraction (0 to 1) of the exterior ring length from its first vertex, RFC 7946 winding.',
+        }),
         date_stamp: z.string().optional(),
       }),
     ),
@@ -202,7 +261,13 @@ export const BeaconsEnvelopeSchema = z
 export const GeneralPlansEnvelopeSchema = z
   .object({
     parcel: ParcelSchema,
-    general_plans: z.array(z.object({ sg_number: z.string().openapi({ example: '1234/1987' }), description: z.string().optional(), date_stamp: z.string().optional() })),
+    general_plans: z.array(
+      z.object({
+        sg_number: z.string().openapi({ example: '1234/1987' }),
+        description: z.string().optional(),
+        date_stamp: z.string().optional(),
+      }),
+    ),
     dataset_version: z.string(),
     message: z.string(),
   })
@@ -215,7 +280,9 @@ export const CoverageEnvelopeSchema = z
         province: z.string().openapi({ description: 'Province code (EC, FS, GP, KZ, LP, MP, NC, NW, WC).' }),
         province_name: z.string(),
         layer: z.string().openapi({ description: 'A parcel_type, or BEACON / GENERAL_PLAN.' }),
-        present: z.boolean().openapi({ description: 'false: the export has no such layer for the province (e.g. holdings in the Western Cape).' }),
+        present: z.boolean().openapi({
+          description: 'false: the export has no such layer for the province (e.g. holdings in the Western Cape).',
+        }),
         records: z.number().int(),
         geometries_repaired: z.number().int(),
         rows_rejected: z.number().int(),
@@ -230,5 +297,11 @@ export const CoverageEnvelopeSchema = z
   .openapi('ParcelCoverage')
 
 export const BatchEnvelopeSchema = z
-  .object({ results: z.array(ParcelSchema.nullable()), found: z.number().int(), not_found: z.number().int(), dataset_version: z.string(), message: z.string() })
+  .object({
+    results: z.array(ParcelSchema.nullable()),
+    found: z.number().int(),
+    not_found: z.number().int(),
+    dataset_version: z.string(),
+    message: z.string(),
+  })
   .openapi('ParcelBatch')

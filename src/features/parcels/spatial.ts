@@ -80,7 +80,13 @@ export function firstRowAt(s: ParcelStore, lon: number, lat: number, f: Filter):
 }
 
 /** The closest parcel within `maxM` metres (boundary distance), obeying the filter; ties: most specific, then id. */
-export function nearest(s: ParcelStore, lon: number, lat: number, maxM: number, f: Filter): (ParcelRecord & { distance_meters: number }) | null {
+export function nearest(
+  s: ParcelStore,
+  lon: number,
+  lat: number,
+  maxM: number,
+  f: Filter,
+): (ParcelRecord & { distance_meters: number }) | null {
   const m = metresPerDegree(lat)
   const minScale = Math.min(m.lat, m.lon)
   const maxDeg = maxM / minScale
@@ -114,8 +120,17 @@ function tieBreak(s: ParcelStore, a: number, b: number): number {
 }
 
 /** Parcels intersecting the box, by id, after `afterId`; `more` says whether another page exists. */
-export function within(s: ParcelStore, box: BBox, afterId: number, pageSize: number, f: Filter): { parcels: ParcelRecord[]; lastId: number; more: boolean } {
-  const ids = s.index.search(box.minX, box.minY, box.maxX, box.maxY, accept(s.flags, f)).map((i) => i + 1).filter((id) => id > afterId)
+export function within(
+  s: ParcelStore,
+  box: BBox,
+  afterId: number,
+  pageSize: number,
+  f: Filter,
+): { parcels: ParcelRecord[]; lastId: number; more: boolean } {
+  const ids = s.index
+    .search(box.minX, box.minY, box.maxX, box.maxY, accept(s.flags, f))
+    .map((i) => i + 1)
+    .filter((id) => id > afterId)
   ids.sort((a, b) => a - b)
   const parcels: ParcelRecord[] = []
   let lastId = afterId

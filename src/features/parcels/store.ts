@@ -119,7 +119,9 @@ export class ParcelStore {
 /** The prefilter over the index's items; its size must match (one entry per parcel). */
 function loadPrefilter(bytes: Uint8Array, items: number): Prefilter {
   if (bytes.length !== items * PREFILTER_STRIDE) {
-    throw new Error(`${PARCEL_FILES.prefilter} holds ${bytes.length} bytes, expected ${items * PREFILTER_STRIDE} for ${items} parcels`)
+    throw new Error(
+      `${PARCEL_FILES.prefilter} holds ${bytes.length} bytes, expected ${items * PREFILTER_STRIDE} for ${items} parcels`,
+    )
   }
   return createPrefilter(bytes)
 }

@@ -37,7 +37,15 @@ const K_LAT = Buffer.from(',"latitude":')
 const K_LON = Buffer.from(',"longitude":')
 
 /** A plot's object form; `distanceM` only for coordinate searches. */
-export function toPlot(l: CountryLayer, rowid: number, plotNumber: string, lat: number, lon: number, cityId: number, distanceM?: number): Plot {
+export function toPlot(
+  l: CountryLayer,
+  rowid: number,
+  plotNumber: string,
+  lat: number,
+  lon: number,
+  cityId: number,
+  distanceM?: number,
+): Plot {
   const city = l.cities.get(cityId)!
   const p: Plot = {
     id: l.idOffset + rowid,

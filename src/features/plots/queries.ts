@@ -45,7 +45,14 @@ export class PlotQueries {
   }
 
   /** Plots within `radiusM` of a point, nearest first, across the countries in scope. */
-  radius(lon: number, lat: number, radiusM: number, limit: number, countries: CountryEnum[], scope: CityScope): FoundPlots {
+  radius(
+    lon: number,
+    lat: number,
+    radiusM: number,
+    limit: number,
+    countries: CountryEnum[],
+    scope: CityScope,
+  ): FoundPlots {
     const hits: LayerHit[] = []
     let layersFound = 0
     for (const l of this.inScope(countries)) {
@@ -54,7 +61,8 @@ export class PlotQueries {
       for (const hit of within) hits.push({ l, hit })
     }
     // one country's hits come nearest first, ties by item (so by id): only a border needs the merge
-    if (layersFound > 1) hits.sort((a, b) => a.hit.distanceM - b.hit.distanceM || a.l.idOffset + a.hit.i - (b.l.idOffset + b.hit.i))
+    if (layersFound > 1)
+      hits.sort((a, b) => a.hit.distanceM - b.hit.distanceM || a.l.idOffset + a.hit.i - (b.l.idOffset + b.hit.i))
     if (hits.length > limit) hits.length = limit
     return new FoundHits(hits)
   }
@@ -80,14 +88,31 @@ export class PlotQueries {
     cands.sort((a, b) => a.first.distanceM - b.first.distanceM)
     let best: LayerHit | null = null
     for (const { l, accept, first } of cands) {
-      const hit = l.index.settle(lon, lat, Math.min(first.distanceM, maxM, best ? best.hit.distanceM : Infinity), accept)
-      if (hit && (!best || hit.distanceM < best.hit.distanceM || (hit.distanceM === best.hit.distanceM && l.idOffset + hit.i < best.l.idOffset + best.hit.i))) best = { l, hit }
+      const hit = l.index.settle(
+        lon,
+        lat,
+        Math.min(first.distanceM, maxM, best ? best.hit.distanceM : Infinity),
+        accept,
+      )
+      if (
+        hit &&
+        (!best ||
+          hit.distanceM < best.hit.distanceM ||
+          (hit.distanceM === best.hit.distanceM && l.idOffset + hit.i < best.l.idOffset + best.hit.i))
+      )
+        best = { l, hit }
     }
     return new FoundHits(best ? [best] : [])
   }
 
   /** Plots carrying a number (case-insensitive), optionally in one named city; source order, Botswana first. */
-  byNumber(plotNumber: string, cityUpper: string | undefined, limit: number, countries: CountryEnum[], scope: CityScope): Plot[] {
+  byNumber(
+    plotNumber: string,
+    cityUpper: string | undefined,
+    limit: number,
+    countries: CountryEnum[],
+    scope: CityScope,
+  ): Plot[] {
     const out: Plot[] = []
     for (const l of this.inScope(countries)) {
       if (out.length >= limit) break
@@ -97,7 +122,11 @@ export class PlotQueries {
         ids = ids ? new Set([...ids].filter((id) => named.has(id))) : named
       }
       if (ids && ids.size === 0) continue
-      const rows = l.byNumber.all({ number: plotNumber, ids: ids ? JSON.stringify([...ids]) : null, limit: limit - out.length }) as {
+      const rows = l.byNumber.all({
+        number: plotNumber,
+        ids: ids ? JSON.stringify([...ids]) : null,
+        limit: limit - out.length,
+      }) as {
         id: number
         plot_number: string
         latitude: number

@@ -1,4 +1,7 @@
-/** The plot and coordinate routes (docs/api.md "Plots (spec 000)"): one family of four GET endpoints, each a named handler over the service. */
+/**
+ * The plot and coordinate routes (docs/api.md "Plots (spec 000)"): one family of four GET endpoints, each a named
+ * handler over the service.
+ */
 import type { Context } from 'hono'
 import type { z } from '@hono/zod-openapi'
 import { citiesAllowed, countriesInScope, assertCityPermitted, requireProduct } from '../../auth/middleware.js'
@@ -29,7 +32,6 @@ function scopeOf(key: ApiKeyRecord, countries: Country[]): CityScope {
   return scope
 }
 
-
 /** Every coordinate answer is written by this one writer (synchronously, so requests never share it). */
 const writer = new JsonBytes()
 
@@ -52,9 +54,12 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       path: '/plots/search-given-coordinates',
       tags: TAG,
       summary: 'Plots within a radius of a point, nearest first',
-      description: 'Geodesic (WGS84) radius search. Each plot carries `distance_meters`. No match: 200 with an empty `plots`.',
+      description:
+        'Geodesic (WGS84) radius search. Each plot carries `distance_meters`. No match: 200 with an empty `plots`.',
       request: { query: SearchQuerySchema },
-      responses: { 200: { description: 'Plots within the radius, nearest first (ties by id).', schema: PlotsEnvelopeSchema } },
+      responses: {
+        200: { description: 'Plots within the radius, nearest first (ties by id).', schema: PlotsEnvelopeSchema },
+      },
     },
     mw,
     (c, { query }) => plotsNear(c, q(), query),
@@ -66,7 +71,9 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       path: '/plots/reverse',
       tags: TAG,
       summary: 'The nearest plot to a point',
-      description: `Widens the search progressively until a plot is found, up to ${REVERSE_REACH_M / 1000} km (geodesic); beyond that \`plots\` is empty. Near a border the nearest plot may be in the other country.`,
+      description:
+        `Widens the search progressively until a plot is found, up to ${REVERSE_REACH_M / 1000} km (geodesic); ` +
+        `beyond that \`plots\` is empty. Near a border the nearest plot may be in the other country.`,
       request: { query: ReverseQuerySchema },
       responses: { 200: { description: 'Zero or one plot, with `distance_meters`.', schema: PlotsEnvelopeSchema } },
     },
@@ -83,9 +90,13 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       tags: TAG,
       summary: 'Plots carrying a plot or erf number',
       description:
-        'Case-insensitive exact match. Numbers are not unique: the same number recurs across towns, within a town, and in every South African township; qualify by `city` and check `province`. No `distance_meters`. Order: Botswana first, then source order.',
+        'Case-insensitive exact match. Numbers are not unique: the same number recurs across towns, within a town, ' +
+        'and in every South African township; qualify by `city` and check `province`. No `distance_meters`. ' +
+        'Order: Botswana first, then source order.',
       request: { params: PlotNumberParamsSchema, query: ByNumberQuerySchema },
-      responses: { 200: { description: 'Every matching plot (up to `limit`); empty when none.', schema: PlotsEnvelopeSchema } },
+      responses: {
+        200: { description: 'Every matching plot (up to `limit`); empty when none.', schema: PlotsEnvelopeSchema },
+      },
     },
     mw,
     (c, { params, query }) => plotsByNumber(c, q(), params.plot_number, query),
@@ -98,9 +109,13 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       tags: TAG,
       summary: 'Coverage list of towns and townships',
       description:
-        'Default: the Botswana towns (for a key without Botswana, the countries it covers). `SOUTH_AFRICA` lists townships (one entry per township name and province); `ALL` lists everything the key covers. A town-scoped key sees only its towns.',
+        'Default: the Botswana towns (for a key without Botswana, the countries it covers). `SOUTH_AFRICA` lists ' +
+        'townships (one entry per township name and province); `ALL` lists everything the key covers. A ' +
+        'town-scoped key sees only its towns.',
       request: { query: CitiesQuerySchema },
-      responses: { 200: { description: 'Cities with their plot counts, by country then name.', schema: CitiesEnvelopeSchema } },
+      responses: {
+        200: { description: 'Cities with their plot counts, by country then name.', schema: CitiesEnvelopeSchema },
+      },
     },
     mw,
     (c, { query }) => cityList(c, q(), query),
@@ -130,14 +145,21 @@ function nearestPlot(c: Context<AppEnv>, s: PlotQueries, query: z.infer<typeof R
 }
 
 /** The plots carrying a number, optionally in one city the key may see. */
-function plotsByNumber(c: Context<AppEnv>, s: PlotQueries, number: string, query: z.infer<typeof ByNumberQuerySchema>): Response {
+function plotsByNumber(
+  c: Context<AppEnv>,
+  s: PlotQueries,
+  number: string,
+  query: z.infer<typeof ByNumberQuerySchema>,
+): Response {
   const key = c.get('apiKey')
   const countries = countriesInScope(key, query.country)
   if (query.city !== undefined) assertCityPermitted(key, countries, query.city)
   const plotNumber = number.trim()
   const plots = s.byNumber(plotNumber, query.city, query.limit, countries, scopeOf(key, countries))
   const where = query.city ? ` in ${query.city}` : ''
-  const message = plots.length ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}` : `No plot numbered ${plotNumber} found${where}`
+  const message = plots.length
+    ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}`
+    : `No plot numbered ${plotNumber} found${where}`
   return json(c, { plots, message })
 }
 
@@ -149,5 +171,10 @@ function cityList(c: Context<AppEnv>, s: PlotQueries, query: z.infer<typeof Citi
   else if (query.country) countries = countriesInScope(key, query.country)
   else countries = key.countries.includes('BOTSWANA') ? ['BOTSWANA'] : [...key.countries]
   const cities = s.cities(countries, scopeOf(key, countries))
-  return json(c, { cities, message: cities.length ? `${plural(cities.length, 'city')} in ${countries.join(', ')}` : `No cities found in ${countries.join(', ')}` })
+  return json(c, {
+    cities,
+    message: cities.length
+      ? `${plural(cities.length, 'city')} in ${countries.join(', ')}`
+      : `No cities found in ${countries.join(', ')}`,
+  })
 }

@@ -9,8 +9,17 @@ export const REVERSE_REACH_M = 100_000
 
 const CountryParam = upperEnumParam('country', COUNTRY_VALUES)
   .optional()
-  .openapi({ type: 'string', enum: [...COUNTRY_VALUES], description: 'Case-insensitive. Omitted: every country the key covers.' })
-const LimitParam = intParam('limit', 1, LIMIT_MAX, 100).openapi({ type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: 100 })
+  .openapi({
+    type: 'string',
+    enum: [...COUNTRY_VALUES],
+    description: 'Case-insensitive. Omitted: every country the key covers.',
+  })
+const LimitParam = intParam('limit', 1, LIMIT_MAX, 100).openapi({
+  type: 'integer',
+  minimum: 1,
+  maximum: LIMIT_MAX,
+  default: 100,
+})
 
 export const SearchQuerySchema = z.object({
   latitude: LatitudeParam,
@@ -40,7 +49,9 @@ export const PlotNumberParamsSchema = z.object({
     .openapi({
       param: { name: 'plot_number', in: 'path' },
       example: '12/3',
-      description: 'Plot or erf number, matched case-insensitively. A portion `<erf>/<portion>` may be sent encoded (`12%2F3`) or plain (`12/3`).',
+      description:
+        'Plot or erf number, matched case-insensitively. A portion `<erf>/<portion>` may be sent encoded ' +
+        '(`12%2F3`) or plain (`12/3`).',
     }),
 })
 
@@ -52,7 +63,11 @@ export const ByNumberQuerySchema = z.object({
     .max(120, 'city is longer than 120 characters')
     .transform((s) => s.toUpperCase())
     .optional()
-    .openapi({ type: 'string', description: 'Narrows to one town or township, case-insensitive. Township names repeat across provinces: check `province`.' }),
+    .openapi({
+      type: 'string',
+      description:
+        'Narrows to one town or township, case-insensitive. Township names repeat across provinces: check `province`.',
+    }),
   limit: LimitParam,
   country: CountryParam,
 })
@@ -63,7 +78,9 @@ export const CitiesQuerySchema = z.object({
     .openapi({
       type: 'string',
       enum: ['BOTSWANA', 'SOUTH_AFRICA', 'ALL'],
-      description: 'Default BOTSWANA (or, for a key without Botswana, the countries it covers); ALL lists everything the key covers.',
+      description:
+        'Default BOTSWANA (or, for a key without Botswana, the countries it covers); ALL lists everything the key ' +
+        'covers.',
     }),
 })
 
@@ -73,15 +90,16 @@ export const PlotSchema = z
     plot_number: z.string().openapi({ example: '12/3' }),
     latitude: z.number().openapi({ description: 'Decimal degrees, 7 decimals.' }),
     longitude: z.number(),
-    city: z.string().openapi({ description: 'Town (Botswana) or township (South Africa), upper-case.', example: 'GABORONE' }),
+    city: z
+      .string()
+      .openapi({ description: 'Town (Botswana) or township (South Africa), upper-case.', example: 'GABORONE' }),
     country: z.enum(COUNTRY_VALUES),
     parcel_identifier_type: z.enum(['PLOT_NUMBER', 'ERF_NUMBER']),
     district: z.string().optional().openapi({ description: 'Botswana only.' }),
     province: z.string().optional().openapi({ description: 'South Africa only; upper-case province name.' }),
-    distance_meters: z
-      .number()
-      .optional()
-      .openapi({ description: 'Coordinate-based results only: geodesic metres (WGS84) from the point, 2 decimals, 0 on the point.' }),
+    distance_meters: z.number().optional().openapi({
+      description: 'Coordinate-based results only: geodesic metres (WGS84) from the point, 2 decimals, 0 on the point.',
+    }),
   })
   .openapi('Plot')
 export type Plot = z.infer<typeof PlotSchema>
@@ -98,7 +116,10 @@ export const CitySchema = z
     name: z.string().openapi({ example: 'GABORONE' }),
     country: z.enum(COUNTRY_VALUES),
     district: z.string().optional().openapi({ description: 'Botswana only.' }),
-    province: z.string().optional().openapi({ description: 'South Africa only; a township name recurs once per province it occurs in.' }),
+    province: z
+      .string()
+      .optional()
+      .openapi({ description: 'South Africa only; a township name recurs once per province it occurs in.' }),
     plot_count: z.number().int().openapi({ description: 'Plots (or erven) of this city in the dataset.' }),
   })
   .openapi('City')

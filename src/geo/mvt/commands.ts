@@ -5,7 +5,22 @@
  */
 import type { PbfWriter } from 'pbf'
 import type { MultiPolygon } from '../polygon.js'
-import { bufA, bufB, clipLine, clipRing, INSIDE, MISS, partStarts, project, relate, rounded, roundKept, simplify, type Context, type Flat } from './tile-space.js'
+import {
+  bufA,
+  bufB,
+  clipLine,
+  clipRing,
+  INSIDE,
+  MISS,
+  partStarts,
+  project,
+  relate,
+  rounded,
+  roundKept,
+  simplify,
+  type Context,
+  type Flat,
+} from './tile-space.js'
 
 /** Line features: one or more parts, each `[lon, lat]` positions. */
 export type MultiLineString = [number, number][][]
@@ -41,7 +56,7 @@ function geometryType(g: TileGeometry): 0 | 1 | 2 | 3 {
     depth++
     // first non-empty child, so a leading empty part does not hide the rest
     const arr = v as unknown[]
-    let next: unknown = undefined
+    let next: unknown
     for (let i = 0; i < arr.length; i++) {
       const c = arr[i]
       if (!Array.isArray(c) || c.length > 0) {
@@ -54,7 +69,6 @@ function geometryType(g: TileGeometry): 0 | 1 | 2 | 3 {
   }
   return depth === 2 ? POINT : depth === 3 ? LINESTRING : depth === 4 ? POLYGON : 0
 }
-
 
 // MVT 2.1 §4.3: a command integer is (count << 3) | id, parameters are zigzag-encoded deltas
 // from the previous point (the cursor runs across all parts of a feature)

@@ -36,38 +36,60 @@ const corners = (r: Pt[]) =>
 /** Layer names in the order the tile's layer messages (field 3) appear. */
 const layerNamesInOrder = (bytes: Uint8Array) =>
   new PbfReader(bytes).readFields((tag: number, names: string[], pbf: PbfReader) => {
-    if (tag === 3) names.push(pbf.readMessage((t: number, l: { name: string }, p: PbfReader) => (t === 1 ? (l.name = p.readString()) : undefined), { name: '' }).name)
+    if (tag === 3)
+      names.push(
+        pbf.readMessage(
+          (t: number, l: { name: string }, p: PbfReader) => (t === 1 ? (l.name = p.readString()) : undefined),
+          { name: '' },
+        ).name,
+      )
   }, [])
 
 const one = (geometry: TileFeature['geometry'], opts?: Parameters<typeof encodeTile>[4]) =>
   encodeTile([{ name: 'l', features: [{ geometry, properties: {} }] }], Z, X, Y, opts)
 
 describe('encodeTile: layer and feature encoding', () => {
-  it('encodes a square over the middle of the tile with its pixel corners, version 2, extent 4096, id and properties', () => {
-    // lon/lat hand-computed from the tile formulas: pixel 1024 is a quarter of the tile in
-    expect(ll(1024, 1024)[0]).toBeCloseTo(25.751953125, 9)
-    expect(ll(1024, 1024)[1]).toBeCloseTo(-24.60706913770969, 9)
-    const props = { name: 'Extension 9', lpi: 'B0000000000000000000A', count: 1234, ratio: 0.25, delta: -7, active: true }
-    const bytes = encodeTile([{ name: 'boundaries', features: [{ geometry: [[box(1024, 1024, 3072, 3072)]], properties: props, id: 42 }] }], Z, X, Y)
-    expect(bytes).toBeInstanceOf(Uint8Array)
-    expect(bytes.byteLength).toBeGreaterThan(0)
+  it(
+    'encodes a square over the middle of the tile with its pixel corners, version 2, extent 4096, id and ' +
+      'properties',
+    () => {
+      // lon/lat hand-computed from the tile formulas: pixel 1024 is a quarter of the tile in
+      expect(ll(1024, 1024)[0]).toBeCloseTo(25.751953125, 9)
+      expect(ll(1024, 1024)[1]).toBeCloseTo(-24.60706913770969, 9)
+      const props = {
+        name: 'Extension 9',
+        lpi: 'B0000000000000000000A',
+        count: 1234,
+        ratio: 0.25,
+        delta: -7,
+        active: true,
+      }
+      const bytes = encodeTile(
+        [{ name: 'boundaries', features: [{ geometry: [[box(1024, 1024, 3072, 3072)]], properties: props, id: 42 }] }],
+        Z,
+        X,
+        Y,
+      )
+      expect(bytes).toBeInstanceOf(Uint8Array)
+      expect(bytes.byteLength).toBeGreaterThan(0)
 
-    const tile = decode(bytes)
-    expect(Object.keys(tile.layers)).toEqual(['boundaries'])
-    const layer = tile.layers.boundaries
-    expect(layer.version).toBe(2)
-    expect(layer.extent).toBe(4096)
-    expect(layer.length).toBe(1)
-    const f = layer.feature(0)
-    expect(VectorTileFeature.types[f.type]).toBe('Polygon')
-    expect(f.id).toBe(42)
-    expect(f.properties).toEqual(props)
-    const rings = f.loadGeometry()
-    expect(rings).toHaveLength(1)
-    expect(rings[0]).toHaveLength(5) // 4 corners + the closing repeat added by the decoder
-    expect(corners(rings[0])).toEqual(['1024,1024', '1024,3072', '3072,1024', '3072,3072'])
-    expect(area2(rings[0])).toBe(2 * 2048 * 2048)
-  })
+      const tile = decode(bytes)
+      expect(Object.keys(tile.layers)).toEqual(['boundaries'])
+      const layer = tile.layers.boundaries
+      expect(layer.version).toBe(2)
+      expect(layer.extent).toBe(4096)
+      expect(layer.length).toBe(1)
+      const f = layer.feature(0)
+      expect(VectorTileFeature.types[f.type]).toBe('Polygon')
+      expect(f.id).toBe(42)
+      expect(f.properties).toEqual(props)
+      const rings = f.loadGeometry()
+      expect(rings).toHaveLength(1)
+      expect(rings[0]).toHaveLength(5) // 4 corners + the closing repeat added by the decoder
+      expect(corners(rings[0])).toEqual(['1024,1024', '1024,3072', '3072,1024', '3072,3072'])
+      expect(area2(rings[0])).toBe(2 * 2048 * 2048)
+    },
+  )
 
   it('keeps layer order and leaves out layers and features that end up empty', () => {
     const inside: TileFeature = { geometry: [[box(100, 100, 200, 200)]], properties: { k: 'in' }, id: 1 }
@@ -107,22 +129,53 @@ describe('encodeTile: layer and feature encoding', () => {
   })
 
   it('encodes property types as MVT values and drops undefined ones', () => {
-    const properties = { s: 'x', i: 3, big: 2 ** 40, neg: -2, f: 1.5, t: true, u: undefined } as unknown as Record<string, string | number | boolean>
+    const properties = { s: 'x', i: 3, big: 2 ** 40, neg: -2, f: 1.5, t: true, u: undefined } as unknown as Record<
+      string,
+      string | number | boolean
+    >
     const tile = decode(encodeTile([{ name: 'l', features: [{ geometry: [ll(10, 10)], properties }] }], Z, X, Y))
     expect(tile.layers.l.feature(0).properties).toEqual({ s: 'x', i: 3, big: 2 ** 40, neg: -2, f: 1.5, t: true })
   })
 
   it('keeps values of different types or values apart in the shared value table', () => {
-    const propsList = [{ v: true }, { v: false }, { v: 1 }, { v: '1' }, { v: 'true' }, { v: 1 }, { v: 2 ** 60 }, { v: -0.5 }]
-    const layer = decode(encodeTile([{ name: 'l', features: propsList.map((properties) => ({ geometry: [ll(5, 5)], properties })) }], Z, X, Y)).layers.l
+    const propsList = [
+      { v: true },
+      { v: false },
+      { v: 1 },
+      { v: '1' },
+      { v: 'true' },
+      { v: 1 },
+      { v: 2 ** 60 },
+      { v: -0.5 },
+    ]
+    const layer = decode(
+      encodeTile(
+        [{ name: 'l', features: propsList.map((properties) => ({ geometry: [ll(5, 5)], properties })) }],
+        Z,
+        X,
+        Y,
+      ),
+    ).layers.l
     expect(Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties)).toEqual(propsList)
   })
 
   it('rejects duplicate layer names, invalid tiles, bad ids and bad options', () => {
-    expect(() => encodeTile([{ name: 'a', features: [] }, { name: 'a', features: [] }], Z, X, Y)).toThrow(/duplicate layer name "a"/)
+    expect(() =>
+      encodeTile(
+        [
+          { name: 'a', features: [] },
+          { name: 'a', features: [] },
+        ],
+        Z,
+        X,
+        Y,
+      ),
+    ).toThrow(/duplicate layer name "a"/)
     expect(() => encodeTile([], 23, 0, 0)).toThrow(RangeError)
     expect(() => encodeTile([], 3, 8, 0)).toThrow(/x must be/)
-    expect(() => encodeTile([{ name: 'a', features: [{ geometry: [ll(1, 1)], properties: {}, id: -1 }] }], Z, X, Y)).toThrow(/id/)
+    expect(() =>
+      encodeTile([{ name: 'a', features: [{ geometry: [ll(1, 1)], properties: {}, id: -1 }] }], Z, X, Y),
+    ).toThrow(/id/)
     expect(() => encodeTile([], Z, X, Y, { extent: 0 })).toThrow(/extent/)
     expect(() => encodeTile([], Z, X, Y, { buffer: -1 })).toThrow(/buffer/)
   })
@@ -138,52 +191,65 @@ describe('encodeTile: polygons', () => {
   })
 
   it('clips to the tile edge itself with buffer 0, and to the whole buffered box when the polygon covers the tile', () => {
-    const edge = decode(one([[box(-1000, 1000, 2000, 2000)]], { buffer: 0 })).layers.l.feature(0).loadGeometry()
+    const edge = decode(one([[box(-1000, 1000, 2000, 2000)]], { buffer: 0 }))
+      .layers.l.feature(0)
+      .loadGeometry()
     expect(corners(edge[0])).toEqual(['0,1000', '0,2000', '2000,1000', '2000,2000'])
-    const cover = decode(one([[box(-9000, -9000, 9000, 9000)]])).layers.l.feature(0).loadGeometry()
+    const cover = decode(one([[box(-9000, -9000, 9000, 9000)]]))
+      .layers.l.feature(0)
+      .loadGeometry()
     expect(corners(cover[0])).toEqual(['-64,-64', '-64,4160', '4160,-64', '4160,4160'])
   })
 
   it('clips a diagonal edge exactly where it crosses the buffer line', () => {
     // triangle (0,0) (-1000,2000) (4000,0): edge (0,0)-(-1000,2000) is y = -2x, crossing x = -64 at y = 128;
     // edge (-1000,2000)-(4000,0) is y = (4000 - x) * 0.4, crossing x = -64 at y = 1625.6, rounded to 1626
-    const r = decode(one([[ring([0, 0], [-1000, 2000], [4000, 0])]])).layers.l.feature(0).loadGeometry()[0]
+    const r = decode(one([[ring([0, 0], [-1000, 2000], [4000, 0])]]))
+      .layers.l.feature(0)
+      .loadGeometry()[0]
     expect(corners(r)).toEqual(['-64,128', '-64,1626', '0,0', '4000,0'].sort())
   })
 
-  it('winds exteriors positive and holes negative in tile space, whatever the input winding, and round-trips within a pixel', () => {
-    const outerCcw = box(512, 512, 3584, 3584)
-    const holeCw = ring([1536, 1536], [2560, 1536], [2560, 2560], [1536, 2560]) // clockwise on the map (RFC 7946 hole)
-    const second = box(3700, 100, 3900, 300)
-    for (const mp of [
-      [[outerCcw, holeCw], [second]],
-      [[[...outerCcw].reverse(), [...holeCw].reverse()], [[...second].reverse()]],
-    ] as MultiPolygon[]) {
-      const f = decode(one(mp)).layers.l.feature(0)
-      const rings = f.loadGeometry()
-      expect(rings).toHaveLength(3)
-      expect(area2(rings[0])).toBeGreaterThan(0)
-      expect(area2(rings[1])).toBeLessThan(0)
-      expect(area2(rings[2])).toBeGreaterThan(0)
-      expect(corners(rings[1])).toEqual(['1536,1536', '1536,2560', '2560,1536', '2560,2560'])
-      const polys = classifyRings(rings)
-      expect(polys.map((p) => p.length)).toEqual([2, 1])
+  it(
+    'winds exteriors positive and holes negative in tile space, whatever the input winding, and round-trips ' +
+      'within a pixel',
+    () => {
+      const outerCcw = box(512, 512, 3584, 3584)
+      const holeCw = ring([1536, 1536], [2560, 1536], [2560, 2560], [1536, 2560]) // clockwise on the map (RFC 7946 hole)
+      const second = box(3700, 100, 3900, 300)
+      for (const mp of [
+        [[outerCcw, holeCw], [second]],
+        [[[...outerCcw].reverse(), [...holeCw].reverse()], [[...second].reverse()]],
+      ] as MultiPolygon[]) {
+        const f = decode(one(mp)).layers.l.feature(0)
+        const rings = f.loadGeometry()
+        expect(rings).toHaveLength(3)
+        expect(area2(rings[0])).toBeGreaterThan(0)
+        expect(area2(rings[1])).toBeLessThan(0)
+        expect(area2(rings[2])).toBeGreaterThan(0)
+        expect(corners(rings[1])).toEqual(['1536,1536', '1536,2560', '2560,1536', '2560,2560'])
+        const polys = classifyRings(rings)
+        expect(polys.map((p) => p.length)).toEqual([2, 1])
 
-      const gj = f.toGeoJSON(X, Y, Z)
-      expect(gj.geometry.type).toBe('MultiPolygon')
-      const coords = (gj.geometry as { coordinates: number[][][][] }).coordinates
-      expect(coords.map((p) => p.length)).toEqual([2, 1])
-      // every input vertex has an output vertex within one pixel in lon and lat, ring by ring
-      const lonPx = 360 / N / 4096
-      const latPx = Math.abs(latAt(2049) - latAt(2048)) * 1.01
-      const inputRings = [mp[0][0], mp[0][1], mp[1][0]]
-      const outputRings = [coords[0][0], coords[0][1], coords[1][0]]
-      inputRings.forEach((input, k) => {
-        expect(outputRings[k]).toHaveLength(input.length)
-        for (const [lon, lat] of input) expect(outputRings[k].some(([lon2, lat2]) => Math.abs(lon2 - lon) <= lonPx && Math.abs(lat2 - lat) <= latPx)).toBe(true)
-      })
-    }
-  })
+        const gj = f.toGeoJSON(X, Y, Z)
+        expect(gj.geometry.type).toBe('MultiPolygon')
+        const coords = (gj.geometry as { coordinates: number[][][][] }).coordinates
+        expect(coords.map((p) => p.length)).toEqual([2, 1])
+        // every input vertex has an output vertex within one pixel in lon and lat, ring by ring
+        const lonPx = 360 / N / 4096
+        const latPx = Math.abs(latAt(2049) - latAt(2048)) * 1.01
+        const inputRings = [mp[0][0], mp[0][1], mp[1][0]]
+        const outputRings = [coords[0][0], coords[0][1], coords[1][0]]
+        inputRings.forEach((input, k) => {
+          expect(outputRings[k]).toHaveLength(input.length)
+          for (const [lon, lat] of input)
+            expect(
+              outputRings[k].some(([lon2, lat2]) => Math.abs(lon2 - lon) <= lonPx && Math.abs(lat2 - lat) <= latPx),
+            ).toBe(true)
+        })
+      }
+    },
+  )
 
   it('simplifies sub-pixel wiggles away with the default tolerance and keeps them with simplifyPx 0', () => {
     // a 2000 px square with a vertex every 100 px along each side, pushed 0.3 px in and out
@@ -201,9 +267,13 @@ describe('encodeTile: polygons', () => {
     // corners must be exact so the simplified result is exactly the square
     for (const i of [0, 20, 40, 60]) pts[i] = [pts[i][0], pts[i][1]].map(Math.round) as [number, number]
     const wiggly = ring(...pts)
-    const simple = decode(one([[wiggly]])).layers.l.feature(0).loadGeometry()[0]
+    const simple = decode(one([[wiggly]]))
+      .layers.l.feature(0)
+      .loadGeometry()[0]
     expect(corners(simple)).toEqual(['1000,1000', '1000,3000', '3000,1000', '3000,3000'])
-    const full = decode(one([[wiggly]], { simplifyPx: 0 })).layers.l.feature(0).loadGeometry()[0]
+    const full = decode(one([[wiggly]], { simplifyPx: 0 }))
+      .layers.l.feature(0)
+      .loadGeometry()[0]
     expect(full.length).toBe(81)
     // a tolerance wider than the square leaves 2 distinct points: the ring is dropped, not degenerate
     expect(one([[wiggly]], { simplifyPx: 2000 }).byteLength).toBe(0)
@@ -214,7 +284,11 @@ describe('encodeTile: polygons', () => {
     expect(one([[box(100, 2000, 3000, 2000.3)]]).byteLength).toBe(0)
     // a ring whose corners round onto a line collapses to zero area, even without simplification
     expect(one([[ring([100, 100], [200, 100.2], [300, 100])]], { simplifyPx: 0 }).byteLength).toBe(0)
-    const rings = decode(one([[box(1000, 1000, 3000, 3000), ring([2000.1, 2000.1], [2000.1, 2000.3], [2000.3, 2000.3], [2000.3, 2000.1])]]))
+    const rings = decode(
+      one([
+        [box(1000, 1000, 3000, 3000), ring([2000.1, 2000.1], [2000.1, 2000.3], [2000.3, 2000.3], [2000.3, 2000.1])],
+      ]),
+    )
       .layers.l.feature(0)
       .loadGeometry()
     expect(rings).toHaveLength(1)

@@ -75,18 +75,27 @@ export const DEFAULT_SIMPLIFY_PX = 1
  * two layers with the same name (programmer errors: routes validate z/x/y first).
  *
  * @example
- * const bytes = encodeTile([{ name: 'boundaries', features: [{ geometry: mp, properties: { name: 'Gaborone' } }] }], 14, 9372, 9283)
+ * const bytes = encodeTile([{ name: 'boundaries', features: [{ geometry: mp, properties: { name: 'Gaborone' } }] }],
+ * 14, 9372, 9283)
  * if (bytes.byteLength === 0) return reply(c, null, 204)
  */
-export function encodeTile(layers: TileLayer[], z: number, x: number, y: number, opts: EncodeTileOptions = {}): Uint8Array {
+export function encodeTile(
+  layers: TileLayer[],
+  z: number,
+  x: number,
+  y: number,
+  opts: EncodeTileOptions = {},
+): Uint8Array {
   const extent = opts.extent ?? DEFAULT_EXTENT
   const buffer = opts.buffer ?? DEFAULT_TILE_BUFFER_PX
   const simplifyPx = opts.simplifyPx ?? DEFAULT_SIMPLIFY_PX
   const problems = validateTile(z, x, y)
   if (problems.length) throw new RangeError(`invalid tile ${z}/${x}/${y}: ${problems.map((p) => p.message).join('; ')}`)
   if (!Number.isInteger(extent) || extent <= 0) throw new RangeError(`extent must be a positive integer, got ${extent}`)
-  if (!Number.isFinite(buffer) || buffer < 0) throw new RangeError(`buffer must be a non-negative number of pixels, got ${buffer}`)
-  if (!Number.isFinite(simplifyPx) || simplifyPx < 0) throw new RangeError(`simplifyPx must be a non-negative number of pixels, got ${simplifyPx}`)
+  if (!Number.isFinite(buffer) || buffer < 0)
+    throw new RangeError(`buffer must be a non-negative number of pixels, got ${buffer}`)
+  if (!Number.isFinite(simplifyPx) || simplifyPx < 0)
+    throw new RangeError(`simplifyPx must be a non-negative number of pixels, got ${simplifyPx}`)
 
   const ctx = createContext(z, x, y, extent, buffer, simplifyPx)
   const pbf = new PbfWriter()
@@ -116,7 +125,8 @@ function writeLayer(state: { ctx: Context; layer: TileLayer; extent: number; cou
   pbf.writeVarintField(5, state.extent)
   const tables: Tables = { keys: new Map(), strings: new Map(), numbers: new Map(), booleans: [-1, -1], values: [] }
   for (const f of state.layer.features) {
-    if (f.id !== undefined && !(Number.isSafeInteger(f.id) && f.id >= 0)) throw new RangeError(`feature id must be a non-negative safe integer, got ${f.id}`)
+    if (f.id !== undefined && !(Number.isSafeInteger(f.id) && f.id >= 0))
+      throw new RangeError(`feature id must be a non-negative safe integer, got ${f.id}`)
     const type = buildGeometry(state.ctx, f.geometry)
     if (type === 0) continue
     featureArg.f = f
@@ -139,7 +149,11 @@ interface Tables {
   values: (string | number | boolean)[]
 }
 
-const featureArg: { f: TileFeature; type: 1 | 2 | 3; tables: Tables } = { f: { geometry: [], properties: {} }, type: 1, tables: null as unknown as Tables }
+const featureArg: { f: TileFeature; type: 1 | 2 | 3; tables: Tables } = {
+  f: { geometry: [], properties: {} },
+  type: 1,
+  tables: null as unknown as Tables,
+}
 
 /** Feature fields: id 1, tags 2 (packed key/value index pairs), type 3, geometry 4 (packed commands). */
 function writeFeature(arg: typeof featureArg, pbf: PbfWriter): void {

@@ -24,7 +24,10 @@ export class Flat {
   }
 }
 
-/** Projection and Sutherland–Hodgman ping-pong between bufA and bufB; `rounded` holds the integer output of one ring or part. */
+/**
+ * Projection and Sutherland–Hodgman ping-pong between bufA and bufB; `rounded` holds the integer output of one ring or
+ * part.
+ */
 export const bufA = new Flat()
 export const bufB = new Flat()
 export const rounded = new Flat()
@@ -49,7 +52,14 @@ export interface Context {
   sqTol: number
 }
 
-export function createContext(z: number, x: number, y: number, extent: number, buffer: number, simplifyPx: number): Context {
+export function createContext(
+  z: number,
+  x: number,
+  y: number,
+  extent: number,
+  buffer: number,
+  simplifyPx: number,
+): Context {
   const scale = 2 ** z * extent
   const originX = x * extent
   const originY = y * extent

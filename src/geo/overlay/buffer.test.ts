@@ -47,7 +47,14 @@ describe('bufferLines', () => {
 })
 describe('bufferLines on surveyed lines that once defeated the merge', () => {
   it('a zig-zag with acute bends (a national water servitude) gives one simple strip of length x width', () => {
-    const l: [number, number][] = [[27.1254167, -31.5963651], [27.1269167, -31.5930369], [27.1284167, -31.592972], [27.1299166, -31.5871572], [27.1314166, -31.5965895], [27.1329166, -31.5864717]]
+    const l: [number, number][] = [
+      [27.1254167, -31.5963651],
+      [27.1269167, -31.5930369],
+      [27.1284167, -31.592972],
+      [27.1299166, -31.5871572],
+      [27.1314166, -31.5965895],
+      [27.1329166, -31.5864717],
+    ]
     const b = bufferLines([l], 0.55)
     expect(b).toHaveLength(1)
     expect(polygonProblems(b[0])).toEqual([])
@@ -55,7 +62,14 @@ describe('bufferLines on surveyed lines that once defeated the merge', () => {
     expect(Math.abs(areaSqm(b) - want) / want).toBeLessThan(0.005)
   })
   it('a long straight line whose rounded positions bend left and right by a hair stays one strip', () => {
-    const l: [number, number][] = [[18.9670918, -33.7053435], [18.9673209, -33.705331], [18.96755, -33.7053186], [18.9677791, -33.7053061], [18.9680083, -33.7052936], [18.9682374, -33.7052811]]
+    const l: [number, number][] = [
+      [18.9670918, -33.7053435],
+      [18.9673209, -33.705331],
+      [18.96755, -33.7053186],
+      [18.9677791, -33.7053061],
+      [18.9680083, -33.7052936],
+      [18.9682374, -33.7052811],
+    ]
     const b = bufferLines([l], 0.95)
     expect(b).toHaveLength(1)
     expect(polygonProblems(b[0])).toEqual([])

@@ -18,7 +18,8 @@ const JOIN_STEP_RAD = Math.PI / 32
  * metres per degree at each vertex. A part with fewer than 2 distinct positions adds nothing.
  */
 export function bufferLines(ml: MultiLineString, halfWidthM: number): MultiPolygon {
-  if (!(halfWidthM > 0) || !Number.isFinite(halfWidthM)) throw new RangeError(`halfWidthM must be a positive number of metres, got ${halfWidthM}`)
+  if (!(halfWidthM > 0) || !Number.isFinite(halfWidthM))
+    throw new RangeError(`halfWidthM must be a positive number of metres, got ${halfWidthM}`)
   const h = halfWidthM
   const offset = (x: number, y: number, ux: number, uy: number): [number, number] => {
     const k = metresPerDegree(y)
@@ -38,7 +39,8 @@ export function bufferLines(ml: MultiLineString, halfWidthM: number): MultiPolyg
     }
     rings.push(ring)
   }
-  if (rings.length && !rings.some((a, i) => rings.some((b, j) => j > i && ringContacts(a, b, 1).length))) return rings.map((r) => [r])
+  if (rings.length && !rings.some((a, i) => rings.some((b, j) => j > i && ringContacts(a, b, 1).length)))
+    return rings.map((r) => [r])
   const pieces: Polygon[] = []
   for (const line of ml) {
     const pts = dedupe(line)
@@ -67,7 +69,8 @@ export function bufferLines(ml: MultiLineString, halfWidthM: number): MultiPolyg
         const steps = Math.ceil(phi / JOIN_STEP_RAD)
         const a0 = Math.atan2(sy, sx)
         const wedge: Ring = [[px, py], offset(px, py, sx, sy)]
-        for (let k = 1; k < steps; k++) wedge.push(offset(px, py, Math.cos(a0 + (phi * k) / steps), Math.sin(a0 + (phi * k) / steps)))
+        for (let k = 1; k < steps; k++)
+          wedge.push(offset(px, py, Math.cos(a0 + (phi * k) / steps), Math.sin(a0 + (phi * k) / steps)))
         wedge.push(offset(px, py, fx, fy), [px, py])
         pieces.push([wedge])
       }
@@ -118,12 +121,13 @@ function offsetRing(pts: [number, number][], h: number): Ring | null {
     if (dot >= Math.cos(JOIN_STEP_RAD)) return [at(i, ax + bx, ay + by, 1 / (1 + dot))]
     // this side is outside the bend when its normal turns away from the travel direction
     const turnLeft = nx[i - 1] * ny[i] - ny[i - 1] * nx[i] > 0
-    const outer = (s > 0) !== turnLeft
+    const outer = s > 0 !== turnLeft
     if (!outer) {
       // the inner corner is where the two offset edges meet, h·√(2/(1+cos)) from the vertex: fine
       // for any bend while that stays within half of each segment; a tighter hairpin makes the
       // ring fail its check below and the caller merges pieces instead
-      if (dot <= -1 + 1e-12 || h * Math.sqrt(2 / (1 + dot)) > 0.5 * Math.min(lens[i - 1], lens[i])) return [at(i, ax, ay), at(i, bx, by)]
+      if (dot <= -1 + 1e-12 || h * Math.sqrt(2 / (1 + dot)) > 0.5 * Math.min(lens[i - 1], lens[i]))
+        return [at(i, ax, ay), at(i, bx, by)]
       return [at(i, ax + bx, ay + by, 1 / (1 + dot))]
     }
     const phi = Math.atan2(cross, dot)

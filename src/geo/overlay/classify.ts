@@ -21,7 +21,10 @@ const SNAP_HITS: number[] = []
 let snapX = 0
 let snapY = 0
 
-/** The nearest boundary vertex, else edge point, within the tolerance of (x, y), into snapX, snapY; false when none is that near. */
+/**
+ * The nearest boundary vertex, else edge point, within the tolerance of (x, y), into snapX, snapY; false when none is
+ * that near.
+ */
 function snapToBoundary(r: EdgeSet, x: number, y: number, fr: Frame): boolean {
   const { kx, ky } = fr
   const hits = searchEdges(r, x - fr.tx, y - fr.ty, x + fr.tx, y + fr.ty, SNAP_HITS)
@@ -80,7 +83,17 @@ export interface Tally {
 }
 
 export function newTally(pieces: LineString[] | null, samples: number[] | null): Tally {
-  return { interior: false, exterior: false, boundary: false, contact: false, interiorM: 0, boundaryM: 0, pieces, open: null, samples }
+  return {
+    interior: false,
+    exterior: false,
+    boundary: false,
+    contact: false,
+    interiorM: 0,
+    boundaryM: 0,
+    pieces,
+    open: null,
+    samples,
+  }
 }
 
 const SEG_HITS: number[] = []
@@ -95,15 +108,36 @@ const BREAKS: number[] = []
  * Other vertices stay put: moving them would turn a segment running at a shallow angle to an
  * edge onto the other side of it over its whole length.
  */
-export function classifySegment(px: number, py: number, qx: number, qy: number, flags: number, r: EdgeSet, fr: Frame, tally: Tally): void {
+export function classifySegment(
+  px: number,
+  py: number,
+  qx: number,
+  qy: number,
+  flags: number,
+  r: EdgeSet,
+  fr: Frame,
+  tally: Tally,
+): void {
   const { kx, ky, tol2 } = fr
   // no edge within the tolerance of the segment: nothing snaps or cuts it, it is one piece wholly
   // inside or outside, and so is the next segment of the line if that is clear too (one point
   // test for a run of them: a long route across a large area would otherwise test every segment)
-  if (searchEdges(r, Math.min(px, qx) - fr.tx, Math.min(py, qy) - fr.ty, Math.max(px, qx) + fr.tx, Math.max(py, qy) + fr.ty, SEG_HITS).length === 0) {
+  if (
+    searchEdges(
+      r,
+      Math.min(px, qx) - fr.tx,
+      Math.min(py, qy) - fr.ty,
+      Math.max(px, qx) + fr.tx,
+      Math.max(py, qy) + fr.ty,
+      SEG_HITS,
+    ).length === 0
+  ) {
     const lenM0 = Math.sqrt(((qx - px) * kx) ** 2 + ((qy - py) * ky) ** 2)
     if (lenM0 < MIN_PIECE_M) return
-    const where = clearRun.tally === tally && clearRun.x === px && clearRun.y === py ? clearRun.where : locate(r, (px + qx) / 2, (py + qy) / 2, fr)
+    const where =
+      clearRun.tally === tally && clearRun.x === px && clearRun.y === py
+        ? clearRun.where
+        : locate(r, (px + qx) / 2, (py + qy) / 2, fr)
     clearRun.tally = tally
     clearRun.x = qx
     clearRun.y = qy
@@ -150,7 +184,14 @@ export function classifySegment(px: number, py: number, qx: number, qy: number, 
   BREAKS.length = 0
   BREAKS.push(0, 1)
   const c = r.c
-  for (const e of searchEdges(r, Math.min(px, qx) - fr.tx, Math.min(py, qy) - fr.ty, Math.max(px, qx) + fr.tx, Math.max(py, qy) + fr.ty, SEG_HITS)) {
+  for (const e of searchEdges(
+    r,
+    Math.min(px, qx) - fr.tx,
+    Math.min(py, qy) - fr.ty,
+    Math.max(px, qx) + fr.tx,
+    Math.max(py, qy) + fr.ty,
+    SEG_HITS,
+  )) {
     const o = 4 * e
     const ax = c[o]
     const ay = c[o + 1]

@@ -24,7 +24,12 @@ function side(ax: number, ay: number, bx: number, by: number, px: number, py: nu
 
 /** p (known to be on the line a-b) within the segment's box. */
 function inSpan(ax: number, ay: number, bx: number, by: number, px: number, py: number): boolean {
-  return px >= Math.min(ax, bx) - ON_EDGE_DEG && px <= Math.max(ax, bx) + ON_EDGE_DEG && py >= Math.min(ay, by) - ON_EDGE_DEG && py <= Math.max(ay, by) + ON_EDGE_DEG
+  return (
+    px >= Math.min(ax, bx) - ON_EDGE_DEG &&
+    px <= Math.max(ax, bx) + ON_EDGE_DEG &&
+    py >= Math.min(ay, by) - ON_EDGE_DEG &&
+    py <= Math.max(ay, by) + ON_EDGE_DEG
+  )
 }
 
 /** Where segments a-b and c-d cross or touch, or null. */
@@ -46,8 +51,15 @@ function segmentsMeet(a: number[], b: number[], c: number[], d: number[]): [numb
   return null
 }
 
-/** Calls visit(i, j) for i < j for every pair of segments whose boxes meet (Flatbush beyond a few dozen); visit returns true to stop. */
-function segmentPairs(seg: (i: number) => [number[], number[]], n: number, visit: (i: number, j: number) => boolean): void {
+/**
+ * Calls visit(i, j) for i < j for every pair of segments whose boxes meet (Flatbush beyond a few dozen); visit returns
+ * true to stop.
+ */
+function segmentPairs(
+  seg: (i: number) => [number[], number[]],
+  n: number,
+  visit: (i: number, j: number) => boolean,
+): void {
   if (n <= 32) {
     for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (visit(i, j)) return
     return
@@ -60,7 +72,9 @@ function segmentPairs(seg: (i: number) => [number[], number[]], n: number, visit
   index.finish()
   for (let i = 0; i < n; i++) {
     const [p, q] = seg(i)
-    const hits = index.search(Math.min(p[0], q[0]), Math.min(p[1], q[1]), Math.max(p[0], q[0]), Math.max(p[1], q[1])).sort(byNumber)
+    const hits = index
+      .search(Math.min(p[0], q[0]), Math.min(p[1], q[1]), Math.max(p[0], q[0]), Math.max(p[1], q[1]))
+      .sort(byNumber)
     for (const j of hits) if (j > i && visit(i, j)) return
   }
 }
@@ -91,7 +105,11 @@ export function chainContacts(pts: [number, number][], closed: boolean, limit: n
     if (next || wrap) {
       // neighbours share a vertex; they only conflict by doubling back along each other
       const [u, m, w] = next ? [a, b, d] : [b, a, c]
-      if (side(u[0], u[1], m[0], m[1], w[0], w[1]) === 0 && (u[0] - m[0]) * (w[0] - m[0]) + (u[1] - m[1]) * (w[1] - m[1]) > 0) return add([m[0], m[1]])
+      if (
+        side(u[0], u[1], m[0], m[1], w[0], w[1]) === 0 &&
+        (u[0] - m[0]) * (w[0] - m[0]) + (u[1] - m[1]) * (w[1] - m[1]) > 0
+      )
+        return add([m[0], m[1]])
       return false
     }
     const hit = segmentsMeet(a, b, c, d)

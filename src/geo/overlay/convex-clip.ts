@@ -14,7 +14,10 @@ function openRing(ring: Ring): [number, number][] {
   return out
 }
 
-/** +1 for a convex counter-clockwise ring, -1 convex clockwise, 0 otherwise; turns within ON_EDGE_DEG of straight are straight. */
+/**
+ * +1 for a convex counter-clockwise ring, -1 convex clockwise, 0 otherwise; turns within ON_EDGE_DEG of straight are
+ * straight.
+ */
 function convexSign(ring: Ring): number {
   const p = openRing(ring)
   const n = p.length
@@ -57,7 +60,7 @@ function clipRing(subject: Ring, clip: Ring, sign: number): Ring {
     let sp = sign * (ex * (prev[1] - cy) - ey * (prev[0] - cx))
     for (const cur of input) {
       const sc = sign * (ex * (cur[1] - cy) - ey * (cur[0] - cx))
-      if ((sc >= 0) !== (sp >= 0)) {
+      if (sc >= 0 !== sp >= 0) {
         const t = sp / (sp - sc)
         output.push([prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])])
       }
@@ -93,7 +96,10 @@ export function clipToBox(mp: MultiPolygon, minX: number, minY: number, maxX: nu
   return out
 }
 
-/** `subject` ∩ the single convex ring of `clip`, or null when the shortcut does not apply (holes, not convex, a disconnected result). */
+/**
+ * `subject` ∩ the single convex ring of `clip`, or null when the shortcut does not apply (holes, not convex, a
+ * disconnected result).
+ */
 function convexClip(subject: MultiPolygon, clip: MultiPolygon): MultiPolygon | null {
   if (clip.length !== 1 || clip[0].length !== 1 || subject.some((p) => p.length !== 1)) return null
   const sign = convexSign(clip[0][0])

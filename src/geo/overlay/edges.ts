@@ -61,7 +61,13 @@ export function buildEdges(chains: [number, number][][], close: boolean, indexed
   let index: Flatbush | null = null
   if (indexed && n > 0) {
     index = new Flatbush(n)
-    for (let i = 0, o = 0; i < n; i++, o += 4) index.add(Math.min(c[o], c[o + 2]), Math.min(c[o + 1], c[o + 3]), Math.max(c[o], c[o + 2]), Math.max(c[o + 1], c[o + 3]))
+    for (let i = 0, o = 0; i < n; i++, o += 4)
+      index.add(
+        Math.min(c[o], c[o + 2]),
+        Math.min(c[o + 1], c[o + 3]),
+        Math.max(c[o], c[o + 2]),
+        Math.max(c[o + 1], c[o + 3]),
+      )
     index.finish()
   }
   return { c, flags, n, bbox: { minX, minY, maxX, maxY }, index }
@@ -70,12 +76,25 @@ export function buildEdges(chains: [number, number][][], close: boolean, indexed
 export const byNumber = (p: number, q: number) => p - q
 
 /** Segments whose box meets the given box, in ascending order (so plain and prepared inputs sum alike). */
-export function searchEdges(e: EdgeSet, minX: number, minY: number, maxX: number, maxY: number, scratch: number[]): number[] {
+export function searchEdges(
+  e: EdgeSet,
+  minX: number,
+  minY: number,
+  maxX: number,
+  maxY: number,
+  scratch: number[],
+): number[] {
   if (e.index) return e.index.search(minX, minY, maxX, maxY).sort(byNumber)
   scratch.length = 0
   const c = e.c
   for (let i = 0, o = 0; i < e.n; i++, o += 4) {
-    if ((c[o] < minX && c[o + 2] < minX) || (c[o] > maxX && c[o + 2] > maxX) || (c[o + 1] < minY && c[o + 3] < minY) || (c[o + 1] > maxY && c[o + 3] > maxY)) continue
+    if (
+      (c[o] < minX && c[o + 2] < minX) ||
+      (c[o] > maxX && c[o + 2] > maxX) ||
+      (c[o + 1] < minY && c[o + 3] < minY) ||
+      (c[o + 1] > maxY && c[o + 3] > maxY)
+    )
+      continue
     scratch.push(i)
   }
   return scratch
@@ -96,7 +115,16 @@ export function frameAt(box: BBox): Frame {
 }
 
 /** Squared distance in m² from (px, py) to segment a-b, all in degrees. */
-export function segDist2(px: number, py: number, ax: number, ay: number, bx: number, by: number, kx: number, ky: number): number {
+export function segDist2(
+  px: number,
+  py: number,
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  kx: number,
+  ky: number,
+): number {
   const ux = (bx - ax) * kx
   const uy = (by - ay) * ky
   const wx = (px - ax) * kx

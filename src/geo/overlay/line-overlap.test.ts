@@ -29,7 +29,13 @@ describe('lineOverlap', () => {
   })
 
   it('reports a line ending on the boundary from outside as touching with nothing measured, even 1 cm in', () => {
-    for (const x of [0, 0.01]) expect(lineOverlap([[P(-5, 15), P(x, 15)]], erf)).toEqual({ relationship: 'touches', overlapM: 0, boundaryM: 0, geometry: [] })
+    for (const x of [0, 0.01])
+      expect(lineOverlap([[P(-5, 15), P(x, 15)]], erf)).toEqual({
+        relationship: 'touches',
+        overlapM: 0,
+        boundaryM: 0,
+        geometry: [],
+      })
     // through a corner only
     expect(lineOverlap([[P(-5, 5), P(5, -5)]], erf)).toMatchObject({ relationship: 'touches', overlapM: 0 })
   })
@@ -54,35 +60,39 @@ describe('lineOverlap', () => {
     expect(lineOverlap([[P(30, 0), P(30, 30)]], erf)).toBeNull()
   })
 
-  it('agrees with Liang–Barsky clipping (up to the tolerance) on random routes through a block of erven, plain and prepared alike', () => {
-    const r = rng(29)
-    const seen = new Set<string>()
-    for (let i = 0; i < 40; i++) {
-      // long walks across many erven, and short ones that can stay inside one
-      const stepDeg = i % 4 === 1 ? 0.00002 : 0.0004
-      const route: LineString = [P(r() * 100, r() * 100)]
-      for (let k = 0; k < 30; k++) {
-        const [x, y] = route[route.length - 1]
-        route.push([round7(x + (r() - 0.5) * stepDeg), round7(y + (r() - 0.5) * stepDeg)])
-      }
-      // some routes run exactly along the erf lines
-      if (i % 5 === 0) route.push(P(0, 30), P(60, 30), P(60, 90))
-      const prepared = new PreparedLines([route])
-      for (let gx = 0; gx < 100; gx += 20)
-        for (let gy = 0; gy < 100; gy += 30) {
-          const erf = rect(gx, gy, gx + 20, gy + 30)
-          const plain = lineOverlap([route], erf)
-          expect(lineOverlap(prepared, erf)).toEqual(plain)
-          seen.add(plain?.relationship ?? 'null')
-          // interior pieces are cut at exact crossings, so they are inside; what the clip finds
-          // inside is interior or lies within the 2 cm tolerance, where it counts as boundary
-          const closedLength = liangBarsky(route, erf[0][0])
-          expect(plain?.overlapM ?? 0).toBeLessThan(closedLength + 0.05)
-          expect(plain?.overlapM ?? 0).toBeGreaterThan(closedLength - (plain?.boundaryM ?? 0) - 0.05)
+  it(
+    'agrees with Liang–Barsky clipping (up to the tolerance) on random routes through a block of erven, plain and ' +
+      'prepared alike',
+    () => {
+      const r = rng(29)
+      const seen = new Set<string>()
+      for (let i = 0; i < 40; i++) {
+        // long walks across many erven, and short ones that can stay inside one
+        const stepDeg = i % 4 === 1 ? 0.00002 : 0.0004
+        const route: LineString = [P(r() * 100, r() * 100)]
+        for (let k = 0; k < 30; k++) {
+          const [x, y] = route[route.length - 1]
+          route.push([round7(x + (r() - 0.5) * stepDeg), round7(y + (r() - 0.5) * stepDeg)])
         }
-    }
-    expect([...seen].sort()).toEqual(['crosses', 'null', 'touches', 'within'])
-  })
+        // some routes run exactly along the erf lines
+        if (i % 5 === 0) route.push(P(0, 30), P(60, 30), P(60, 90))
+        const prepared = new PreparedLines([route])
+        for (let gx = 0; gx < 100; gx += 20)
+          for (let gy = 0; gy < 100; gy += 30) {
+            const erf = rect(gx, gy, gx + 20, gy + 30)
+            const plain = lineOverlap([route], erf)
+            expect(lineOverlap(prepared, erf)).toEqual(plain)
+            seen.add(plain?.relationship ?? 'null')
+            // interior pieces are cut at exact crossings, so they are inside; what the clip finds
+            // inside is interior or lies within the 2 cm tolerance, where it counts as boundary
+            const closedLength = liangBarsky(route, erf[0][0])
+            expect(plain?.overlapM ?? 0).toBeLessThan(closedLength + 0.05)
+            expect(plain?.overlapM ?? 0).toBeGreaterThan(closedLength - (plain?.boundaryM ?? 0) - 0.05)
+          }
+      }
+      expect([...seen].sort()).toEqual(['crosses', 'null', 'touches', 'within'])
+    },
+  )
 })
 
 /** Length in metres of a route inside a closed axis-aligned box ring: an independent clip. */
@@ -119,7 +129,10 @@ function liangBarsky(route: LineString, box: Ring): number {
 
 describe('lineLineOverlap', () => {
   it('says crosses with no shared length for an X', () => {
-    expect(lineLineOverlap([[P(0, 0), P(10, 10)]], [[P(0, 10), P(10, 0)]])).toEqual({ relationship: 'crosses', overlapM: 0 })
+    expect(lineLineOverlap([[P(0, 0), P(10, 10)]], [[P(0, 10), P(10, 0)]])).toEqual({
+      relationship: 'crosses',
+      overlapM: 0,
+    })
   })
 
   it('measures a collinear overlap: 5 m shared by hand', () => {
@@ -129,14 +142,25 @@ describe('lineLineOverlap', () => {
   })
 
   it('says touches where they meet only at an end point of either, and null when apart', () => {
-    expect(lineLineOverlap([[P(0, 0), P(10, 0)]], [[P(10, 0), P(10, 10)]])).toEqual({ relationship: 'touches', overlapM: 0 })
-    expect(lineLineOverlap([[P(0, 0), P(10, 0)]], [[P(5, 0), P(5, 10)]])).toEqual({ relationship: 'touches', overlapM: 0 })
-    expect(lineLineOverlap([[P(0, 0), P(10, 0)]], [[P(10.01, 0), P(20, 0)]])).toEqual({ relationship: 'touches', overlapM: 0 })
+    expect(lineLineOverlap([[P(0, 0), P(10, 0)]], [[P(10, 0), P(10, 10)]])).toEqual({
+      relationship: 'touches',
+      overlapM: 0,
+    })
+    expect(lineLineOverlap([[P(0, 0), P(10, 0)]], [[P(5, 0), P(5, 10)]])).toEqual({
+      relationship: 'touches',
+      overlapM: 0,
+    })
+    expect(lineLineOverlap([[P(0, 0), P(10, 0)]], [[P(10.01, 0), P(20, 0)]])).toEqual({
+      relationship: 'touches',
+      overlapM: 0,
+    })
     expect(lineLineOverlap([[P(0, 0), P(10, 0)]], [[P(0, 1), P(10, 1)]])).toBeNull()
   })
 
   it('says crosses when an interior vertex of one lies on the other', () => {
-    expect(lineLineOverlap([[P(0, 0), P(5, 5), P(10, 0)]], [[P(0, 5), P(10, 5)]])).toMatchObject({ relationship: 'crosses' })
+    expect(lineLineOverlap([[P(0, 0), P(5, 5), P(10, 0)]], [[P(0, 5), P(10, 5)]])).toMatchObject({
+      relationship: 'crosses',
+    })
   })
 
   it('gives the same answers prepared as plain on random lines', () => {
@@ -144,7 +168,8 @@ describe('lineLineOverlap', () => {
     const seen = new Set<string>()
     const walk = (n: number): LineString => {
       const out: LineString = [P(r() * 100, r() * 100)]
-      for (let k = 0; k < n; k++) out.push(P((out[k][0] - LON0) * K.lon + (r() - 0.5) * 40, (out[k][1] - LAT0) * K.lat + (r() - 0.5) * 40))
+      for (let k = 0; k < n; k++)
+        out.push(P((out[k][0] - LON0) * K.lon + (r() - 0.5) * 40, (out[k][1] - LAT0) * K.lat + (r() - 0.5) * 40))
       return out
     }
     for (let i = 0; i < 200; i++) {

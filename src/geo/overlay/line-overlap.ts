@@ -13,7 +13,9 @@ import type { MultiLineString, Relationship } from './types.js'
 
 export interface LineOverlap {
   relationship: Relationship
-  /** Length in metres inside the polygon's interior; length lying along its boundary is NOT included (see boundaryM). */
+  /**
+   * Length in metres inside the polygon's interior; length lying along its boundary is NOT included (see boundaryM).
+   */
   overlapM: number
   /** Length in metres lying along the boundary (within {@link EDGE_TOL_M}). */
   boundaryM: number
@@ -42,7 +44,8 @@ export function lineOverlap(a: MultiLineString | PreparedLines, b: MultiPolygon)
   // segments away from the polygon's box lie outside it
   if (hits.length < lines.n) tally.exterior = true
   const c = lines.c
-  for (const i of hits) classifySegment(c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3], lines.flags[i], region, fr, tally)
+  for (const i of hits)
+    classifySegment(c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3], lines.flags[i], region, fr, tally)
   let relationship: Relationship
   if (tally.interior) relationship = tally.exterior ? 'crosses' : 'within'
   else if (tally.contact || tally.boundary) relationship = 'touches'
@@ -54,8 +57,21 @@ let ovLo = 0
 let ovHi = 0
 let ovLenM = 0
 
-/** True when p and q both lie within the tolerance of the line through a-b; their overlap with a-b is then [ovLo, ovHi] in a-b's parameter. */
-function alongLine(px: number, py: number, qx: number, qy: number, ax: number, ay: number, bx: number, by: number, fr: Frame): boolean {
+/**
+ * True when p and q both lie within the tolerance of the line through a-b; their overlap with a-b is then [ovLo, ovHi]
+ * in a-b's parameter.
+ */
+function alongLine(
+  px: number,
+  py: number,
+  qx: number,
+  qy: number,
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  fr: Frame,
+): boolean {
   const ux = (bx - ax) * fr.kx
   const uy = (by - ay) * fr.ky
   const l2 = ux * ux + uy * uy
@@ -76,8 +92,21 @@ function alongLine(px: number, py: number, qx: number, qy: number, ax: number, a
 
 let sharedM = 0
 
-/** 1 when (x, y) is within the tolerance of an end point of either line (flags say which segment ends are line ends), else 2. */
-function endContact(x: number, y: number, s: Float64Array, so: number, sFlags: number, e: Float64Array, eo: number, eFlags: number, fr: Frame): 1 | 2 {
+/**
+ * 1 when (x, y) is within the tolerance of an end point of either line (flags say which segment ends are line ends),
+ * else 2.
+ */
+function endContact(
+  x: number,
+  y: number,
+  s: Float64Array,
+  so: number,
+  sFlags: number,
+  e: Float64Array,
+  eo: number,
+  eFlags: number,
+  fr: Frame,
+): 1 | 2 {
   const near = (vx: number, vy: number) => ((x - vx) * fr.kx) ** 2 + ((y - vy) * fr.ky) ** 2 <= fr.tol2
   if ((sFlags & PART_START && near(s[so], s[so + 1])) || (sFlags & PART_END && near(s[so + 2], s[so + 3]))) return 1
   if ((eFlags & PART_START && near(e[eo], e[eo + 1])) || (eFlags & PART_END && near(e[eo + 2], e[eo + 3]))) return 1
@@ -89,7 +118,15 @@ function endContact(x: number, y: number, s: Float64Array, so: number, sFlags: n
  * 1 only at an end point of either line, 2 elsewhere; a collinear overlap longer than the
  * tolerance is 2 and leaves its length in sharedM.
  */
-function segmentContact(s: Float64Array, so: number, sFlags: number, e: Float64Array, eo: number, eFlags: number, fr: Frame): 0 | 1 | 2 {
+function segmentContact(
+  s: Float64Array,
+  so: number,
+  sFlags: number,
+  e: Float64Array,
+  eo: number,
+  eFlags: number,
+  fr: Frame,
+): 0 | 1 | 2 {
   sharedM = 0
   const px = s[so]
   const py = s[so + 1]
@@ -128,9 +165,12 @@ function segmentContact(s: Float64Array, so: number, sFlags: number, e: Float64A
   const { kx, ky, tol2 } = fr
   let result: 0 | 1 | 2 = 0
   if (segDist2(px, py, ax, ay, bx, by, kx, ky) <= tol2) result = endContact(px, py, s, so, sFlags, e, eo, eFlags, fr)
-  if (result < 2 && segDist2(qx, qy, ax, ay, bx, by, kx, ky) <= tol2) result = endContact(qx, qy, s, so, sFlags, e, eo, eFlags, fr)
-  if (result < 2 && segDist2(ax, ay, px, py, qx, qy, kx, ky) <= tol2) result = endContact(ax, ay, s, so, sFlags, e, eo, eFlags, fr)
-  if (result < 2 && segDist2(bx, by, px, py, qx, qy, kx, ky) <= tol2) result = endContact(bx, by, s, so, sFlags, e, eo, eFlags, fr)
+  if (result < 2 && segDist2(qx, qy, ax, ay, bx, by, kx, ky) <= tol2)
+    result = endContact(qx, qy, s, so, sFlags, e, eo, eFlags, fr)
+  if (result < 2 && segDist2(ax, ay, px, py, qx, qy, kx, ky) <= tol2)
+    result = endContact(ax, ay, s, so, sFlags, e, eo, eFlags, fr)
+  if (result < 2 && segDist2(bx, by, px, py, qx, qy, kx, ky) <= tol2)
+    result = endContact(bx, by, s, so, sFlags, e, eo, eFlags, fr)
   return result
 }
 
@@ -140,7 +180,10 @@ const PAIR_HITS: number[] = []
  * Line against line: null when disjoint; 'touches' when they meet only at end points of either
  * (within {@link EDGE_TOL_M}); else 'crosses', with overlapM the collinear shared length in metres.
  */
-export function lineLineOverlap(a: MultiLineString | PreparedLines, b: MultiLineString): { relationship: Relationship; overlapM: number } | null {
+export function lineLineOverlap(
+  a: MultiLineString | PreparedLines,
+  b: MultiLineString,
+): { relationship: Relationship; overlapM: number } | null {
   const ea = a instanceof PreparedLines ? a.edges : buildEdges(a, false, false)
   const eb = buildEdges(b, false, false)
   if (ea.n === 0 || eb.n === 0) return null
@@ -150,7 +193,14 @@ export function lineLineOverlap(a: MultiLineString | PreparedLines, b: MultiLine
   let overlapM = 0
   const cb = eb.c
   for (let j = 0, o = 0; j < eb.n; j++, o += 4) {
-    const hits = searchEdges(ea, Math.min(cb[o], cb[o + 2]) - fr.tx, Math.min(cb[o + 1], cb[o + 3]) - fr.ty, Math.max(cb[o], cb[o + 2]) + fr.tx, Math.max(cb[o + 1], cb[o + 3]) + fr.ty, PAIR_HITS)
+    const hits = searchEdges(
+      ea,
+      Math.min(cb[o], cb[o + 2]) - fr.tx,
+      Math.min(cb[o + 1], cb[o + 3]) - fr.ty,
+      Math.max(cb[o], cb[o + 2]) + fr.tx,
+      Math.max(cb[o + 1], cb[o + 3]) + fr.ty,
+      PAIR_HITS,
+    )
     for (const i of hits) {
       const r = segmentContact(ea.c, 4 * i, ea.flags[i], cb, o, eb.flags[j], fr)
       if (r === 0) continue

@@ -25,7 +25,17 @@ describe('areaSqm', () => {
     const k = metresPerDegree(-30)
     const w = 50_000 / k.lon
     const h = 50_000 / k.lat
-    const sq: MultiPolygon = [[[[27, -30], [27 + w, -30], [27 + w, -30 + h], [27, -30 + h], [27, -30]]]]
+    const sq: MultiPolygon = [
+      [
+        [
+          [27, -30],
+          [27 + w, -30],
+          [27 + w, -30 + h],
+          [27, -30 + h],
+          [27, -30],
+        ],
+      ],
+    ]
     const exact = geographicLibSqm(sq)
     expect(exact).toBeGreaterThan(2.49e9)
     expect(Math.abs(areaSqm(sq) / exact - 1)).toBeLessThan(1e-5)
@@ -37,7 +47,16 @@ describe('areaSqm', () => {
   })
 
   it('hands rings with edges over 10 km to GeographicLib (a thin 150 km triangle, where the sphere is 3e-4 off)', () => {
-    const tri: MultiPolygon = [[[[27, -30], [28.5, -30], [28, -29.97], [27, -30]]]]
+    const tri: MultiPolygon = [
+      [
+        [
+          [27, -30],
+          [28.5, -30],
+          [28, -29.97],
+          [27, -30],
+        ],
+      ],
+    ]
     expect(Math.abs(areaSqm(tri) / geographicLibSqm(tri) - 1)).toBeLessThan(1e-9)
   })
 

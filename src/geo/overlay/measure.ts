@@ -24,11 +24,14 @@ const RAD = Math.PI / 180
 /** Geodesic length in metres (WGS84), summed per segment. */
 export function lineLengthM(ml: MultiLineString): number {
   let total = 0
-  for (const line of ml) for (let i = 0; i + 1 < line.length; i++) total += fastGeodesicM(line[i][0], line[i][1], line[i + 1][0], line[i + 1][1])
+  for (const line of ml)
+    for (let i = 0; i + 1 < line.length; i++)
+      total += fastGeodesicM(line[i][0], line[i][1], line[i + 1][0], line[i + 1][1])
   return total
 }
 
-// WGS84 and its authalic sphere (authalic latitude β: sin β = q(φ) / q(90°), Snyder, Map Projections: A Working Manual, 1987)
+// WGS84 and its authalic sphere (authalic latitude β: sin β = q(φ) / q(90°), Snyder, Map Projections: A Working Manual,
+// 1987)
 const WGS_A = 6378137
 const WGS_E2 = (1 / 298.257223563) * (2 - 1 / 298.257223563)
 const WGS_E = Math.sqrt(WGS_E2)

@@ -34,7 +34,11 @@ describe('polygonOverlap', () => {
 
   it('reports a strip sharing one edge with an erf as touching, overlap 0, even 1 cm off', () => {
     for (const y of [30, 30 - 0.01, 30 + 0.01]) {
-      expect(polygonOverlap(rect(-5, y, 45, y + 10), erfA)).toEqual({ relationship: 'touches', overlapSqm: 0, geometry: [] })
+      expect(polygonOverlap(rect(-5, y, 45, y + 10), erfA)).toEqual({
+        relationship: 'touches',
+        overlapSqm: 0,
+        geometry: [],
+      })
     }
     // the neighbouring erf itself touches too
     expect(polygonOverlap(erfB, erfA)).toEqual({ relationship: 'touches', overlapSqm: 0, geometry: [] })
@@ -55,15 +59,24 @@ describe('polygonOverlap', () => {
     expect(same.relationship).toBe('contains')
     expect(same.overlapSqm).toBeCloseTo(areaSqm(erfA), 9)
     expect(same.geometry).toBe(erfA)
-    const noisy: MultiPolygon = [[erfA[0][0].map(([x, y], i) => [round7(x + (i % 2 ? 1e-7 : -1e-7)), round7(y + 1e-7)] as [number, number])]]
+    const noisy: MultiPolygon = [
+      [erfA[0][0].map(([x, y], i) => [round7(x + (i % 2 ? 1e-7 : -1e-7)), round7(y + 1e-7)] as [number, number])],
+    ]
     noisy[0][0][4] = noisy[0][0][0]
     expect(polygonOverlap(noisy, erfA)!.relationship).toBe('contains')
-    expect(polygonOverlap(rect(-5, -5, 25, 35), erfA)).toMatchObject({ relationship: 'contains', overlapSqm: areaSqm(erfA) })
+    expect(polygonOverlap(rect(-5, -5, 25, 35), erfA)).toMatchObject({
+      relationship: 'contains',
+      overlapSqm: areaSqm(erfA),
+    })
   })
 
   it('says within for an encumbrance inside the erf, and for one sharing part of its boundary', () => {
     const inside = rect(5, 5, 10, 15)
-    expect(polygonOverlap(inside, erfA)).toMatchObject({ relationship: 'within', overlapSqm: areaSqm(inside), geometry: inside })
+    expect(polygonOverlap(inside, erfA)).toMatchObject({
+      relationship: 'within',
+      overlapSqm: areaSqm(inside),
+      geometry: inside,
+    })
     expect(Math.abs(areaSqm(inside) / 50 - 1)).toBeLessThan(0.005)
     const westHalf = rect(0, 0, 10, 30)
     expect(polygonOverlap(westHalf, erfA)).toMatchObject({ relationship: 'within', overlapSqm: areaSqm(westHalf) })

@@ -66,10 +66,19 @@ export function polygonOverlap(a: MultiPolygon | PreparedPolygon, b: MultiPolygo
   if (ea.n === 0 || eb.n === 0) return null
   const fr = frameAt(eb.bbox)
   const box = eb.bbox
-  if (ea.bbox.minX > box.maxX + fr.tx || ea.bbox.maxX < box.minX - fr.tx || ea.bbox.minY > box.maxY + fr.ty || ea.bbox.maxY < box.minY - fr.ty) return null
+  if (
+    ea.bbox.minX > box.maxX + fr.tx ||
+    ea.bbox.maxX < box.minX - fr.tx ||
+    ea.bbox.minY > box.maxY + fr.ty ||
+    ea.bbox.maxY < box.minY - fr.ty
+  )
+    return null
   const hits = searchEdges(ea, box.minX - fr.tx, box.minY - fr.ty, box.maxX + fr.tx, box.maxY + fr.ty, POLY_HITS)
   // no edge of a near b: b lies wholly inside a or wholly outside it
-  if (hits.length === 0) return locate(ea, eb.c[0], eb.c[1], fr) > 0 ? { relationship: 'contains', overlapSqm: areaSqm(b), geometry: b } : null
+  if (hits.length === 0)
+    return locate(ea, eb.c[0], eb.c[1], fr) > 0
+      ? { relationship: 'contains', overlapSqm: areaSqm(b), geometry: b }
+      : null
 
   const onA = newTally(null, [])
   if (hits.length < ea.n) onA.exterior = true
@@ -86,15 +95,23 @@ export function polygonOverlap(a: MultiPolygon | PreparedPolygon, b: MultiPolygo
     }
     // equal geometries satisfy both; 'contains' is preferred
     if (!onB.exterior && !onA.interior) return { relationship: 'contains', overlapSqm: areaSqm(b), geometry: b }
-    if (!onA.exterior && !onB.interior) return { relationship: 'within', overlapSqm: prepared ? prepared.areaSqm : areaSqm(aGeom), geometry: aGeom }
-    if (!onA.interior && !onB.interior && !interiorsMeet(onA.samples!, ea, eb, fr)) return onA.contact || onA.boundary || onB.contact || onB.boundary ? touching() : null
+    if (!onA.exterior && !onB.interior)
+      return { relationship: 'within', overlapSqm: prepared ? prepared.areaSqm : areaSqm(aGeom), geometry: aGeom }
+    if (!onA.interior && !onB.interior && !interiorsMeet(onA.samples!, ea, eb, fr))
+      return onA.contact || onA.boundary || onB.contact || onB.boundary ? touching() : null
   }
 
-  const minSqm = Math.max(MIN_OVERLAP_SQM, REL_OVERLAP * Math.min(prepared ? prepared.areaSqm : areaSqm(aGeom), areaSqm(b)))
+  const minSqm = Math.max(
+    MIN_OVERLAP_SQM,
+    REL_OVERLAP * Math.min(prepared ? prepared.areaSqm : areaSqm(aGeom), areaSqm(b)),
+  )
   // a large subject is first cut to a box around b (with a margin, so the cut's seams stay clear of b)
   const padX = (box.maxX - box.minX) / 8 + 2 * fr.tx
   const padY = (box.maxY - box.minY) / 8 + 2 * fr.ty
-  const subject = ea.n > BOX_CLIP_MIN_EDGES ? clipToBox(aGeom, box.minX - padX, box.minY - padY, box.maxX + padX, box.maxY + padY) : aGeom
+  const subject =
+    ea.n > BOX_CLIP_MIN_EDGES
+      ? clipToBox(aGeom, box.minX - padX, box.minY - padY, box.maxX + padX, box.maxY + padY)
+      : aGeom
   const geometry: MultiPolygon = []
   let overlapSqm = 0
   for (const poly of intersectPolygons(subject, b)) {

@@ -31,7 +31,10 @@ function ringAround(r: () => number, cx: number, cy: number, n: number, size: nu
     const s = convex ? 1 : 0.45 + 0.55 * r()
     const x = s * rx * Math.cos(ang)
     const y = s * ry * Math.sin(ang)
-    ring.push([round7(cx + (x * Math.cos(tilt) - y * Math.sin(tilt)) / k.lon), round7(cy + (x * Math.sin(tilt) + y * Math.cos(tilt)) / k.lat)])
+    ring.push([
+      round7(cx + (x * Math.cos(tilt) - y * Math.sin(tilt)) / k.lon),
+      round7(cy + (x * Math.sin(tilt) + y * Math.cos(tilt)) / k.lat),
+    ])
   }
   ring.push(ring[0])
   return ring
@@ -44,13 +47,24 @@ function polygonOf(r: () => number, shape: Shape, cx: number, cy: number, size: 
   if (shape !== 'holed') return [[shell]]
   const k = metresPerDegree(cy)
   const off = 0.1 * size
-  const hole = ringAround(r, cx + ((r() - 0.5) * off) / k.lon, cy + ((r() - 0.5) * off) / k.lat, 3 + Math.floor(r() * 8), size * (0.1 + 0.2 * r()), true)
+  const hole = ringAround(
+    r,
+    cx + ((r() - 0.5) * off) / k.lon,
+    cy + ((r() - 0.5) * off) / k.lat,
+    3 + Math.floor(r() * 8),
+    size * (0.1 + 0.2 * r()),
+    true,
+  )
   return [[shell, hole.reverse()]]
 }
 
 /** turf's a ∩ b, as a MultiPolygon ([] when empty). */
 function turfIntersection(a: MultiPolygon, b: MultiPolygon): MultiPolygon {
-  const feature = (mp: MultiPolygon) => ({ type: 'Feature' as const, properties: {}, geometry: { type: 'MultiPolygon' as const, coordinates: mp } })
+  const feature = (mp: MultiPolygon) => ({
+    type: 'Feature' as const,
+    properties: {},
+    geometry: { type: 'MultiPolygon' as const, coordinates: mp },
+  })
   const out = intersect({ type: 'FeatureCollection', features: [feature(a), feature(b)] })
   if (!out) return []
   const g = out.geometry
@@ -84,9 +98,10 @@ describe('polygonOverlap against @turf/intersect', () => {
       const smaller = Math.min(areaSqm(a), areaSqm(b))
       // what the sliver rule may drop, beyond which the two must agree to 1e-6
       const slack = Math.max(MIN_OVERLAP_SQM, REL_OVERLAP * smaller)
-      expect(Math.abs(oursSqm - theirs), `case ${i}: ${shapeA} ∩ ${shapeB}, ours ${ours?.relationship ?? 'null'} ${oursSqm} m², turf ${theirs} m²`).toBeLessThanOrEqual(
-        1e-6 * theirs + slack,
-      )
+      expect(
+        Math.abs(oursSqm - theirs),
+        `case ${i}: ${shapeA} ∩ ${shapeB}, ours ${ours?.relationship ?? 'null'} ${oursSqm} m², turf ${theirs} m²`,
+      ).toBeLessThanOrEqual(1e-6 * theirs + slack)
       seen.add(ours?.relationship ?? 'null')
       if (ours?.relationship === 'crosses') {
         pairs.add(`${shapeA} ${shapeB}`)

@@ -37,32 +37,39 @@ describe('nearBox (the overlap pass passes over parcels whose box a geometry doe
     expect(diagonal.nearBox(...boxOf(rect(0, 60, 20, 80)), 0.1)).toBe(false)
   })
 
-  it('never passes over an erf that polygonOverlap or lineOverlap finds meeting (random stars and walks against a block)', () => {
-    const r = rng(41)
-    let met = 0
-    let skipped = 0
-    for (let i = 0; i < 40; i++) {
-      const area = new PreparedPolygon([[star(r, 5 + Math.floor(r() * 80), 100, [4, 15, 60][i % 3])]])
-      const route: LineString = [P(r() * 100, r() * 100)]
-      for (let k = 0; k < 20; k++) route.push(P((route[k][0] - LON0) * K.lon + (r() - 0.5) * 40, (route[k][1] - LAT0) * K.lat + (r() - 0.5) * 40))
-      const line = new PreparedLines([route])
-      for (let gx = 0; gx < 100; gx += 20)
-        for (let gy = 0; gy < 100; gy += 30) {
-          const erf = rect(gx, gy, gx + 20, gy + 30)
-          for (const [prepared, meets] of [
-            [area, polygonOverlap(area, erf)],
-            [line, lineOverlap(line, erf)],
-          ] as const) {
-            const near = prepared.nearBox(...boxOf(erf), 0.1)
-            if (meets) {
-              met++
-              expect(near).toBe(true)
-            } else if (!near) skipped++
+  it(
+    'never passes over an erf that polygonOverlap or lineOverlap finds meeting (random stars and walks against a ' +
+      'block)',
+    () => {
+      const r = rng(41)
+      let met = 0
+      let skipped = 0
+      for (let i = 0; i < 40; i++) {
+        const area = new PreparedPolygon([[star(r, 5 + Math.floor(r() * 80), 100, [4, 15, 60][i % 3])]])
+        const route: LineString = [P(r() * 100, r() * 100)]
+        for (let k = 0; k < 20; k++)
+          route.push(
+            P((route[k][0] - LON0) * K.lon + (r() - 0.5) * 40, (route[k][1] - LAT0) * K.lat + (r() - 0.5) * 40),
+          )
+        const line = new PreparedLines([route])
+        for (let gx = 0; gx < 100; gx += 20)
+          for (let gy = 0; gy < 100; gy += 30) {
+            const erf = rect(gx, gy, gx + 20, gy + 30)
+            for (const [prepared, meets] of [
+              [area, polygonOverlap(area, erf)],
+              [line, lineOverlap(line, erf)],
+            ] as const) {
+              const near = prepared.nearBox(...boxOf(erf), 0.1)
+              if (meets) {
+                met++
+                expect(near).toBe(true)
+              } else if (!near) skipped++
+            }
           }
-        }
-    }
-    // both kinds of answer occur, so the test can fail either way
-    expect(met).toBeGreaterThan(100)
-    expect(skipped).toBeGreaterThan(100)
-  })
+      }
+      // both kinds of answer occur, so the test can fail either way
+      expect(met).toBeGreaterThan(100)
+      expect(skipped).toBeGreaterThan(100)
+    },
+  )
 })

@@ -16,13 +16,27 @@ const NEAR_HITS: number[] = []
  * box: an edge meets the box grown by the margin, or, for polygons, the box lies inside them. A
  * cheap, conservative test before reading and comparing a whole geometry that has that box.
  */
-function edgesNearBox(e: EdgeSet, area: boolean, minX: number, minY: number, maxX: number, maxY: number, marginM: number): boolean {
+function edgesNearBox(
+  e: EdgeSet,
+  area: boolean,
+  minX: number,
+  minY: number,
+  maxX: number,
+  maxY: number,
+  marginM: number,
+): boolean {
   if (e.n === 0) return false
   const k = metresPerDegree((minY + maxY) / 2)
-  const box = { minX: minX - marginM / k.lon, minY: minY - marginM / k.lat, maxX: maxX + marginM / k.lon, maxY: maxY + marginM / k.lat }
+  const box = {
+    minX: minX - marginM / k.lon,
+    minY: minY - marginM / k.lat,
+    maxX: maxX + marginM / k.lon,
+    maxY: maxY + marginM / k.lat,
+  }
   if (e.bbox.minX > box.maxX || e.bbox.maxX < box.minX || e.bbox.minY > box.maxY || e.bbox.maxY < box.minY) return false
   const c = e.c
-  for (const i of searchEdges(e, box.minX, box.minY, box.maxX, box.maxY, NEAR_HITS)) if (segmentMeetsBox(c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3], box)) return true
+  for (const i of searchEdges(e, box.minX, box.minY, box.maxX, box.maxY, NEAR_HITS))
+    if (segmentMeetsBox(c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3], box)) return true
   if (!area) return false
   // no edge near: the box is wholly inside or wholly outside, as its centre is
   return locate(e, (minX + maxX) / 2, (minY + maxY) / 2, frameAt(box)) > 0
@@ -49,7 +63,10 @@ export class PreparedLines {
   }
 }
 
-/** A (large) polygon prepared for many tests: its edges indexed (Flatbush), so point location and edge search cost O(√n). */
+/**
+ * A (large) polygon prepared for many tests: its edges indexed (Flatbush), so point location and edge search cost
+ * O(√n).
+ */
 export class PreparedPolygon {
   readonly bbox: BBox
   readonly areaSqm: number

@@ -11,7 +11,13 @@ export const LAT0 = -26.2
 export const K = metresPerDegree(LAT0)
 export const round7 = (v: number) => Math.round(v * 1e7) / 1e7
 export const P = (x: number, y: number): [number, number] => [round7(LON0 + x / K.lon), round7(LAT0 + y / K.lat)]
-export const rectRing = (x0: number, y0: number, x1: number, y1: number): Ring => [P(x0, y0), P(x1, y0), P(x1, y1), P(x0, y1), P(x0, y0)]
+export const rectRing = (x0: number, y0: number, x1: number, y1: number): Ring => [
+  P(x0, y0),
+  P(x1, y0),
+  P(x1, y1),
+  P(x0, y1),
+  P(x0, y0),
+]
 export const rect = (x0: number, y0: number, x1: number, y1: number): MultiPolygon => [[rectRing(x0, y0, x1, y1)]]
 /** A position as the problem messages print it. */
 export const fmt = ([x, y]: [number, number]) => `${x.toFixed(5)},${y.toFixed(5)}`
@@ -32,6 +38,5 @@ export function star(r: () => number, n: number, spread: number, size: number): 
 
 // seeded so failures are repeatable
 export function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
+  return () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32
 }
-

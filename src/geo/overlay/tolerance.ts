@@ -12,7 +12,9 @@
  * tolerance (2 · area / perimeter ≤ {@link EDGE_TOL_M}).
  */
 
-/** Distance in metres within which a position counts as lying on a boundary (coordinates are rounded to 1e-7°, ~1 cm). */
+/**
+ * Distance in metres within which a position counts as lying on a boundary (coordinates are rounded to 1e-7°, ~1 cm).
+ */
 export const EDGE_TOL_M = 0.02
 /**
  * Margin for {@link PreparedPolygon.nearBox} and {@link PreparedLines.nearBox} when passing over

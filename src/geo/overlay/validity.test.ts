@@ -37,27 +37,40 @@ describe('polygonProblems', () => {
   })
 
   it('names a figure-eight ring', () => {
-    expect(polygonProblems([[P(0, 0), P(10, 10), P(10, 0), P(0, 10), P(0, 0)]])).toEqual([`ring 0 crosses itself near ${fmt(P(5, 5))}`])
+    expect(polygonProblems([[P(0, 0), P(10, 10), P(10, 0), P(0, 10), P(0, 0)]])).toEqual([
+      `ring 0 crosses itself near ${fmt(P(5, 5))}`,
+    ])
   })
 
   it('names a hole outside the shell, one crossing it, and holes crossing each other', () => {
     const shell = rectRing(0, 0, 30, 30)
     expect(polygonProblems([shell, rectRing(40, 0, 50, 10)])).toEqual(['ring 1 (a hole) lies outside the shell'])
-    expect(polygonProblems([shell, rectRing(25, 10, 35, 20)])).toEqual([`ring 1 (a hole) crosses or touches the shell near ${fmt(P(30, 10))}`])
-    expect(polygonProblems([shell, rectRing(5, 5, 15, 15), rectRing(10, 10, 20, 20)])).toEqual([`ring 2 crosses or touches ring 1 near ${fmt(P(15, 10))}`])
+    expect(polygonProblems([shell, rectRing(25, 10, 35, 20)])).toEqual([
+      `ring 1 (a hole) crosses or touches the shell near ${fmt(P(30, 10))}`,
+    ])
+    expect(polygonProblems([shell, rectRing(5, 5, 15, 15), rectRing(10, 10, 20, 20)])).toEqual([
+      `ring 2 crosses or touches ring 1 near ${fmt(P(15, 10))}`,
+    ])
   })
 
   it('names open, short, degenerate and non-numeric rings, and an empty polygon', () => {
-    expect(polygonProblems([[P(0, 0), P(10, 0), P(10, 10), P(0, 10)]])).toEqual(['ring 0 is not closed: its first and last positions differ'])
+    expect(polygonProblems([[P(0, 0), P(10, 0), P(10, 10), P(0, 10)]])).toEqual([
+      'ring 0 is not closed: its first and last positions differ',
+    ])
     expect(polygonProblems([[P(0, 0), P(10, 0), P(0, 0)]])).toEqual(['ring 0 has 3 positions; a ring needs at least 4'])
-    expect(polygonProblems([[P(0, 0), P(10, 0), P(10, 0), P(0, 0)]])).toEqual(['ring 0 has fewer than 3 distinct positions'])
-    expect(polygonProblems([[P(0, 0), P(10, 0), [1, Infinity], P(0, 0)]])).toEqual(['ring 0 position 2 is not a finite [lon, lat] pair'])
+    expect(polygonProblems([[P(0, 0), P(10, 0), P(10, 0), P(0, 0)]])).toEqual([
+      'ring 0 has fewer than 3 distinct positions',
+    ])
+    expect(polygonProblems([[P(0, 0), P(10, 0), [1, Infinity], P(0, 0)]])).toEqual([
+      'ring 0 position 2 is not a finite [lon, lat] pair',
+    ])
     expect(polygonProblems([] as Polygon)).toEqual(['polygon has no rings'])
   })
 
   it('finds a crossing in a large ring (indexed path)', () => {
     const ring: Ring = []
-    for (let k = 0; k < 100; k++) ring.push(P(100 * Math.cos((2 * Math.PI * k) / 100), 100 * Math.sin((2 * Math.PI * k) / 100)))
+    for (let k = 0; k < 100; k++)
+      ring.push(P(100 * Math.cos((2 * Math.PI * k) / 100), 100 * Math.sin((2 * Math.PI * k) / 100)))
     ;[ring[10], ring[60]] = [ring[60], ring[10]]
     ring.push(ring[0])
     const problems = polygonProblems([ring])

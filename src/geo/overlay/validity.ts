@@ -14,7 +14,8 @@ const place = (p: [number, number]) => `${p[0].toFixed(5)},${p[1].toFixed(5)}`
 function finitePositionProblems(pts: [number, number][], what: string): string[] {
   const out: string[] = []
   pts.forEach((p, i) => {
-    if (!Array.isArray(p) || p.length < 2 || !Number.isFinite(p[0]) || !Number.isFinite(p[1])) out.push(`${what}position ${i} is not a finite [lon, lat] pair`)
+    if (!Array.isArray(p) || p.length < 2 || !Number.isFinite(p[0]) || !Number.isFinite(p[1]))
+      out.push(`${what}position ${i} is not a finite [lon, lat] pair`)
   })
   return out
 }
@@ -53,8 +54,10 @@ export function polygonProblems(poly: Polygon): string[] {
     const before = out.length
     if (bad.length) out.push(...bad)
     else if (ring.length < 4) out.push(`ring ${r} has ${ring.length} positions; a ring needs at least 4`)
-    else if (ring[0][0] !== ring[ring.length - 1][0] || ring[0][1] !== ring[ring.length - 1][1]) out.push(`ring ${r} is not closed: its first and last positions differ`)
-    else if (new Set(ring.map(([x, y]) => `${x},${y}`)).size < 3) out.push(`ring ${r} has fewer than 3 distinct positions`)
+    else if (ring[0][0] !== ring[ring.length - 1][0] || ring[0][1] !== ring[ring.length - 1][1])
+      out.push(`ring ${r} is not closed: its first and last positions differ`)
+    else if (new Set(ring.map(([x, y]) => `${x},${y}`)).size < 3)
+      out.push(`ring ${r} has fewer than 3 distinct positions`)
     else out.push(...selfCrossingProblems(ring, true, `ring ${r}`))
     ok.push(out.length === before)
   })
@@ -63,7 +66,8 @@ export function polygonProblems(poly: Polygon): string[] {
     if (ok[0]) {
       const hits = ringContacts(poly[h], poly[0], 1)
       if (hits.length) out.push(`ring ${h} (a hole) crosses or touches the shell near ${place(hits[0])}`)
-      else if (locatePoint([[poly[0]]], poly[h][0][0], poly[h][0][1]) < 0) out.push(`ring ${h} (a hole) lies outside the shell`)
+      else if (locatePoint([[poly[0]]], poly[h][0][0], poly[h][0][1]) < 0)
+        out.push(`ring ${h} (a hole) lies outside the shell`)
     }
     for (let g = 1; g < h; g++) {
       const hits = ok[g] ? ringContacts(poly[h], poly[g], 1) : []

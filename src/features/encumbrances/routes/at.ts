@@ -14,7 +14,11 @@ import { AtQuerySchema, ListEnvelopeSchema } from '../schemas.js'
 import { envelope, found, TAG, type EncumbranceService } from './shared.js'
 
 /** The records at the point, nearest first, each with its distance and geometry. */
-export function answerAt(c: Context<AppEnv>, s: EncumbranceQueries, { latitude, longitude, radius_m, encumbrance_class }: z.output<typeof AtQuerySchema>): Response {
+export function answerAt(
+  c: Context<AppEnv>,
+  s: EncumbranceQueries,
+  { latitude, longitude, radius_m, encumbrance_class }: z.output<typeof AtQuerySchema>,
+): Response {
   const hits = s.at(longitude, latitude, radius_m, encumbrance_class)
   return json(c, {
     encumbrances: hits.map((h) => recordOf(h.row, { distanceM: h.distanceM, geometry: s.geometryOf(h.row) })),
@@ -32,7 +36,8 @@ export function registerAtRoute(router: ApiRouter, guards: RouteGuard[], service
       tags: TAG,
       summary: 'Encumbrances at a point',
       description:
-        '`latitude` and `longitude` are required (WGS84). Current encumbrances containing the point, or within `radius_m` of it (geodesic, 0–1000, default 0), nearest first then by uid, each with `distance_m`. ' +
+        '`latitude` and `longitude` are required (WGS84). Current encumbrances containing the point, or within ' +
+        '`radius_m` of it (geodesic, 0–1000, default 0), nearest first then by uid, each with `distance_m`. ' +
         'A dimensioned servitude line is measured from its strip, an undimensioned one from the line.',
       request: { query: AtQuerySchema },
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },

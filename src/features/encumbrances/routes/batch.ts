@@ -14,7 +14,11 @@ import { BATCH_MAX, BatchBodySchema, BatchEnvelopeSchema } from '../schemas.js'
 import { envelope, needParcels, parcelSummary, TAG, type EncumbranceService } from './shared.js'
 
 /** Each item's parcel summary, in input order, null where no parcel was found. */
-export function answerBatch(c: Context<AppEnv>, s: EncumbranceQueries, body: z.output<typeof BatchBodySchema>): Response {
+export function answerBatch(
+  c: Context<AppEnv>,
+  s: EncumbranceQueries,
+  body: z.output<typeof BatchBodySchema>,
+): Response {
   needParcels(s)
   const results = body.map((it) => {
     const p = it.lpi !== undefined ? s.parcelByLpi(it.lpi) : s.parcelAt(it.longitude!, it.latitude!)
@@ -26,7 +30,9 @@ export function answerBatch(c: Context<AppEnv>, s: EncumbranceQueries, body: z.o
     results,
     found: hit,
     not_found: results.length - hit,
-    message: `${plural(hit, 'parcel')} of ${results.length} found; ${encumbered} with encumbrances in dataset ${s.version}. A parcel without any is not thereby unencumbered.`,
+    message:
+      `${plural(hit, 'parcel')} of ${results.length} found; ${encumbered} with encumbrances in dataset ${s.version}. A parcel without ` +
+      `any is not thereby unencumbered.`,
     ...envelope(s),
   })
 }
@@ -39,10 +45,16 @@ export function registerBatchRoute(router: ApiRouter, guards: RouteGuard[], serv
       tags: TAG,
       summary: `Screen up to ${BATCH_MAX} parcels`,
       description:
-        `Body: a JSON array of 1 to ${BATCH_MAX} items (or \`{"items": [...]}\`), each \`{"lpi"}\` or \`{"latitude", "longitude"}\`. A point screens the most specific current parcel containing it (erf first, parent farm last). ` +
-        '`results` is in input order: the summary record of each parcel (as /summary/parcel), or null where no parcel was found. Counts as one request.',
+        `Body: a JSON array of 1 to ${BATCH_MAX} items (or \`{"items": [...]}\`), each \`{"lpi"}\` or ` +
+        `\`{"latitude", "longitude"}\`. A point screens the most specific current parcel containing it (erf ` +
+        `first, parent farm last). ` +
+        '`results` is in input order: the summary record of each parcel (as /summary/parcel), or null where no ' +
+        'parcel was found. Counts as one request.',
       request: { body: BatchBodySchema },
-      responses: { 200: { description: 'Aligned results.', schema: BatchEnvelopeSchema }, 503: { description: 'EncumbranceDataUnavailable or ParcelDataUnavailable.' } },
+      responses: {
+        200: { description: 'Aligned results.', schema: BatchEnvelopeSchema },
+        503: { description: 'EncumbranceDataUnavailable or ParcelDataUnavailable.' },
+      },
     },
     guards,
     (c, { body }) => answerBatch(c, service(), body),

@@ -24,7 +24,15 @@ export function answerCoverage(c: Context<AppEnv>, s: EncumbranceQueries): Respo
   const out = provinces.map((province) => {
     const classes: Record<string, unknown> = {}
     for (const r of rows.filter((x) => x.province === province)) {
-      classes[r.class] = { records: r.records, current: r.current, not_current: r.records - r.current, unspecified: r.unspecified, unlisted: r.unlisted, repaired: r.repaired, rejected: r.rejected }
+      classes[r.class] = {
+        records: r.records,
+        current: r.current,
+        not_current: r.records - r.current,
+        unspecified: r.unspecified,
+        unlisted: r.unlisted,
+        repaired: r.repaired,
+        rejected: r.rejected,
+      }
       records += r.records
       current += r.current
       if (r.class === 'servitude_area') {
@@ -59,7 +67,10 @@ export function registerCoverageRoute(router: ApiRouter, guards: RouteGuard[], s
       tags: TAG,
       summary: 'What is loaded per province and class',
       description:
-        'Per province: per class the records loaded, how many are current, how many have an unspecified kind, how many carry a raw type the vocabulary does not list (served as `other`), repaired and rejected rows; and `missing_classes`, the layers the export does not have for that province. `caveats` states those gaps in words.',
+        'Per province: per class the records loaded, how many are current, how many have an unspecified kind, how ' +
+        'many carry a raw type the vocabulary does not list (served as `other`), repaired and rejected rows; ' +
+        'and `missing_classes`, the layers the export does not have for that province. `caveats` states those ' +
+        'gaps in words.',
       request: {},
       responses: { 200: { description: 'Coverage.', schema: CoverageEnvelopeSchema } },
     },

@@ -34,7 +34,9 @@ export const HEATMAP_MAX_SPAN: Record<EncumbranceClass, number> = {
 export const HEATMAP_AUTO_BOUNDARIES_DEG = 0.1
 /** At most this many density cells or features per heat-map answer. */
 export const HEATMAP_MAX_ITEMS = 4000
-/** Density cells per viewport side, about: the cell is the smallest whole multiple of 0.01° giving at most this many. */
+/**
+ * Density cells per viewport side, about: the cell is the smallest whole multiple of 0.01° giving at most this many.
+ */
 export const HEATMAP_CELLS_PER_SIDE = 100
 
 type HeatmapQuery = z.output<typeof HeatmapQuerySchema>
@@ -42,13 +44,26 @@ type HeatmapQuery = z.output<typeof HeatmapQuerySchema>
 /** Density cells or boundaries, as the view asks or the span decides. */
 export function answerHeatmap(c: Context<AppEnv>, s: EncumbranceQueries, query: HeatmapQuery): Response {
   const span = Math.max(query.north - query.south, query.east - query.west)
-  const view = query.view === 'boundaries' || (query.view !== 'density' && span <= HEATMAP_AUTO_BOUNDARIES_DEG) ? 'boundaries' : 'density'
+  const view =
+    query.view === 'boundaries' || (query.view !== 'density' && span <= HEATMAP_AUTO_BOUNDARIES_DEG)
+      ? 'boundaries'
+      : 'density'
   const box = { minX: query.west, minY: query.south, maxX: query.east, maxY: query.north }
-  return view === 'density' ? densityAnswer(c, s, box, span, query.classes) : boundariesAnswer(c, s, box, span, query.classes)
+  return view === 'density'
+    ? densityAnswer(c, s, box, span, query.classes)
+    : boundariesAnswer(c, s, box, span, query.classes)
 }
 
-/** Cells of the smallest whole multiple of HEAT_CELL_DEG giving about HEATMAP_CELLS_PER_SIDE per side, busiest first. */
-function densityAnswer(c: Context<AppEnv>, s: EncumbranceQueries, box: BBox, span: number, classes: EncumbranceClass[]): Response {
+/**
+ * Cells of the smallest whole multiple of HEAT_CELL_DEG giving about HEATMAP_CELLS_PER_SIDE per side, busiest first.
+ */
+function densityAnswer(
+  c: Context<AppEnv>,
+  s: EncumbranceQueries,
+  box: BBox,
+  span: number,
+  classes: EncumbranceClass[],
+): Response {
   const k = Math.max(1, Math.ceil(span / HEAT_CELL_DEG / HEATMAP_CELLS_PER_SIDE))
   const cellDeg = round(k * HEAT_CELL_DEG, 2)
   const all = s.heatCells(box, k, classes).sort((a, b) => b.count - a.count || a.gy - b.gy || a.gx - b.gx)
@@ -72,13 +87,23 @@ function densityAnswer(c: Context<AppEnv>, s: EncumbranceQueries, box: BBox, spa
 }
 
 /** A GeoJSON FeatureCollection of the classes drawn at this span; the others listed as omitted. */
-function boundariesAnswer(c: Context<AppEnv>, s: EncumbranceQueries, box: BBox, span: number, classes: EncumbranceClass[]): Response {
+function boundariesAnswer(
+  c: Context<AppEnv>,
+  s: EncumbranceQueries,
+  box: BBox,
+  span: number,
+  classes: EncumbranceClass[],
+): Response {
   const omitted: { encumbrance_class: string; reason: string; max_span_degrees: number }[] = []
   const features: Record<string, unknown>[] = []
   let truncated = false
   for (const cls of classes) {
     if (span > HEATMAP_MAX_SPAN[cls]) {
-      omitted.push({ encumbrance_class: cls, reason: `drawn when the viewport's wider side is at most ${HEATMAP_MAX_SPAN[cls]}°; this one spans ${round(span, 4)}°`, max_span_degrees: HEATMAP_MAX_SPAN[cls] })
+      omitted.push({
+        encumbrance_class: cls,
+        reason: `drawn when the viewport's wider side is at most ${HEATMAP_MAX_SPAN[cls]}°; this one spans ${round(span, 4)}°`,
+        max_span_degrees: HEATMAP_MAX_SPAN[cls],
+      })
       continue
     }
     if (truncated) continue
@@ -91,7 +116,12 @@ function boundariesAnswer(c: Context<AppEnv>, s: EncumbranceQueries, box: BBox, 
       features.push({
         type: 'Feature',
         id: r.uid,
-        properties: { encumbrance_uid: r.uid, encumbrance_class: r.cls, ease_type_normalised: r.easeTypeNormalised, ...(r.sgNumber ? { sg_number: r.sgNumber } : {}) },
+        properties: {
+          encumbrance_uid: r.uid,
+          encumbrance_class: r.cls,
+          ease_type_normalised: r.easeTypeNormalised,
+          ...(r.sgNumber ? { sg_number: r.sgNumber } : {}),
+        },
         geometry: geoJsonOf(geometry),
       })
     }
@@ -115,10 +145,18 @@ export function registerHeatmapRoute(router: ApiRouter, guards: RouteGuard[], se
       tags: TAG,
       summary: 'Coverage-map data for a viewport',
       description:
-        '`north`, `south`, `east`, `west` (required), `view` (`auto` default, `density`, `boundaries`), `classes` (comma list, default all). ' +
-        `\`auto\` answers density cells when the viewport's wider side exceeds ${HEATMAP_AUTO_BOUNDARIES_DEG}°, geometries otherwise. ` +
-        `Density: \`cells\` of \`cell_deg\` (the smallest whole multiple of 0.01° giving about ${HEATMAP_CELLS_PER_SIDE} cells per side), each with its box, \`count\` of current records (placed by the centre of their box) and \`counts_by_class\`, busiest first, at most ${HEATMAP_MAX_ITEMS} with \`truncated\`. ` +
-        `Boundaries: a GeoJSON FeatureCollection (\`type\`, \`features\`, properties encumbrance_uid, encumbrance_class, ease_type_normalised, sg_number), at most ${HEATMAP_MAX_ITEMS} features with \`truncated\`; a class is drawn only when the viewport's wider side is at most: ${Object.entries(HEATMAP_MAX_SPAN)
+        '`north`, `south`, `east`, `west` (required), `view` (`auto` default, `density`, `boundaries`), `classes` ' +
+        '(comma list, default all). ' +
+        `\`auto\` answers density cells when the viewport's wider side exceeds ${HEATMAP_AUTO_BOUNDARIES_DEG}°, geometries ` +
+        `otherwise. ` +
+        `Density: \`cells\` of \`cell_deg\` (the smallest whole multiple of 0.01° giving about ${HEATMAP_CELLS_PER_SIDE} cells per side), ` +
+        `each with its box, \`count\` of current records (placed by the centre of their box) and ` +
+        `\`counts_by_class\`, busiest first, at most ${HEATMAP_MAX_ITEMS} with \`truncated\`. ` +
+        `Boundaries: a GeoJSON FeatureCollection (\`type\`, \`features\`, properties encumbrance_uid, ` +
+        `encumbrance_class, ease_type_normalised, sg_number), at most ${HEATMAP_MAX_ITEMS} features with ` +
+        `\`truncated\`; a class is drawn only when the viewport's wider side is at most: ${Object.entries(
+          HEATMAP_MAX_SPAN,
+        )
           .map(([k, v]) => `${k} ${v}°`)
           .join(', ')} (else listed under \`omitted\`).`,
       request: { query: HeatmapQuerySchema },

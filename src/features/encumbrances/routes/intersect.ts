@@ -18,18 +18,30 @@ import { classesParam, IntersectBodySchema, IntersectEnvelopeSchema } from '../s
 import { envelope, found, TAG, type EncumbranceService } from './shared.js'
 
 /** The body checked (every problem named), then the encumbrances met and the parcels entered. */
-export function answerIntersect(c: Context<AppEnv>, s: EncumbranceQueries, body: z.output<typeof IntersectBodySchema>): Response {
+export function answerIntersect(
+  c: Context<AppEnv>,
+  s: EncumbranceQueries,
+  body: z.output<typeof IntersectBodySchema>,
+): Response {
   const geometry = parseInputGeometry(body.geometry)
-  const classes = classesParam('encumbrance_class').safeParse(Array.isArray(body.encumbrance_class) ? body.encumbrance_class.join(',') : body.encumbrance_class)
+  const classes = classesParam('encumbrance_class').safeParse(
+    Array.isArray(body.encumbrance_class) ? body.encumbrance_class.join(',') : body.encumbrance_class,
+  )
   const problems = Array.isArray(geometry) ? [...geometry] : []
   if (!classes.success) problems.push({ field: 'encumbrance_class', message: classes.error.issues[0].message })
   if (problems.length || Array.isArray(geometry) || !classes.success) {
-    throw new ApiError('ValidationError', `invalid request: ${[...new Set(problems.map((p) => p.field))].join(', ')}`, problems)
+    throw new ApiError(
+      'ValidationError',
+      `invalid request: ${[...new Set(problems.map((p) => p.field))].join(', ')}`,
+      problems,
+    )
   }
   const res = s.intersect('lines' in geometry ? { lines: geometry.lines } : { mp: geometry.mp }, classes.data)
   const isRoute = 'lines' in geometry
   return json(c, {
-    encumbrances: res.encumbrances.map(({ row, overlap }) => recordOf(row, { overlap, geometry: body.include_geometry ? s.geometryOf(row) : undefined })),
+    encumbrances: res.encumbrances.map(({ row, overlap }) =>
+      recordOf(row, { overlap, geometry: body.include_geometry ? s.geometryOf(row) : undefined }),
+    ),
     parcels: res.parcels.map((p) => ({
       lpi: p.parcel.lpi,
       parcel_type: p.parcel.parcel_type,
@@ -44,7 +56,9 @@ export function answerIntersect(c: Context<AppEnv>, s: EncumbranceQueries, body:
     parcels_truncated: res.parcelsTruncated,
     message:
       found(res.encumbrances.length, `meeting the ${isRoute ? 'route' : 'area'}`, s) +
-      (res.parcelsAvailable ? `; ${plural(res.parcels.length, 'parcel')} entered${res.parcelsTruncated ? ' (list truncated)' : ''}` : '; parcels not installed on this deployment'),
+      (res.parcelsAvailable
+        ? `; ${plural(res.parcels.length, 'parcel')} entered${res.parcelsTruncated ? ' (list truncated)' : ''}`
+        : '; parcels not installed on this deployment'),
     ...envelope(s),
   })
 }
@@ -57,11 +71,21 @@ export function registerIntersectRoute(router: ApiRouter, guards: RouteGuard[], 
       tags: TAG,
       summary: 'Corridor and area screening',
       description:
-        'Body `{"geometry": <GeoJSON LineString or Polygon>, "encumbrance_class"?: "a,b", "include_geometry"?: false}` (encumbrance geometries only on request: fetch one with /encumbrances/{uid}). ' +
-        '`geometry` may also be WKT text (`"LINESTRING (28.0 -26.2, 28.1 -26.25)"`, or a POLYGON), read into the GeoJSON form and checked as it is; malformed WKT or another WKT type answers 400. A line up to 200 km (geodesic), a polygon up to 2 500 km² (holes allowed); longer, larger, self-intersecting, malformed, NaN/Infinity or out-of-range geometry answers 400 naming the problem. ' +
-        '`encumbrances`: every current encumbrance the geometry meets, `relationship` being the encumbrance relative to the geometry (within = inside the area, contains = covers the route or area, crosses, touches); routes report `overlap_m` (route length inside an area, shared length with a line); areas report `overlap_sqm` (and `overlap_m` for lines; null `overlap_sqm` with a note for undimensioned lines). ' +
-        '`parcels`: every current parcel except parent farms whose interior the geometry enters (touch-only contacts left out), by parcel id, with `overlap_m` (routes) or `overlap_sqm` (areas). ' +
-        `At most 5000 encumbrances and 10000 parcels are listed; \`encumbrances_truncated\` / \`parcels_truncated\` say when more met the geometry.`,
+        'Body `{"geometry": <GeoJSON LineString or Polygon>, "encumbrance_class"?: "a,b", "include_geometry"?: ' +
+        'false}` (encumbrance geometries only on request: fetch one with /encumbrances/{uid}). ' +
+        '`geometry` may also be WKT text (`"LINESTRING (28.0 -26.2, 28.1 -26.25)"`, or a POLYGON), read into the ' +
+        'GeoJSON form and checked as it is; malformed WKT or another WKT type answers 400. A line up to 200 km ' +
+        '(geodesic), a polygon up to 2 500 km² (holes allowed); longer, larger, self-intersecting, malformed, ' +
+        'NaN/Infinity or out-of-range geometry answers 400 naming the problem. ' +
+        '`encumbrances`: every current encumbrance the geometry meets, `relationship` being the encumbrance ' +
+        'relative to the geometry (within = inside the area, contains = covers the route or area, crosses, ' +
+        'touches); routes report `overlap_m` (route length inside an area, shared length with a line); areas ' +
+        'report `overlap_sqm` (and `overlap_m` for lines; null `overlap_sqm` with a note for undimensioned ' +
+        'lines). ' +
+        '`parcels`: every current parcel except parent farms whose interior the geometry enters (touch-only ' +
+        'contacts left out), by parcel id, with `overlap_m` (routes) or `overlap_sqm` (areas). ' +
+        `At most 5000 encumbrances and 10000 parcels are listed; \`encumbrances_truncated\` / \`parcels_truncated\` ` +
+        `say when more met the geometry.`,
       request: { body: IntersectBodySchema },
       responses: {
         200: { description: 'Encumbrances and parcels met.', schema: IntersectEnvelopeSchema },

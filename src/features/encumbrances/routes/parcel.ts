@@ -50,16 +50,23 @@ export function registerParcelRoutes(router: ApiRouter, guards: RouteGuard[], se
       tags: TAG,
       summary: 'All encumbrances intersecting a parcel',
       description:
-        'The parcel is the current published version of the LPI (the parcel service\'s default status filter; an LPI whose every version is hidden answers 404 ParcelNotFound). ' +
-        'Every current encumbrance meeting it, with `relationship` (the encumbrance relative to the parcel), `overlap_sqm` (geodesic m²), `overlap_pct_of_parcel` (of the parcel\'s computed area) and, for lines, `overlap_m`; ' +
-        '`geometry` is the part inside the parcel. A line along the boundary touches (`overlap_sqm` 0, `overlap_m` the shared length); an undimensioned line inside has `overlap_sqm` null and a `note`. ' +
-        'Ordered by share of the parcel (highest first), then overlap length, then uid. Cancelled, withdrawn, historic and pending records are never included. ' +
+        "The parcel is the current published version of the LPI (the parcel service's default status filter; an " +
+        'LPI whose every version is hidden answers 404 ParcelNotFound). ' +
+        'Every current encumbrance meeting it, with `relationship` (the encumbrance relative to the parcel), ' +
+        "`overlap_sqm` (geodesic m²), `overlap_pct_of_parcel` (of the parcel's computed area) and, for lines, " +
+        '`overlap_m`; ' +
+        '`geometry` is the part inside the parcel. A line along the boundary touches (`overlap_sqm` 0, `overlap_m` ' +
+        'the shared length); an undimensioned line inside has `overlap_sqm` null and a `note`. ' +
+        'Ordered by share of the parcel (highest first), then overlap length, then uid. Cancelled, withdrawn, ' +
+        'historic and pending records are never included. ' +
         'An empty list says nothing was found in the dataset, never that the property is unencumbered.',
       request: { params: EncLpiParamsSchema },
       responses: {
         200: { description: 'The encumbrances.', schema: ParcelEnvelopeSchema },
         404: { description: 'ParcelNotFound.' },
-        503: { description: 'EncumbranceDataUnavailable, or ParcelDataUnavailable when the cadastre is not installed.' },
+        503: {
+          description: 'EncumbranceDataUnavailable, or ParcelDataUnavailable when the cadastre is not installed.',
+        },
       },
     },
     guards,
@@ -73,10 +80,16 @@ export function registerParcelRoutes(router: ApiRouter, guards: RouteGuard[], se
       tags: TAG,
       summary: 'Cheap screening summary of a parcel',
       description:
-        'Counts of current encumbrances meeting the parcel per class (touching ones included), the classes present, and the largest single overlap as a percentage of the parcel (`highest_impact_pct`, 0 when none has area). ' +
+        'Counts of current encumbrances meeting the parcel per class (touching ones included), the classes ' +
+        'present, and the largest single overlap as a percentage of the parcel (`highest_impact_pct`, 0 when ' +
+        'none has area). ' +
         '`has_encumbrances` false means nothing was found in the dataset, not that the property is unencumbered.',
       request: { params: EncLpiParamsSchema },
-      responses: { 200: { description: 'The summary.', schema: SummaryEnvelopeSchema }, 404: { description: 'ParcelNotFound.' }, 503: { description: 'EncumbranceDataUnavailable or ParcelDataUnavailable.' } },
+      responses: {
+        200: { description: 'The summary.', schema: SummaryEnvelopeSchema },
+        404: { description: 'ParcelNotFound.' },
+        503: { description: 'EncumbranceDataUnavailable or ParcelDataUnavailable.' },
+      },
     },
     guards,
     (c, { params }) => answerParcelSummary(c, service(), params),

@@ -15,7 +15,11 @@ import { ListEnvelopeSchema, SearchQuerySchema } from '../schemas.js'
 import { envelope, found, TAG, type EncumbranceService } from './shared.js'
 
 /** One page of the records matching the filters (in SQL), and the cursor of the next. */
-export function answerSearch(c: Context<AppEnv>, s: EncumbranceQueries, query: z.output<typeof SearchQuerySchema>): Response {
+export function answerSearch(
+  c: Context<AppEnv>,
+  s: EncumbranceQueries,
+  query: z.output<typeof SearchQuerySchema>,
+): Response {
   const classes = query.encumbrance_class.length === ENCUMBRANCE_CLASSES.length ? undefined : query.encumbrance_class
   const page = s.search(
     {
@@ -35,7 +39,9 @@ export function answerSearch(c: Context<AppEnv>, s: EncumbranceQueries, query: z
     count: page.rows.length,
     limit: query.limit,
     next_cursor: page.next,
-    message: found(page.rows.length, 'matching the filters', s) + (page.windowEnd !== null ? `; records up to ${page.windowEnd} scanned, continue with next_cursor` : ''),
+    message:
+      found(page.rows.length, 'matching the filters', s) +
+      (page.windowEnd !== null ? `; records up to ${page.windowEnd} scanned, continue with next_cursor` : ''),
     ...envelope(s),
   })
 }
@@ -48,9 +54,14 @@ export function registerSearchRoute(router: ApiRouter, guards: RouteGuard[], ser
       tags: TAG,
       summary: 'Encumbrances by attribute',
       description:
-        'All filters optional and combined: `province`, `encumbrance_class` (comma list), `ease_type` (raw value, trimmed, case-insensitive), `ease_type_normalised`, `sg_number` (exact, or `*` wildcards such as `1234/*` or `*/1987`; at most 3, with 2 other characters), ' +
-        '`record_status` (omitted or `current`: current records; `any`: cancelled, withdrawn, historic and pending too; or one status), `bbox` (records whose box meets it). ' +
-        'Source order, `limit` 1–1000 (default 100), `cursor` as /within. A wildcard with neither a literal start nor a literal end scans at most 200 000 records per page: such a page may hold fewer than `limit` records with a `next_cursor` to continue.',
+        'All filters optional and combined: `province`, `encumbrance_class` (comma list), `ease_type` (raw value, ' +
+        'trimmed, case-insensitive), `ease_type_normalised`, `sg_number` (exact, or `*` wildcards such as ' +
+        '`1234/*` or `*/1987`; at most 3, with 2 other characters), ' +
+        '`record_status` (omitted or `current`: current records; `any`: cancelled, withdrawn, historic and pending ' +
+        'too; or one status), `bbox` (records whose box meets it). ' +
+        'Source order, `limit` 1–1000 (default 100), `cursor` as /within. A wildcard with neither a literal start ' +
+        'nor a literal end scans at most 200 000 records per page: such a page may hold fewer than `limit` ' +
+        'records with a `next_cursor` to continue.',
       request: { query: SearchQuerySchema },
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },

@@ -14,7 +14,9 @@ export const TAG = ['Encumbrances']
 /** The service of the current dataset, or a 503 (requireService). */
 export type EncumbranceService = () => EncumbranceQueries
 
-const EMPTY_NOTE = 'Nothing was found in this dataset; this does not mean the property is unencumbered (the export may be incomplete, and unregistered rights are not in it).'
+const EMPTY_NOTE =
+  'Nothing was found in this dataset; this does not mean the property is unencumbered (the export may be ' +
+  'incomplete, and unregistered rights are not in it).'
 
 /** The envelope fields of every answer. */
 export function envelope(s: EncumbranceQueries): { as_of: string; dataset_version: string } {
@@ -22,7 +24,11 @@ export function envelope(s: EncumbranceQueries): { as_of: string; dataset_versio
 }
 
 export function needParcels(s: EncumbranceQueries): void {
-  if (!s.hasParcels) throw new ApiError('ParcelDataUnavailable', 'the parcel dataset is not installed on this deployment, so parcels cannot be screened')
+  if (!s.hasParcels)
+    throw new ApiError(
+      'ParcelDataUnavailable',
+      'the parcel dataset is not installed on this deployment, so parcels cannot be screened',
+    )
 }
 
 export function parcelOr404(s: EncumbranceQueries, lpi: string): ParcelRef {
@@ -32,9 +38,14 @@ export function parcelOr404(s: EncumbranceQueries, lpi: string): ParcelRef {
   return p
 }
 
-/** The answer's message; `what` reads after "encumbrance(s)": "intersecting parcel …", "at the point", "matching the filters". */
+/**
+ * The answer's message; `what` reads after "encumbrance(s)": "intersecting parcel …", "at the point", "matching the
+ * filters".
+ */
 export function found(n: number, what: string, s: EncumbranceQueries): string {
-  return n ? `${plural(n, 'encumbrance')} ${what} found in dataset ${s.version} (as of ${s.asOf})` : `No encumbrance ${what} was found in dataset ${s.version} (as of ${s.asOf}). ${EMPTY_NOTE}`
+  return n
+    ? `${plural(n, 'encumbrance')} ${what} found in dataset ${s.version} (as of ${s.asOf})`
+    : `No encumbrance ${what} was found in dataset ${s.version} (as of ${s.asOf}). ${EMPTY_NOTE}`
 }
 
 /** A parcel's summary record (/summary/parcel and each /batch result). */

@@ -16,7 +16,12 @@ import { TILE_MIN_ZOOM } from '../tiles.js'
 import { TAG, type EncumbranceService } from './shared.js'
 
 /** The tile of the classes asked for; its ETag names the dataset version and the classes. */
-export function answerTile(c: Context<AppEnv>, s: EncumbranceQueries, params: z.output<typeof TileParamsSchema>, query: z.output<typeof TileQuerySchema>): Response {
+export function answerTile(
+  c: Context<AppEnv>,
+  s: EncumbranceQueries,
+  params: z.output<typeof TileParamsSchema>,
+  query: z.output<typeof TileQuerySchema>,
+): Response {
   const { z, x, y } = parseTileParams(params)
   return tileAnswer(c, `"${s.version}:${query.classes.join(',')}"`, () => s.tile(z, x, y, query.classes))
 }
@@ -30,10 +35,15 @@ export function registerTileRoute(router: ApiRouter, guards: RouteGuard[], servi
       tags: TAG,
       summary: 'Vector tiles keyed by class',
       description:
-        'Mapbox Vector Tile 2.1 (`application/vnd.mapbox-vector-tile`, extent 4096), one layer per encumbrance class named as the class, current records only, features carrying encumbrance_uid, ease_type_normalised, ease_type and sg_number. ' +
+        'Mapbox Vector Tile 2.1 (`application/vnd.mapbox-vector-tile`, extent 4096), one layer per encumbrance ' +
+        'class named as the class, current records only, features carrying encumbrance_uid, ' +
+        'ease_type_normalised, ease_type and sg_number. ' +
         `\`classes\`: comma list (default all); each layer appears from its zoom on: ${Object.entries(TILE_MIN_ZOOM)
           .map(([k, v]) => `${k} z${v}`)
-          .join(', ')}. z 0–22, x and y 0–2^z−1, else 400. No feature in the tile: 204. ETag from the dataset version; If-None-Match answers 304.`,
+          .join(
+            ', ',
+          )}. z 0–22, x and y 0–2^z−1, else 400. No feature in the tile: 204. ETag from the dataset version; ` +
+        `If-None-Match answers 304.`,
       request: { params: TileParamsSchema, query: TileQuerySchema },
       responses: {
         200: { description: 'The tile.', contentType: 'application/vnd.mapbox-vector-tile' },

@@ -14,7 +14,11 @@ import { ListEnvelopeSchema, WithinQuerySchema } from '../schemas.js'
 import { envelope, found, TAG, type EncumbranceService } from './shared.js'
 
 /** One page of the records in the box, with their geometry and the cursor of the next. */
-export function answerWithin(c: Context<AppEnv>, s: EncumbranceQueries, query: z.output<typeof WithinQuerySchema>): Response {
+export function answerWithin(
+  c: Context<AppEnv>,
+  s: EncumbranceQueries,
+  query: z.output<typeof WithinQuerySchema>,
+): Response {
   const page = s.within(query.bbox, query.encumbrance_class, query.limit, query.cursor)
   return json(c, {
     encumbrances: page.rows.map(({ row, geometry }) => recordOf(row, { geometry })),
@@ -34,7 +38,9 @@ export function registerWithinRoute(router: ApiRouter, guards: RouteGuard[], ser
       tags: TAG,
       summary: 'Encumbrances in a bounding box',
       description:
-        'Current encumbrances whose geometry meets `bbox` (`minlon,minlat,maxlon,maxlat`, each side at most 1°), in source order, `limit` per page (1–1000, default 100); send `next_cursor` back as `cursor` for the next page (null on the last).',
+        'Current encumbrances whose geometry meets `bbox` (`minlon,minlat,maxlon,maxlat`, each side at most 1°), ' +
+        'in source order, `limit` per page (1–1000, default 100); send `next_cursor` back as `cursor` for the ' +
+        'next page (null on the last).',
       request: { query: WithinQuerySchema },
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },

@@ -19,16 +19,25 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: Jurisdic
       tags: TAG,
       summary: 'Chain of administrative authority at a point',
       description:
-        'Province, district municipality, local municipality, ward, registration division, Deeds Office and township, each a link object or null. ' +
-        'Without `as_at`, today\'s boundaries (Africa/Johannesburg) answer; with it, only boundary sets in force on that date (`effective_from` inclusive, `effective_to` exclusive). ' +
-        'The ward is found by point-in-polygon on the ward layer in force and its municipality, district and province follow from its codes; the municipal layer answers where no ward does. ' +
-        'A point on a shared edge takes the boundary with the lowest code, so a coordinate always gives the same chain. ' +
-        'A metro (category A) answers `district_municipality` null with a note; a null Deeds Office outside the published areas (FS, GP, NC) carries a note; between the 2016 and 2021 elections the ward is null with a note (the 2016 delimitation has no geometry here). ' +
-        'An `as_at` earlier than the earliest installed set answers an empty chain with a note. Outside every boundary: 404 NoJurisdictionAtPoint with `details.nearest`.',
+        'Province, district municipality, local municipality, ward, registration division, Deeds Office and ' +
+        'township, each a link object or null. ' +
+        "Without `as_at`, today's boundaries (Africa/Johannesburg) answer; with it, only boundary sets in force on " +
+        'that date (`effective_from` inclusive, `effective_to` exclusive). ' +
+        'The ward is found by point-in-polygon on the ward layer in force and its municipality, district and ' +
+        'province follow from its codes; the municipal layer answers where no ward does. ' +
+        'A point on a shared edge takes the boundary with the lowest code, so a coordinate always gives the same ' +
+        'chain. ' +
+        'A metro (category A) answers `district_municipality` null with a note; a null Deeds Office outside the ' +
+        'published areas (FS, GP, NC) carries a note; between the 2016 and 2021 elections the ward is null with ' +
+        'a note (the 2016 delimitation has no geometry here). ' +
+        'An `as_at` earlier than the earliest installed set answers an empty chain with a note. Outside every ' +
+        'boundary: 404 NoJurisdictionAtPoint with `details.nearest`.',
       request: { query: AtQuerySchema },
       responses: {
         200: { description: 'The chain.', schema: ChainEnvelopeSchema },
-        404: { description: 'NoJurisdictionAtPoint: `details.nearest` = {boundary_type, code, name, distance_meters}.' },
+        404: {
+          description: 'NoJurisdictionAtPoint: `details.nearest` = {boundary_type, code, name, distance_meters}.',
+        },
         503: { description: 'JurisdictionDataUnavailable.' },
       },
     },
@@ -37,8 +46,17 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: Jurisdic
   )
 }
 
-/** The chain at (latitude, longitude) on `asAt` (default today), or 404 NoJurisdictionAtPoint naming the nearest boundary. */
-function chainAtPoint(c: Context<AppEnv>, s: JurisdictionQueries, latitude: number, longitude: number, asAt: string | undefined): Response {
+/**
+ * The chain at (latitude, longitude) on `asAt` (default today), or 404 NoJurisdictionAtPoint naming the nearest
+ * boundary.
+ */
+function chainAtPoint(
+  c: Context<AppEnv>,
+  s: JurisdictionQueries,
+  latitude: number,
+  longitude: number,
+  asAt: string | undefined,
+): Response {
   const d = asAt ?? today()
   // the chain and notes as cached UTF-8 bytes (shared with the batch), the rest of the
   // answer as cached bytes per date: the same text JSON.stringify gives, without building it
@@ -49,11 +67,19 @@ function chainAtPoint(c: Context<AppEnv>, s: JurisdictionQueries, latitude: numb
     const nearest = s.nearest(longitude, latitude, d)
     throw new ApiError(
       'NoJurisdictionAtPoint',
-      nearest ? `no boundary in force on ${d} contains the point; the nearest is ${nearest.boundary_type} ${nearest.code} (${nearest.name}), ${nearest.distance_meters} m away` : `no boundary in force on ${d} contains the point`,
+      nearest
+        ? `no boundary in force on ${d} contains the point; the nearest is ${nearest.boundary_type} ${nearest.code} (${nearest.name}), ${nearest.distance_meters} m away`
+        : `no boundary in force on ${d} contains the point`,
       nearest ? { nearest } : undefined,
     )
   }
-  return json(c, { jurisdiction: r.jurisdiction, notes: r.notes, as_at: d, message: chainMessage(r.found, d), ...envOf(s) })
+  return json(c, {
+    jurisdiction: r.jurisdiction,
+    notes: r.notes,
+    as_at: d,
+    message: chainMessage(r.found, d),
+    ...envOf(s),
+  })
 }
 
 /**

@@ -17,9 +17,13 @@ export function registerBatchRoute(router: ApiRouter, { guards, service }: Juris
       summary: `Chains for up to ${BATCH_MAX} points`,
       description:
         `Body \`{"points": [{"latitude": …, "longitude": …}, …], "as_at"?: "YYYY-MM-DD"}\` with 1 to ${BATCH_MAX} points. ` +
-        '`results` is in input order: a `{jurisdiction, notes}` item per point, or null where the point lies outside the demarcated area. `found` + `not_found` = the number of points. Counts as one request.',
+        '`results` is in input order: a `{jurisdiction, notes}` item per point, or null where the point lies ' +
+        'outside the demarcated area. `found` + `not_found` = the number of points. Counts as one request.',
       request: { body: BatchBodySchema },
-      responses: { 200: { description: 'Results in input order.', schema: BatchEnvelopeSchema }, 413: { description: 'PayloadTooLarge.' } },
+      responses: {
+        200: { description: 'Results in input order.', schema: BatchEnvelopeSchema },
+        413: { description: 'PayloadTooLarge.' },
+      },
     },
     guards,
     (c, { body }) => chainsOfPoints(c, service(), body.points, body.as_at),
@@ -27,7 +31,12 @@ export function registerBatchRoute(router: ApiRouter, { guards, service }: Juris
 }
 
 /** The chains of `points` on `asAt` (default today), in input order. */
-function chainsOfPoints(c: Context<AppEnv>, s: JurisdictionQueries, points: readonly { latitude: number; longitude: number }[], asAt: string | undefined): Response {
+function chainsOfPoints(
+  c: Context<AppEnv>,
+  s: JurisdictionQueries,
+  points: readonly { latitude: number; longitude: number }[],
+  asAt: string | undefined,
+): Response {
   const d = asAt ?? today()
   // items arrive as UTF-8 bytes (shared by points with the same chain), so the answer is
   // written around them into one buffer rather than serialised as one object or joined as

@@ -36,7 +36,8 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       summary: 'List boundaries of a type',
       description:
         `\`boundary_type\`: ${BOUNDARY_TYPES.join(', ')}. Boundaries in force on \`as_at\` (default today), ordered by code, \`limit\` at a time from offset \`cursor\`; \`next_cursor\` is present while more remain. ` +
-        'Filters: `province` (family code), `municipality` (a local, metro or district code above the boundary), `parent` (a code at any level above).',
+        'Filters: `province` (family code), `municipality` (a local, metro or district code above the boundary), ' +
+        '`parent` (a code at any level above).',
       request: { params: BoundaryTypeParamsSchema, query: ListQuerySchema },
       responses: { 200: { description: 'One page.', schema: ListEnvelopeSchema } },
     },
@@ -50,9 +51,14 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       path: '/jurisdiction/boundaries/{boundary_type}/{code}',
       tags: TAG,
       summary: 'One boundary with its attributes',
-      description: 'The record of that type and code in force on `as_at` (default today), with its ancestors up to the province, how many children it has, and its other versions. None in force: 404 BoundaryNotFound.',
+      description:
+        'The record of that type and code in force on `as_at` (default today), with its ancestors up to the ' +
+        'province, how many children it has, and its other versions. None in force: 404 BoundaryNotFound.',
       request: { params: BoundaryParamsSchema, query: AsAtQuerySchema },
-      responses: { 200: { description: 'The boundary.', schema: DetailEnvelopeSchema }, 404: { description: 'BoundaryNotFound.' } },
+      responses: {
+        200: { description: 'The boundary.', schema: DetailEnvelopeSchema },
+        404: { description: 'BoundaryNotFound.' },
+      },
     },
     guards,
     (c, { params, query }) => boundaryDetail(c, service(), params, query.as_at),
@@ -64,9 +70,14 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       path: '/jurisdiction/boundaries/{boundary_type}/{code}/geometry',
       tags: TAG,
       summary: 'Boundary polygon',
-      description: 'GeoJSON MultiPolygon (longitude first, RFC 7946 winding; default) or WKT, at full resolution or simplified with a topology-preserving tolerance of `simplify` metres (1–10000).',
+      description:
+        'GeoJSON MultiPolygon (longitude first, RFC 7946 winding; default) or WKT, at full resolution or ' +
+        'simplified with a topology-preserving tolerance of `simplify` metres (1–10000).',
       request: { params: BoundaryParamsSchema, query: GeometryQuerySchema },
-      responses: { 200: { description: 'The geometry.', schema: GeometryEnvelopeSchema }, 404: { description: 'BoundaryNotFound (also for a record published without geometry).' } },
+      responses: {
+        200: { description: 'The geometry.', schema: GeometryEnvelopeSchema },
+        404: { description: 'BoundaryNotFound (also for a record published without geometry).' },
+      },
     },
     guards,
     (c, { params, query }) => boundaryGeometry(c, service(), params, query),
@@ -79,9 +90,14 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       tags: TAG,
       summary: 'Boundaries one level down',
       description:
-        'Wards of a municipality, municipalities of a district, districts (and metro records) of a province, townships of a registration division, suburbs of a township; a metro\'s district-file record lists the metro itself. In force on `as_at` (default today).',
+        'Wards of a municipality, municipalities of a district, districts (and metro records) of a province, ' +
+        "townships of a registration division, suburbs of a township; a metro's district-file record lists the " +
+        'metro itself. In force on `as_at` (default today).',
       request: { params: BoundaryParamsSchema, query: AsAtQuerySchema },
-      responses: { 200: { description: 'Children.', schema: ChildrenEnvelopeSchema }, 404: { description: 'BoundaryNotFound.' } },
+      responses: {
+        200: { description: 'Children.', schema: ChildrenEnvelopeSchema },
+        404: { description: 'BoundaryNotFound.' },
+      },
     },
     guards,
     (c, { params, query }) => boundaryChildren(c, service(), params, query.as_at),
@@ -89,9 +105,19 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
 }
 
 /** One page of the boundaries of a type in force on the date, with the filters. */
-function boundaryList(c: Context<AppEnv>, s: JurisdictionQueries, params: z.infer<typeof BoundaryTypeParamsSchema>, query: z.infer<typeof ListQuerySchema>): Response {
+function boundaryList(
+  c: Context<AppEnv>,
+  s: JurisdictionQueries,
+  params: z.infer<typeof BoundaryTypeParamsSchema>,
+  query: z.infer<typeof ListQuerySchema>,
+): Response {
   const d = query.as_at ?? today()
-  const list = s.list(params.boundary_type, { asAt: d, province: query.province, municipality: query.municipality, parent: query.parent })
+  const list = s.list(params.boundary_type, {
+    asAt: d,
+    province: query.province,
+    municipality: query.municipality,
+    parent: query.parent,
+  })
   const page = list.slice(query.cursor, query.cursor + query.limit)
   const next = query.cursor + page.length
   return json(c, {
@@ -102,13 +128,20 @@ function boundaryList(c: Context<AppEnv>, s: JurisdictionQueries, params: z.infe
     limit: query.limit,
     ...(next < list.length ? { next_cursor: next } : {}),
     as_at: d,
-    message: list.length ? `${plural(list.length, params.boundary_type)} in force on ${d}; ${page.length} on this page` : `No ${params.boundary_type} in force on ${d} matches`,
+    message: list.length
+      ? `${plural(list.length, params.boundary_type)} in force on ${d}; ${page.length} on this page`
+      : `No ${params.boundary_type} in force on ${d} matches`,
     ...envOf(s),
   })
 }
 
 /** The record in force on the date, with its ancestors, children count and other versions. */
-function boundaryDetail(c: Context<AppEnv>, s: JurisdictionQueries, params: BoundaryParams, asAt: string | undefined): Response {
+function boundaryDetail(
+  c: Context<AppEnv>,
+  s: JurisdictionQueries,
+  params: BoundaryParams,
+  asAt: string | undefined,
+): Response {
   const d = asAt ?? today()
   const r = boundaryAt(s, params.boundary_type, params.code, d)
   const others = s.versionsOf(r.type, r.code).filter((v) => v.id !== r.id)
@@ -117,7 +150,12 @@ function boundaryDetail(c: Context<AppEnv>, s: JurisdictionQueries, params: Boun
       ...s.record(r),
       ancestors: s.ancestorsOf(r).map((a) => ({ boundary_type: a.type, code: a.code, name: a.name })),
       children_count: s.childrenOf(r, d).length,
-      other_versions: others.map((v) => ({ set: v.setName, vintage: v.vintage, ...(v.from ? { effective_from: v.from } : {}), ...(v.to ? { effective_to: v.to } : {}) })),
+      other_versions: others.map((v) => ({
+        set: v.setName,
+        vintage: v.vintage,
+        ...(v.from ? { effective_from: v.from } : {}),
+        ...(v.to ? { effective_to: v.to } : {}),
+      })),
     },
     as_at: d,
     message: `${r.type} ${r.code} (${r.name}), ${r.vintage}`,
@@ -126,11 +164,20 @@ function boundaryDetail(c: Context<AppEnv>, s: JurisdictionQueries, params: Boun
 }
 
 /** The record's polygon as GeoJSON or WKT, at full resolution or simplified. */
-function boundaryGeometry(c: Context<AppEnv>, s: JurisdictionQueries, params: BoundaryParams, query: z.infer<typeof GeometryQuerySchema>): Response {
+function boundaryGeometry(
+  c: Context<AppEnv>,
+  s: JurisdictionQueries,
+  params: BoundaryParams,
+  query: z.infer<typeof GeometryQuerySchema>,
+): Response {
   const d = query.as_at ?? today()
   const r = boundaryAt(s, params.boundary_type, params.code, d)
   const g = s.geometry(r)
-  if (!g) throw new ApiError('BoundaryNotFound', `${r.type} ${r.code} (${r.vintage}) is installed without geometry: the source published only its attributes`)
+  if (!g)
+    throw new ApiError(
+      'BoundaryNotFound',
+      `${r.type} ${r.code} (${r.vintage}) is installed without geometry: the source published only its attributes`,
+    )
   const mp = query.simplify ? simplifyPreserveTopology(g, query.simplify) : g
   let vertices = 0
   for (const p of mp) for (const ring of p) vertices += ring.length
@@ -142,13 +189,20 @@ function boundaryGeometry(c: Context<AppEnv>, s: JurisdictionQueries, params: Bo
     ...(query.simplify ? { simplified_m: query.simplify } : {}),
     vertices,
     as_at: d,
-    message: query.simplify ? `Boundary simplified at ${query.simplify} m (${vertices} vertices)` : `Boundary at full resolution (${vertices} vertices)`,
+    message: query.simplify
+      ? `Boundary simplified at ${query.simplify} m (${vertices} vertices)`
+      : `Boundary at full resolution (${vertices} vertices)`,
     ...envOf(s),
   })
 }
 
 /** The records one level below the record in force on the date. */
-function boundaryChildren(c: Context<AppEnv>, s: JurisdictionQueries, params: BoundaryParams, asAt: string | undefined): Response {
+function boundaryChildren(
+  c: Context<AppEnv>,
+  s: JurisdictionQueries,
+  params: BoundaryParams,
+  asAt: string | undefined,
+): Response {
   const d = asAt ?? today()
   const r = boundaryAt(s, params.boundary_type, params.code, d)
   const kids = s.childrenOf(r, d)
@@ -156,7 +210,9 @@ function boundaryChildren(c: Context<AppEnv>, s: JurisdictionQueries, params: Bo
     boundary: s.record(r),
     children: kids.map((k) => s.record(k)),
     as_at: d,
-    message: kids.length ? `${plural(kids.length, 'boundary', 'boundaries')} one level below ${r.code}` : `Nothing in force on ${d} lies one level below ${r.code}`,
+    message: kids.length
+      ? `${plural(kids.length, 'boundary', 'boundaries')} one level below ${r.code}`
+      : `Nothing in force on ${d} lies one level below ${r.code}`,
     ...envOf(s),
   })
 }

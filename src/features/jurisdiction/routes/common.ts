@@ -38,6 +38,8 @@ export function boundaryAt(s: JurisdictionQueries, type: BoundaryType, code: str
   const when = versions.map((v) => `${v.vintage} (${v.from ?? '…'} to ${v.to ?? 'today'})`).join(', ')
   throw new ApiError(
     'BoundaryNotFound',
-    versions.length ? `no ${type} ${code} was in force on ${d}; it is known in ${when}` : `no ${type} carries the code ${code}`,
+    versions.length
+      ? `no ${type} ${code} was in force on ${d}; it is known in ${when}`
+      : `no ${type} carries the code ${code}`,
   )
 }

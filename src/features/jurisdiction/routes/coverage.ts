@@ -15,7 +15,10 @@ export function registerCoverageRoute(router: ApiRouter, { guards, service }: Ju
       path: '/jurisdiction/coverage',
       tags: TAG,
       summary: 'Layer vintages, counts and known gaps',
-      description: 'Per boundary type: boundaries in force today, the provinces it covers, and each installed set with its vintage, dates, count, and rows rejected or repaired on ingest. `known_gaps` names what is not installed.',
+      description:
+        'Per boundary type: boundaries in force today, the provinces it covers, and each installed set with its ' +
+        'vintage, dates, count, and rows rejected or repaired on ingest. `known_gaps` names what is not ' +
+        'installed.',
       request: {},
       responses: { 200: { description: 'Coverage.', schema: CoverageEnvelopeSchema } },
     },
@@ -59,8 +62,13 @@ function coverage(c: Context<AppEnv>, s: JurisdictionQueries): Response {
   const gaps: string[] = []
   for (const l of layers) {
     if (!l.sets.length) gaps.push(`${l.boundary_type}: not installed`)
-    else if (l.provinces.length && l.provinces.length < 9) gaps.push(`${l.boundary_type}: published for ${l.provinces.join(', ')} only`)
-    for (const st of l.sets) if (!st.geometry) gaps.push(`${l.boundary_type}: the ${st.vintage} (${st.effective_from ?? '…'} to ${st.effective_to ?? 'today'}) is installed without geometry; points on those dates get a null ${l.boundary_type} with a note`)
+    else if (l.provinces.length && l.provinces.length < 9)
+      gaps.push(`${l.boundary_type}: published for ${l.provinces.join(', ')} only`)
+    for (const st of l.sets)
+      if (!st.geometry)
+        gaps.push(
+          `${l.boundary_type}: the ${st.vintage} (${st.effective_from ?? '…'} to ${st.effective_to ?? 'today'}) is installed without geometry; points on those dates get a null ${l.boundary_type} with a note`,
+        )
   }
   return json(c, {
     layers,

@@ -56,12 +56,18 @@ export function registerHeatmapRoute(router: ApiRouter, { guards, service }: Jur
       tags: TAG,
       summary: 'Boundary outlines for a map viewport',
       description:
-        'Always geometry: a GeoJSON FeatureCollection of the boundaries of `types` (default the municipal chain: province, district_municipality, local_municipality) whose box meets the viewport, in force on `as_at`. ' +
-        `Province, district, municipal, registration-division and Deeds Office outlines are drawn at any span; the others only when the viewport's wider side is at most: ${Object.entries(HEATMAP_MAX_SPAN)
+        'Always geometry: a GeoJSON FeatureCollection of the boundaries of `types` (default the municipal chain: ' +
+        'province, district_municipality, local_municipality) whose box meets the viewport, in force on ' +
+        '`as_at`. ' +
+        `Province, district, municipal, registration-division and Deeds Office outlines are drawn at any span; the ` +
+        `others only when the viewport's wider side is at most: ${Object.entries(HEATMAP_MAX_SPAN)
           .filter(([, v]) => Number.isFinite(v))
           .map(([k, v]) => `${k} ${v}°`)
           .join(', ')} (a gated type is listed under \`omitted\` with the span to zoom to). ` +
-        `Geometry is simplified to about a thousandth of the viewport, rounded up to a power of two metres (\`simplified_m\`); at most ${HEATMAP_MAX_FEATURES} features, \`truncated\` true when more met the viewport. Feature properties: boundary_type, code, name, vintage, category.`,
+        `Geometry is simplified to about a thousandth of the viewport, rounded up to a power of two metres ` +
+        `(\`simplified_m\`); at most ${HEATMAP_MAX_FEATURES} features, ` +
+        `\`truncated\` true when more met the viewport. Feature properties: boundary_type, code, name, vintage, ` +
+        `category.`,
       request: { query: HeatmapQuerySchema },
       responses: { 200: { description: 'Outlines.', schema: HeatmapEnvelopeSchema } },
     },
@@ -79,10 +85,15 @@ export function registerTileRoute(router: ApiRouter, { guards, service }: Jurisd
       tags: TAG,
       summary: 'Administrative overlay vector tiles',
       description:
-        'Mapbox Vector Tile 2.1 (`application/vnd.mapbox-vector-tile`, extent 4096), one layer per boundary type named as the type, features carrying code, name, vintage and category. ' +
-        `\`layers\`: comma list of types (default ${['province', 'district_municipality', 'local_municipality', 'ward'].join(',')}); each layer appears from its zoom on: ${Object.entries(TILE_MIN_ZOOM)
+        'Mapbox Vector Tile 2.1 (`application/vnd.mapbox-vector-tile`, extent 4096), one layer per boundary type ' +
+        'named as the type, features carrying code, name, vintage and category. ' +
+        `\`layers\`: comma list of types (default ${['province', 'district_municipality', 'local_municipality', 'ward'].join(',')}); each layer ` +
+        `appears from its zoom on: ${Object.entries(TILE_MIN_ZOOM)
           .map(([k, v]) => `${k} z${v}`)
-          .join(', ')}. z 0–22, x and y 0–2^z−1, else 400. No feature in the tile: 204. ETag from the dataset version; If-None-Match answers 304.`,
+          .join(
+            ', ',
+          )}. z 0–22, x and y 0–2^z−1, else 400. No feature in the tile: 204. ETag from the dataset version; ` +
+        `If-None-Match answers 304.`,
       request: { params: TileParamsSchema, query: TileQuerySchema },
       responses: {
         200: { description: 'The tile.', contentType: 'application/vnd.mapbox-vector-tile' },
@@ -107,7 +118,11 @@ function heatmap(c: Context<AppEnv>, s: JurisdictionQueries, query: z.infer<type
   let simplifiedM = 0
   for (const t of query.types) {
     if (span > HEATMAP_MAX_SPAN[t]) {
-      omitted.push({ boundary_type: t, reason: `drawn when the viewport's wider side is at most ${HEATMAP_MAX_SPAN[t]}°; this one spans ${round(span, 4)}°`, max_span_degrees: HEATMAP_MAX_SPAN[t] })
+      omitted.push({
+        boundary_type: t,
+        reason: `drawn when the viewport's wider side is at most ${HEATMAP_MAX_SPAN[t]}°; this one spans ${round(span, 4)}°`,
+        max_span_degrees: HEATMAP_MAX_SPAN[t],
+      })
       continue
     }
     for (const r of s.inBox(t, query.west, query.south, query.east, query.north, d)) {
@@ -121,7 +136,13 @@ function heatmap(c: Context<AppEnv>, s: JurisdictionQueries, query: z.infer<type
       features.push({
         type: 'Feature',
         id: r.id,
-        properties: { boundary_type: t, code: r.code, name: r.name, vintage: r.vintage, ...(r.category ? { category: r.category } : {}) },
+        properties: {
+          boundary_type: t,
+          code: r.code,
+          name: r.name,
+          vintage: r.vintage,
+          ...(r.category ? { category: r.category } : {}),
+        },
         geometry: toGeoJson(g.geometry),
       })
     }
@@ -140,13 +161,25 @@ function heatmap(c: Context<AppEnv>, s: JurisdictionQueries, query: z.infer<type
 }
 
 /** One vector tile of the wanted layers, through the shared tile answer (ETag, 304, 204). */
-function tile(c: Context<AppEnv>, s: JurisdictionQueries, params: z.infer<typeof TileParamsSchema>, query: z.infer<typeof TileQuerySchema>): Response {
+function tile(
+  c: Context<AppEnv>,
+  s: JurisdictionQueries,
+  params: z.infer<typeof TileParamsSchema>,
+  query: z.infer<typeof TileQuerySchema>,
+): Response {
   const d = query.as_at ?? today()
   const { z, x, y } = parseTileParams(params)
   return tileAnswer(c, `"${s.version}:${query.layers.join(',')}:${d}"`, () => tileBytes(s, z, x, y, query.layers, d))
 }
 
-function tileBytes(s: JurisdictionQueries, z: number, x: number, y: number, layers: BoundaryType[], d: string): Uint8Array {
+function tileBytes(
+  s: JurisdictionQueries,
+  z: number,
+  x: number,
+  y: number,
+  layers: BoundaryType[],
+  d: string,
+): Uint8Array {
   const { minX: west, minY: south, maxX: east, maxY: north } = tileBBox(z, x, y, DEFAULT_TILE_BUFFER_PX)
   const out: TileLayer[] = []
   for (const t of layers) {
@@ -155,7 +188,11 @@ function tileBytes(s: JurisdictionQueries, z: number, x: number, y: number, laye
     for (const r of s.inBox(t, west, south, east, north, d)) {
       const g: MultiPolygon | null = z < TILE_FULL_RES_ZOOM ? s.overview(r) : s.geometry(r)
       if (!g) continue
-      features.push({ id: r.id, geometry: g, properties: { code: r.code, name: r.name, vintage: r.vintage, ...(r.category ? { category: r.category } : {}) } })
+      features.push({
+        id: r.id,
+        geometry: g,
+        properties: { code: r.code, name: r.name, vintage: r.vintage, ...(r.category ? { category: r.category } : {}) },
+      })
     }
     if (features.length) out.push({ name: t, features })
   }

@@ -17,13 +17,20 @@ export function registerParcelRoute(router: ApiRouter, { guards, service }: Juri
       tags: TAG,
       summary: 'Chain for a parcel, from its label point',
       description:
-        'The parcel is the current published version of the LPI (the parcel service\'s default status filter); its label point is resolved as /at does. ' +
-        'A note names every boundary the parcel straddles (judged from its vertices and edge midpoints: a sample outside the label\'s boundary but inside another of the same type). Unknown or hidden LPI: 404 ParcelNotFound.',
+        "The parcel is the current published version of the LPI (the parcel service's default status filter); its " +
+        'label point is resolved as /at does. ' +
+        'A note names every boundary the parcel straddles (judged from its vertices and edge midpoints: a sample ' +
+        "outside the label's boundary but inside another of the same type). Unknown or hidden LPI: 404 " +
+        'ParcelNotFound.',
       request: { params: LpiParamsSchema, query: AsAtQuerySchema },
       responses: {
         200: { description: 'The chain.', schema: ParcelChainEnvelopeSchema },
-        404: { description: 'ParcelNotFound, or NoJurisdictionAtPoint when the label point lies outside every boundary.' },
-        503: { description: 'JurisdictionDataUnavailable, or ParcelDataUnavailable when the cadastre is not installed.' },
+        404: {
+          description: 'ParcelNotFound, or NoJurisdictionAtPoint when the label point lies outside every boundary.',
+        },
+        503: {
+          description: 'JurisdictionDataUnavailable, or ParcelDataUnavailable when the cadastre is not installed.',
+        },
       },
     },
     guards,
@@ -35,11 +42,19 @@ export function registerParcelRoute(router: ApiRouter, { guards, service }: Juri
 function chainOfParcel(c: Context<AppEnv>, s: JurisdictionQueries, lpi: string, asAt: string | undefined): Response {
   const d = asAt ?? today()
   const r = s.resolveParcel(lpi, d)
-  if (r === 'no-parcels') throw new ApiError('ParcelDataUnavailable', 'the parcel dataset is not installed on this deployment, so parcels cannot be resolved')
+  if (r === 'no-parcels')
+    throw new ApiError(
+      'ParcelDataUnavailable',
+      'the parcel dataset is not installed on this deployment, so parcels cannot be resolved',
+    )
   if (!r) throw new ApiError('ParcelNotFound', `no published parcel carries the LPI ${lpi}`)
   if (!r.found && s.earliest !== null && d >= s.earliest) {
     const nearest = s.nearest(r.label[0], r.label[1], d)
-    throw new ApiError('NoJurisdictionAtPoint', `no boundary in force on ${d} contains the label point of ${lpi}`, nearest ? { nearest } : undefined)
+    throw new ApiError(
+      'NoJurisdictionAtPoint',
+      `no boundary in force on ${d} contains the label point of ${lpi}`,
+      nearest ? { nearest } : undefined,
+    )
   }
   return json(c, {
     lpi: r.lpi,

@@ -18,8 +18,11 @@ export function registerSearchRoute(router: ApiRouter, { guards, service }: Juri
       tags: TAG,
       summary: 'Fuzzy name search across boundary types',
       description:
-        'Trigram similarity with PostgreSQL pg_trgm semantics (lower-cased, non-alphanumerics dropped, words padded with two spaces before and one after; similarity = shared / (|A| + |B| − shared); threshold 0.3). ' +
-        'An exact code (`JHB`, `DC48`, a ward id) comes first with similarity 1. Most similar first, then the shorter name. Only boundaries in force on `as_at` (default today).',
+        'Trigram similarity with PostgreSQL pg_trgm semantics (lower-cased, non-alphanumerics dropped, words ' +
+        'padded with two spaces before and one after; similarity = shared / (|A| + |B| − shared); threshold ' +
+        '0.3). ' +
+        'An exact code (`JHB`, `DC48`, a ward id) comes first with similarity 1. Most similar first, then the ' +
+        'shorter name. Only boundaries in force on `as_at` (default today).',
       request: { query: SearchQuerySchema },
       responses: { 200: { description: 'Matches.', schema: SearchEnvelopeSchema } },
     },
@@ -37,7 +40,9 @@ function nameSearch(c: Context<AppEnv>, s: JurisdictionQueries, query: z.infer<t
     matches: hits.map((h) => ({ ...s.record(h.row), similarity: round(h.similarity, 4) })),
     threshold: 0.3,
     as_at: d,
-    message: hits.length ? plural(hits.length, 'match', 'matches') : `No boundary name in force on ${d} is similar to "${query.q}"`,
+    message: hits.length
+      ? plural(hits.length, 'match', 'matches')
+      : `No boundary name in force on ${d} is similar to "${query.q}"`,
     ...envOf(s),
   })
 }

@@ -17,12 +17,18 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: ParcelRo
       tags: TAG,
       summary: 'Every parcel containing a point, most specific first',
       description:
-        'Point-in-polygon over the six layers; a point on a boundary is inside (closed sets). Order: ERF, PUBLIC_PLACE and STREET first, then HOLDING, FARM_PORTION, PARENT_FARM; within a layer the smaller parcel first; versions of one LPI current first. ' +
-        `None: 404 NoParcelAtPoint with \`details.nearest\` (a parcel record plus \`distance_meters\`, geodesic to its boundary) when a parcel obeying the same filters lies within ${NEAREST_MAX_M} m.`,
+        'Point-in-polygon over the six layers; a point on a boundary is inside (closed sets). Order: ERF, ' +
+        'PUBLIC_PLACE and STREET first, then HOLDING, FARM_PORTION, PARENT_FARM; within a layer the smaller ' +
+        'parcel first; versions of one LPI current first. ' +
+        `None: 404 NoParcelAtPoint with \`details.nearest\` (a parcel record plus \`distance_meters\`, geodesic to ` +
+        `its boundary) when a parcel obeying the same filters lies within ${NEAREST_MAX_M} m.`,
       request: { query: AtQuerySchema },
       responses: {
         200: { description: 'Containing parcels.', schema: LookupEnvelopeSchema },
-        404: { description: 'NoParcelAtPoint; `details.nearest` when a parcel lies within 2 km.', schema: NearestParcelSchema },
+        404: {
+          description: 'NoParcelAtPoint; `details.nearest` when a parcel lies within 2 km.',
+          schema: NearestParcelSchema,
+        },
       },
     },
     guards,
@@ -37,7 +43,9 @@ function parcelsAt(c: Context<AppEnv>, s: ParcelQueries, longitude: number, lati
     const nearest = s.nearest(longitude, latitude, NEAREST_MAX_M, f)
     throw new ApiError(
       'NoParcelAtPoint',
-      nearest ? `no parcel contains the point; the nearest is ${nearest.distance_meters} m away` : `no parcel contains the point, and none lies within ${NEAREST_MAX_M} m`,
+      nearest
+        ? `no parcel contains the point; the nearest is ${nearest.distance_meters} m away`
+        : `no parcel contains the point, and none lies within ${NEAREST_MAX_M} m`,
       nearest ? { nearest } : undefined,
     )
   }
@@ -45,7 +53,9 @@ function parcelsAt(c: Context<AppEnv>, s: ParcelQueries, longitude: number, lati
   // objects were a tenth of this route's CPU under load
   writer.start().ascii('{"parcels":')
   parcels.write(writer)
-  writer.ascii(',"message":').string(`${plural(parcels.count, 'parcel')} contain the point; the first is the most specific`)
+  writer
+    .ascii(',"message":')
+    .string(`${plural(parcels.count, 'parcel')} contain the point; the first is the most specific`)
   writer.ascii(',"dataset_version":').string(s.version).ascii('}')
   return reply(c, writer.take(), 200, 'application/json')
 }

@@ -16,7 +16,9 @@ export function registerBatchRoute(router: ApiRouter, { guards, service }: Parce
       tags: TAG,
       summary: `Resolve up to ${BATCH_MAX} points or LPIs in one call`,
       description:
-        'Results are in input order, null where nothing matched (or the LPI is hidden by the default status filter). Counts as one request against the rate limit. Send `include_status: "all"` in the body to lift the status filter. A body over 2 MB is a 413.',
+        'Results are in input order, null where nothing matched (or the LPI is hidden by the default status ' +
+        'filter). Counts as one request against the rate limit. Send `include_status: "all"` in the body to ' +
+        'lift the status filter. A body over 2 MB is a 413.',
       request: { body: BatchBodySchema },
       responses: { 200: { description: 'Results in input order.', schema: BatchEnvelopeSchema } },
     },
@@ -34,11 +36,20 @@ function parcelBatch(c: Context<AppEnv>, s: ParcelQueries, body: z.infer<typeof 
   const n = body.points ? body.points.length : body.lpis!.length
   for (let k = 0; k < n; k++) {
     if (k) writer.ascii(',')
-    const hit = body.points ? s.writeFirstAt(writer, body.points[k].longitude, body.points[k].latitude, f) : s.writeCurrent(writer, body.lpis![k], f)
+    const hit = body.points
+      ? s.writeFirstAt(writer, body.points[k].longitude, body.points[k].latitude, f)
+      : s.writeCurrent(writer, body.lpis![k], f)
     if (hit) found++
   }
-  writer.ascii('],"found":').int(found).ascii(',"not_found":').int(n - found)
+  writer
+    .ascii('],"found":')
+    .int(found)
+    .ascii(',"not_found":')
+    .int(n - found)
   writer.ascii(',"dataset_version":').string(s.version)
-  writer.ascii(',"message":').string(`${found} of ${n} ${body.points ? 'points' : 'LPIs'} resolved`).ascii('}')
+  writer
+    .ascii(',"message":')
+    .string(`${found} of ${n} ${body.points ? 'points' : 'LPIs'} resolved`)
+    .ascii('}')
   return reply(c, writer.take(), 200, 'application/json')
 }

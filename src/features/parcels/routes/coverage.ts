@@ -15,7 +15,9 @@ export function registerCoverageRoute(router: ApiRouter, { guards, service }: Pa
       tags: TAG,
       summary: 'Load ledger: what this deployment holds, per province and layer',
       description:
-        'One row per province and layer (the six parcel layers, BEACON and GENERAL_PLAN), including layers the export does not have (`present: false`, e.g. holdings outside FS, GP, KZN, LP, MP and NW). `loaded_at` is when this server loaded the dataset; `geometries_repaired` counts geometries repaired on ingest.',
+        'One row per province and layer (the six parcel layers, BEACON and GENERAL_PLAN), including layers the ' +
+        'export does not have (`present: false`, e.g. holdings outside FS, GP, KZN, LP, MP and NW). `loaded_at` ' +
+        'is when this server loaded the dataset; `geometries_repaired` counts geometries repaired on ingest.',
       request: {},
       responses: { 200: { description: 'The ledger.', schema: CoverageEnvelopeSchema } },
     },
@@ -27,6 +29,8 @@ export function registerCoverageRoute(router: ApiRouter, { guards, service }: Pa
 /** The ledger, with the parcel records loaded (beacons and General Plans not counted). */
 function parcelCoverage(c: Context<AppEnv>, s: ParcelQueries): Response {
   const coverage = s.coverage()
-  const total = coverage.filter((r) => r.layer !== 'BEACON' && r.layer !== 'GENERAL_PLAN').reduce((a, r) => a + r.records, 0)
+  const total = coverage
+    .filter((r) => r.layer !== 'BEACON' && r.layer !== 'GENERAL_PLAN')
+    .reduce((a, r) => a + r.records, 0)
   return json(c, { coverage, as_of: s.asOf, dataset_version: s.version, message: `${total} parcel records loaded` })
 }

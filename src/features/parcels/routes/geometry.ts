@@ -16,7 +16,9 @@ export function registerGeometryRoute(router: ApiRouter, { guards, service }: Pa
       path: '/parcels/{lpi}/geometry',
       tags: TAG,
       summary: 'Boundary of the current version',
-      description: 'GeoJSON MultiPolygon (longitude first, RFC 7946 winding) or WKT, optionally simplified with a topology-preserving tolerance in metres.',
+      description:
+        'GeoJSON MultiPolygon (longitude first, RFC 7946 winding) or WKT, optionally simplified with a ' +
+        'topology-preserving tolerance in metres.',
       request: { params: LpiParamsSchema, query: GeometryQuerySchema },
       responses: { 200: { description: 'The boundary.', schema: GeometryEnvelopeSchema }, 404: NOT_FOUND },
     },
@@ -25,7 +27,12 @@ export function registerGeometryRoute(router: ApiRouter, { guards, service }: Pa
   )
 }
 
-function parcelGeometry(c: Context<AppEnv>, s: ParcelQueries, lpi: string, query: z.infer<typeof GeometryQuerySchema>): Response {
+function parcelGeometry(
+  c: Context<AppEnv>,
+  s: ParcelQueries,
+  lpi: string,
+  query: z.infer<typeof GeometryQuerySchema>,
+): Response {
   const g = s.geometry(lpi, filterOf(query))
   if (!g) throw notFound(`the LPI ${lpi}`)
   const mp = query.simplify ? simplifyPreserveTopology(g.geometry, query.simplify) : g.geometry

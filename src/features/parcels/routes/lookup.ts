@@ -14,9 +14,12 @@ export function registerBySourceKeyRoute(router: ApiRouter, { guards, service }:
       method: 'get',
       path: '/parcels/by-key/{source_key}',
       tags: TAG,
-      summary: "Records for a Surveyor-General parcel key",
+      summary: 'Records for a Surveyor-General parcel key',
       request: { params: SourceKeyParamsSchema, query: StatusQuerySchema },
-      responses: { 200: { description: 'Records, current version first.', schema: LookupEnvelopeSchema }, 404: NOT_FOUND },
+      responses: {
+        200: { description: 'Records, current version first.', schema: LookupEnvelopeSchema },
+        404: NOT_FOUND,
+      },
     },
     guards,
     (c, { params, query }) => parcelsOfSourceKey(c, service(), params.source_key, filterOf(query)),
@@ -31,9 +34,14 @@ export function registerByLpiRoute(router: ApiRouter, { guards, service }: Parce
       path: '/parcels/{lpi}',
       tags: TAG,
       summary: 'Records for an LPI, current version first',
-      description: 'An LPI whose every version is hidden by the default status filter is a 404; `include_status=all` shows its versions.',
+      description:
+        'An LPI whose every version is hidden by the default status filter is a 404; `include_status=all` shows ' +
+        'its versions.',
       request: { params: LpiParamsSchema, query: StatusQuerySchema },
-      responses: { 200: { description: 'Records, current version first.', schema: LookupEnvelopeSchema }, 404: NOT_FOUND },
+      responses: {
+        200: { description: 'Records, current version first.', schema: LookupEnvelopeSchema },
+        404: NOT_FOUND,
+      },
     },
     guards,
     (c, { params, query }) => parcelsOfLpi(c, service(), params.lpi, filterOf(query)),
@@ -43,7 +51,11 @@ export function registerByLpiRoute(router: ApiRouter, { guards, service }: Parce
 function parcelsOfSourceKey(c: Context<AppEnv>, s: ParcelQueries, sourceKey: string, f: Filter): Response {
   const parcels = s.bySourceKey(sourceKey, f)
   if (!parcels.length) throw notFound(`the source key ${sourceKey}`)
-  return json(c, { parcels, message: `${plural(parcels.length, 'record')} for source key ${sourceKey}`, dataset_version: s.version })
+  return json(c, {
+    parcels,
+    message: `${plural(parcels.length, 'record')} for source key ${sourceKey}`,
+    dataset_version: s.version,
+  })
 }
 
 function parcelsOfLpi(c: Context<AppEnv>, s: ParcelQueries, lpi: string, f: Filter): Response {

@@ -21,6 +21,8 @@ export const filterOf = (q: { include_status?: string; parcel_type?: string }): 
   ...(q.parcel_type ? { type: q.parcel_type as ParcelType } : {}),
 })
 
-export const NOT_FOUND = { description: 'ParcelNotFound: no parcel (visible under the status filter) carries this identifier.' }
+export const NOT_FOUND = {
+  description: 'ParcelNotFound: no parcel (visible under the status filter) carries this identifier.',
+}
 
 export const notFound = (what: string) => new ApiError('ParcelNotFound', `no parcel carries ${what}`)

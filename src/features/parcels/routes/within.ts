@@ -18,7 +18,9 @@ export function registerWithinRoute(router: ApiRouter, { guards, service }: Parc
       tags: TAG,
       summary: 'Parcels intersecting a bounding box, cursor paginated',
       description:
-        'The box spans at most 0.05 degrees per side. Parcels are returned by `id`, `page_size` at a time; when more exist the answer carries `next_cursor`: send it back as `cursor` with the same box and filters for the next page. A cursor from another query or dataset is a 400.',
+        'The box spans at most 0.05 degrees per side. Parcels are returned by `id`, `page_size` at a time; when ' +
+        'more exist the answer carries `next_cursor`: send it back as `cursor` with the same box and filters ' +
+        'for the next page. A cursor from another query or dataset is a 400.',
       request: { query: WithinQuerySchema },
       responses: { 200: { description: 'One page of parcels.', schema: LookupEnvelopeSchema } },
     },
@@ -36,7 +38,9 @@ function parcelsWithin(c: Context<AppEnv>, s: ParcelQueries, query: z.infer<type
   const page = s.within(box, after, query.page_size, f)
   const body: Record<string, unknown> = {
     parcels: page.parcels,
-    message: page.parcels.length ? `${plural(page.parcels.length, 'parcel')} in the box${page.more ? ' (more: use next_cursor)' : ''}` : 'No parcel intersects the box',
+    message: page.parcels.length
+      ? `${plural(page.parcels.length, 'parcel')} in the box${page.more ? ' (more: use next_cursor)' : ''}`
+      : 'No parcel intersects the box',
     dataset_version: s.version,
   }
   if (page.more) body.next_cursor = encodeCursor({ v: s.version, q: signature, after: page.lastId })
@@ -56,11 +60,18 @@ function decodeCursor(cursor: string, v: string, q: string): number {
   }
   const s = state as { v?: unknown; q?: unknown; after?: unknown } | null
   if (!s || typeof s.after !== 'number' || !Number.isSafeInteger(s.after) || s.after < 0) {
-    throw new ApiError('ValidationError', 'invalid request: cursor', [{ field: 'cursor', message: 'cursor is not one this service issued' }])
+    throw new ApiError('ValidationError', 'invalid request: cursor', [
+      { field: 'cursor', message: 'cursor is not one this service issued' },
+    ])
   }
   if (s.v !== v || s.q !== q) {
     throw new ApiError('ValidationError', 'invalid request: cursor', [
-      { field: 'cursor', message: 'cursor belongs to another query or dataset; send it with the same box and filters, or start again without it' },
+      {
+        field: 'cursor',
+        message:
+          'cursor belongs to another query or dataset; send it with the same box and filters, or start again ' +
+          'without it',
+      },
     ])
   }
   return s.after
