@@ -22,7 +22,8 @@ import {
   type BoundaryType,
 } from '../../src/data/jurisdiction-format.js'
 import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
-import { bboxOf, containsPoint, multiPolygonAreaSqm, simplifyPreserveTopology } from '../../src/geo/polygon.js'
+import { bboxOf, containsPoint, multiPolygonAreaSqm } from '../../src/geo/polygon.js'
+import { simplifyPreserveTopology } from '../../src/geo/simplify.js'
 import { createProgress } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
 import { splitCsvRecord } from '../sources/csv-record.js'

@@ -7,7 +7,8 @@
  */
 import { union } from 'polyclip-ts'
 import type { MultiPolygon, Polygon, Ring } from '../../src/data/geometry-blob.js'
-import { ringSelfIntersects, ringSignedArea2 } from '../../src/geo/polygon.js'
+import { ringSignedArea2 } from '../../src/geo/polygon.js'
+import { ringSelfIntersects } from '../../src/geo/simplify.js'
 import type { SourceGeometry } from '../sources/read-layer.js'
 
 const round7 = (v: number) => Math.round(v * 1e7) / 1e7

@@ -4,7 +4,7 @@
  */
 import { OVERVIEW_TOLERANCE_M, type BoundaryType } from '../../data/jurisdiction-format.js'
 import { decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
-import { simplifyPreserveTopology } from '../../geo/polygon.js'
+import { simplifyPreserveTopology } from '../../geo/simplify.js'
 import { inForce, type BoundaryRow } from './records.js'
 import type { JurisdictionStore } from './store.js'
 

@@ -10,7 +10,8 @@ import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
-import { AtQuerySchema, ListEnvelopeSchema } from '../schemas.js'
+import { ListEnvelopeSchema } from '../answers.js'
+import { AtQuerySchema } from '../schemas.js'
 import { envelope, found, TAG, type EncumbranceService } from './shared.js'
 
 /** The records at the point, nearest first, each with its distance and geometry. */

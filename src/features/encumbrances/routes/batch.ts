@@ -10,7 +10,8 @@ import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import type { EncumbranceQueries } from '../queries.js'
-import { BATCH_MAX, BatchBodySchema, BatchEnvelopeSchema } from '../schemas.js'
+import { BatchEnvelopeSchema } from '../answers.js'
+import { BATCH_MAX, BatchBodySchema } from '../schemas.js'
 import { envelope, needParcels, parcelSummary, TAG, type EncumbranceService } from './shared.js'
 
 /** Each item's parcel summary, in input order, null where no parcel was found. */

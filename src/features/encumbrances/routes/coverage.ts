@@ -10,7 +10,7 @@ import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import type { EncumbranceQueries } from '../queries.js'
-import { CoverageEnvelopeSchema } from '../schemas.js'
+import { CoverageEnvelopeSchema } from '../answers.js'
 import { envelope, TAG, type EncumbranceService } from './shared.js'
 
 /** The coverage table per province, the totals and the caveats. */

@@ -12,7 +12,8 @@ import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf, UNDIMENSIONED_NOTE } from '../records.js'
-import { DetailEnvelopeSchema, UidParamsSchema } from '../schemas.js'
+import { DetailEnvelopeSchema } from '../answers.js'
+import { UidParamsSchema } from '../schemas.js'
 import { envelope, TAG, type EncumbranceService } from './shared.js'
 
 /** The record with its geometry; a current one with every current parcel it meets. */

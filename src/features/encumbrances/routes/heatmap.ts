@@ -15,7 +15,8 @@ import type { BBox } from '../../../geo/polygon.js'
 import { round } from '../../../geo/round.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { geoJsonOf } from '../records.js'
-import { HeatmapEnvelopeSchema, HeatmapQuerySchema } from '../schemas.js'
+import { HeatmapEnvelopeSchema } from '../answers.js'
+import { HeatmapQuerySchema } from '../schemas.js'
 import { envelope, TAG, type EncumbranceService } from './shared.js'
 
 /** Heat-map boundaries: the widest viewport side (degrees) at which a class is still drawn. */

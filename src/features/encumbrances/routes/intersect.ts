@@ -14,7 +14,8 @@ import { round } from '../../../geo/round.js'
 import { parseInputGeometry } from '../geometry-input.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
-import { classesParam, IntersectBodySchema, IntersectEnvelopeSchema } from '../schemas.js'
+import { IntersectEnvelopeSchema } from '../answers.js'
+import { classesParam, IntersectBodySchema } from '../schemas.js'
 import { envelope, found, TAG, type EncumbranceService } from './shared.js'
 
 /** The body checked (every problem named), then the encumbrances met and the parcels entered. */

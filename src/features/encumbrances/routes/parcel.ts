@@ -13,7 +13,8 @@ import { areaSqm } from '../../../geo/overlay/measure.js'
 import { round } from '../../../geo/round.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
-import { EncLpiParamsSchema, ParcelEnvelopeSchema, SummaryEnvelopeSchema } from '../schemas.js'
+import { ParcelEnvelopeSchema, SummaryEnvelopeSchema } from '../answers.js'
+import { EncLpiParamsSchema } from '../schemas.js'
 import { envelope, found, parcelOr404, parcelSummary, TAG, type EncumbranceService } from './shared.js'
 
 type LpiParams = z.output<typeof EncLpiParamsSchema>

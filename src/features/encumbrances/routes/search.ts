@@ -11,7 +11,8 @@ import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
-import { ListEnvelopeSchema, SearchQuerySchema } from '../schemas.js'
+import { ListEnvelopeSchema } from '../answers.js'
+import { SearchQuerySchema } from '../schemas.js'
 import { envelope, found, TAG, type EncumbranceService } from './shared.js'
 
 /** One page of the records matching the filters (in SQL), and the cursor of the next. */

@@ -10,7 +10,8 @@ import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
-import { ListEnvelopeSchema, WithinQuerySchema } from '../schemas.js'
+import { ListEnvelopeSchema } from '../answers.js'
+import { WithinQuerySchema } from '../schemas.js'
 import { envelope, found, TAG, type EncumbranceService } from './shared.js'
 
 /** One page of the records in the box, with their geometry and the cursor of the next. */

@@ -10,7 +10,8 @@ import { ApiError } from '../../../http/errors.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
-import { simplifyPreserveTopology, toGeoJson, toWkt } from '../../../geo/polygon.js'
+import { toGeoJson, toWkt } from '../../../geo/polygon-output.js'
+import { simplifyPreserveTopology } from '../../../geo/simplify.js'
 import type { JurisdictionQueries } from '../queries.js'
 import {
   AsAtQuerySchema,

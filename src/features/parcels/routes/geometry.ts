@@ -1,7 +1,8 @@
 /** GET /parcels/{lpi}/geometry: the current version's boundary, as GeoJSON or WKT, optionally simplified. */
 import type { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { simplifyPreserveTopology, toGeoJson, toWkt } from '../../../geo/polygon.js'
+import { toGeoJson, toWkt } from '../../../geo/polygon-output.js'
+import { simplifyPreserveTopology } from '../../../geo/simplify.js'
 import type { AppEnv } from '../../../http/env.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'

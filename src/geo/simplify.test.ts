@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ringSelfIntersects, simplifyPreserveTopology, ringSignedArea2, type Ring } from './polygon.js'
+import { ringSignedArea2, type Ring } from './polygon.js'
+import { ringSelfIntersects, simplifyPreserveTopology } from './simplify.js'
 
 /** The plain O(n²) test the grid version must agree with. */
 function bruteSelfIntersects(ring: Ring): boolean {
