@@ -38,8 +38,9 @@ import { normaliseEncumbrance, type EncumbranceRecord } from '../transform/encum
 import type { DatasetWriter } from '../write/dataset-writer.js'
 import { GrowableF64 } from '../write/growable.js'
 import { finishDb, openScratchDb } from '../write/sqlite-writer.js'
+import { round } from '../../src/geo/round.js'
 
-const round2 = (v: number) => Math.round(v * 100) / 100
+const round2 = (v: number) => round(v, 2)
 
 interface CoverageRow {
   records: number

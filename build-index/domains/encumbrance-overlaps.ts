@@ -35,6 +35,7 @@ import { NEAR_BOX_M } from '../../src/geo/overlay/tolerance.js'
 import type { MultiLineString } from '../../src/geo/overlay/types.js'
 import { createProgress } from '../progress.js'
 import { buildThreads, runChunksOnWorkers, workerScript } from '../threads.js'
+import { round } from '../../src/geo/round.js'
 
 /** Polygons with more vertices than this are prepared (edge index) before meeting many parcels. */
 const PREPARE_VERTICES = 48
@@ -43,7 +44,7 @@ const CHUNK = 256
 /** Below this many current records the pass stays in the thread (workers cost a parcel index each). */
 const WORKER_MIN_RECORDS = 20_000
 
-const round2 = (v: number) => Math.round(v * 100) / 100
+const round2 = (v: number) => round(v, 2)
 const REL = (r: (typeof RELATIONSHIPS)[number]) => RELATIONSHIPS.indexOf(r)
 
 function vertexCount(mp: MultiPolygon): number {

@@ -19,6 +19,7 @@ import { provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
 import { normalisePolygonGeometry } from './polygon-geometry.js'
+import { round } from '../../src/geo/round.js'
 
 export type Lines = [number, number][][]
 
@@ -51,7 +52,7 @@ const text = (v: unknown): string | null => {
   const s = String(v).trim()
   return s === '' ? null : s
 }
-const round7 = (v: number) => Math.round(v * 1e7) / 1e7
+const round7 = (v: number) => round(v, 7)
 
 /** A positive finite number, null when blank; `undefined` when present but not a positive number. */
 function positive(v: unknown): number | null | undefined {

@@ -10,6 +10,7 @@ import { bboxOf, multiPolygonAreaSqm } from '../../src/geo/polygon.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
 import { normalisePolygonGeometry } from './polygon-geometry.js'
+import { round } from '../../src/geo/round.js'
 
 export interface ParcelRecord {
   type: ParcelType
@@ -45,7 +46,7 @@ const int = (v: unknown): number | null => {
   if (s === null || !/^-?\d+(\.0+)?$/.test(s)) return null
   return Number.parseInt(s, 10)
 }
-const round7 = (v: number) => Math.round(v * 1e7) / 1e7
+const round7 = (v: number) => round(v, 7)
 
 /**
  * A point inside the polygon for a label when the source gives none: the centre of its box if inside, else a vertex.

@@ -10,8 +10,9 @@ import type { MultiPolygon, Polygon, Ring } from '../../src/data/geometry-blob.j
 import { ringSignedArea2 } from '../../src/geo/polygon.js'
 import { ringSelfIntersects } from '../../src/geo/simplify.js'
 import type { SourceGeometry } from '../sources/read-layer.js'
+import { round } from '../../src/geo/round.js'
 
-const round7 = (v: number) => Math.round(v * 1e7) / 1e7
+const round7 = (v: number) => round(v, 7)
 
 /** Closes, dedupes and orients one ring; null when fewer than 3 distinct positions remain. */
 function cleanRing(raw: [number, number][], exterior: boolean, note: () => void, countWinding = true): Ring | null {

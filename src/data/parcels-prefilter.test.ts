@@ -4,8 +4,9 @@ import { bboxOf, type MultiPolygon, type Ring } from '../geo/polygon.js'
 import { containsPointEncoded, decodeGeometry, encodeGeometry } from './geometry-blob.js'
 import { PREFILTER_MARGIN_DEG, PREFILTER_STRIDE, createPrefilter } from './parcels-prefilter.js'
 import { describeParcel } from './parcels-prefilter-writer.js'
+import { round } from '../geo/round.js'
 
-const round7 = (v: number) => Math.round(v * 1e7) / 1e7
+const round7 = (v: number) => round(v, 7)
 
 /** A closed ring through the points, on the 1e-7 grid (as stored), counter-clockwise or not. */
 const ring = (pts: [number, number][], ccw = true): Ring => {

@@ -38,8 +38,9 @@ import {
   type PostgisData,
 } from './model.js'
 import { EXPLAIN_SQL, PARCEL_EDGE_SQL, PLANAR_LENGTH_SQL, type PgOp } from './queries.js'
+import { round } from '../../../src/geo/round.js'
 
-const round7 = (v: number) => Math.round(v * 1e7) / 1e7
+const round7 = (v: number) => round(v, 7)
 
 /**
  * `count` corridor probes: LineStrings of {@link CORRIDOR}.minM–maxM drawn through built-up
