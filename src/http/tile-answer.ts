@@ -19,3 +19,24 @@ export function tileAnswer(c: Context<AppEnv>, etag: string, encode: () => Uint8
   if (bytes.byteLength === 0) return reply(c, null, 204)
   return reply(c, bytes, 200, MVT_CONTENT_TYPE)
 }
+
+/**
+ * The part of every tile route's OpenAPI description that states the shared rules: the zoom from
+ * which each layer appears, the tile address bounds, 204 and the ETag.
+ */
+export function tileRulesText(minZoom: Readonly<Record<string, number>>): string {
+  const zooms = Object.entries(minZoom)
+    .map(([k, v]) => `${k} z${v}`)
+    .join(', ')
+  return (
+    `each layer appears from its zoom on: ${zooms}. z 0–22, x and y 0–2^z−1, else 400. ` +
+    'No feature in the tile: 204. ETag from the dataset version; If-None-Match answers 304.'
+  )
+}
+
+/** The responses every tile route documents. */
+export const TILE_RESPONSES = {
+  200: { description: 'The tile.', contentType: MVT_CONTENT_TYPE },
+  204: { description: 'No feature in this tile.' },
+  304: { description: 'Not modified (If-None-Match matched the ETag).' },
+} as const

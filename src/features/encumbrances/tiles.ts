@@ -1,6 +1,6 @@
 /**
  * Vector tiles of the encumbrances: one layer per class from its zoom on, current records only,
- * as Mapbox Vector Tile bytes (src/geo/mvt.ts).
+ * as Mapbox Vector Tile bytes (src/geo/mvt/encode.ts).
  *
  * @module
  */

@@ -110,12 +110,6 @@ export class ParcelStore {
   }
 }
 
-/**
- * A listed file of the dataset read straight into a fresh (8-byte aligned) ArrayBuffer: one copy
- * from the page cache, where `ds.arrayBuffer` reads into a Buffer and copies that again. For the
- * 300 MB national Flatbush that saves ~0.2 s of start-up, more than the prefilter costs to load.
- */
-
 /** The prefilter over the index's items; its size must match (one entry per parcel). */
 function loadPrefilter(bytes: Uint8Array, items: number): Prefilter {
   if (bytes.length !== items * PREFILTER_STRIDE) {

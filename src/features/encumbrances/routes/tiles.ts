@@ -8,7 +8,7 @@ import type { Context } from 'hono'
 import type { z } from 'zod'
 import type { AppEnv, RouteGuard } from '../../../http/env.js'
 import type { ApiRouter } from '../../../http/openapi.js'
-import { tileAnswer } from '../../../http/tile-answer.js'
+import { tileAnswer, TILE_RESPONSES, tileRulesText } from '../../../http/tile-answer.js'
 import { parseTileParams } from '../../../http/tile-params.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { TileParamsSchema, TileQuerySchema } from '../schemas.js'
@@ -38,18 +38,9 @@ export function registerTileRoute(router: ApiRouter, guards: RouteGuard[], servi
         'Mapbox Vector Tile 2.1 (`application/vnd.mapbox-vector-tile`, extent 4096), one layer per encumbrance ' +
         'class named as the class, current records only, features carrying encumbrance_uid, ' +
         'ease_type_normalised, ease_type and sg_number. ' +
-        `\`classes\`: comma list (default all); each layer appears from its zoom on: ${Object.entries(TILE_MIN_ZOOM)
-          .map(([k, v]) => `${k} z${v}`)
-          .join(
-            ', ',
-          )}. z 0–22, x and y 0–2^z−1, else 400. No feature in the tile: 204. ETag from the dataset version; ` +
-        `If-None-Match answers 304.`,
+        `\`classes\`: comma list (default all); ${tileRulesText(TILE_MIN_ZOOM)}`,
       request: { params: TileParamsSchema, query: TileQuerySchema },
-      responses: {
-        200: { description: 'The tile.', contentType: 'application/vnd.mapbox-vector-tile' },
-        204: { description: 'No feature in this tile.' },
-        304: { description: 'Not modified (If-None-Match matched the ETag).' },
-      },
+      responses: TILE_RESPONSES,
     },
     guards,
     (c, { params, query }) => answerTile(c, service(), params, query),

@@ -9,7 +9,7 @@ import type { AppEnv } from '../../../http/env.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
-import { tileAnswer } from '../../../http/tile-answer.js'
+import { tileAnswer, TILE_RESPONSES, tileRulesText } from '../../../http/tile-answer.js'
 import { parseTileParams } from '../../../http/tile-params.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../../geo/mvt/encode.js'
 import type { MultiPolygon } from '../../../geo/polygon.js'
@@ -88,19 +88,10 @@ export function registerTileRoute(router: ApiRouter, { guards, service }: Jurisd
       description:
         'Mapbox Vector Tile 2.1 (`application/vnd.mapbox-vector-tile`, extent 4096), one layer per boundary type ' +
         'named as the type, features carrying code, name, vintage and category. ' +
-        `\`layers\`: comma list of types (default ${['province', 'district_municipality', 'local_municipality', 'ward'].join(',')}); each layer ` +
-        `appears from its zoom on: ${Object.entries(TILE_MIN_ZOOM)
-          .map(([k, v]) => `${k} z${v}`)
-          .join(
-            ', ',
-          )}. z 0–22, x and y 0–2^z−1, else 400. No feature in the tile: 204. ETag from the dataset version; ` +
-        `If-None-Match answers 304.`,
+        `\`layers\`: comma list of types (default ${['province', 'district_municipality', 'local_municipality', 'ward'].join(',')}); ` +
+        tileRulesText(TILE_MIN_ZOOM),
       request: { params: TileParamsSchema, query: TileQuerySchema },
-      responses: {
-        200: { description: 'The tile.', contentType: 'application/vnd.mapbox-vector-tile' },
-        204: { description: 'No feature in this tile.' },
-        304: { description: 'Not modified (If-None-Match matched the ETag).' },
-      },
+      responses: TILE_RESPONSES,
     },
     guards,
     (c, { params, query }) => tile(c, service(), params, query),
