@@ -1,7 +1,8 @@
 import KDBush from 'kdbush'
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
-import { KdBoxes, boxKm, nearestCandidate, nearestOnSphere, sphereKm } from './kd-nearest.js'
+import { KdBoxes, nearestCandidate, nearestOnSphere } from './kd-nearest.js'
+import { boxKm, sphereKm } from './sphere.js'
 
 function tree(points: [number, number][], nodeSize = 8) {
   const kd = new KDBush(points.length, nodeSize, Float64Array)

@@ -5,7 +5,8 @@ import { ApiError } from '../../../http/errors.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json, reply } from '../../../http/reply.js'
 import type { BatchItem, JurisdictionQueries } from '../queries.js'
-import { AtQuerySchema, ChainEnvelopeSchema } from '../schemas.js'
+import { ChainEnvelopeSchema } from '../answers.js'
+import { AtQuerySchema } from '../schemas.js'
 import { chainMessage, envOf, TAG, today, type JurisdictionRouteContext } from './common.js'
 
 /** The tails of `/jurisdiction/at` answers per open dataset (see atAnswer). */

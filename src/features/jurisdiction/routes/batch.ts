@@ -5,7 +5,8 @@ import type { ApiRouter } from '../../../http/openapi.js'
 import { reply } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import type { JurisdictionQueries } from '../queries.js'
-import { BATCH_MAX, BatchBodySchema, BatchEnvelopeSchema } from '../schemas.js'
+import { BatchEnvelopeSchema } from '../answers.js'
+import { BATCH_MAX, BatchBodySchema } from '../schemas.js'
 import { envOf, TAG, today, type JurisdictionRouteContext } from './common.js'
 
 export function registerBatchRoute(router: ApiRouter, { guards, service }: JurisdictionRouteContext): void {

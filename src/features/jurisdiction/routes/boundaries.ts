@@ -13,15 +13,12 @@ import { plural } from '../../../http/text.js'
 import { toGeoJson, toWkt } from '../../../geo/polygon-output.js'
 import { simplifyPreserveTopology } from '../../../geo/simplify.js'
 import type { JurisdictionQueries } from '../queries.js'
+import { ChildrenEnvelopeSchema, DetailEnvelopeSchema, GeometryEnvelopeSchema, ListEnvelopeSchema } from '../answers.js'
 import {
   AsAtQuerySchema,
   BoundaryParamsSchema,
   BoundaryTypeParamsSchema,
-  ChildrenEnvelopeSchema,
-  DetailEnvelopeSchema,
-  GeometryEnvelopeSchema,
   GeometryQuerySchema,
-  ListEnvelopeSchema,
   ListQuerySchema,
 } from '../schemas.js'
 import { boundaryAt, envOf, TAG, today, type JurisdictionRouteContext } from './common.js'

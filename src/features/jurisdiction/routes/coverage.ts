@@ -5,7 +5,7 @@ import type { AppEnv } from '../../../http/env.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import { inForce, type BoundaryRow, type JurisdictionQueries } from '../queries.js'
-import { CoverageEnvelopeSchema } from '../schemas.js'
+import { CoverageEnvelopeSchema } from '../answers.js'
 import { envOf, TAG, today, type JurisdictionRouteContext } from './common.js'
 
 export function registerCoverageRoute(router: ApiRouter, { guards, service }: JurisdictionRouteContext): void {

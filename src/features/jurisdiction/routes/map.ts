@@ -17,7 +17,8 @@ import { toGeoJson } from '../../../geo/polygon-output.js'
 import { round } from '../../../geo/round.js'
 import { tileBBox } from '../../../geo/tiles.js'
 import type { JurisdictionQueries } from '../queries.js'
-import { HeatmapEnvelopeSchema, HeatmapQuerySchema, TileParamsSchema, TileQuerySchema } from '../schemas.js'
+import { HeatmapEnvelopeSchema } from '../answers.js'
+import { HeatmapQuerySchema, TileParamsSchema, TileQuerySchema } from '../schemas.js'
 import { envOf, TAG, today, type JurisdictionRouteContext } from './common.js'
 
 /** Heat-map scale gates: the widest viewport side (degrees) at which a type is still drawn. */

@@ -6,7 +6,8 @@ import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import { round } from '../../../geo/round.js'
 import type { JurisdictionQueries } from '../queries.js'
-import { AsAtQuerySchema, LpiParamsSchema, ParcelChainEnvelopeSchema } from '../schemas.js'
+import { ParcelChainEnvelopeSchema } from '../answers.js'
+import { AsAtQuerySchema, LpiParamsSchema } from '../schemas.js'
 import { chainMessage, envOf, TAG, today, type JurisdictionRouteContext } from './common.js'
 
 export function registerParcelRoute(router: ApiRouter, { guards, service }: JurisdictionRouteContext): void {

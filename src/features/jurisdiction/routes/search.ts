@@ -7,7 +7,8 @@ import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import { round } from '../../../geo/round.js'
 import type { JurisdictionQueries } from '../queries.js'
-import { SearchEnvelopeSchema, SearchQuerySchema } from '../schemas.js'
+import { SearchEnvelopeSchema } from '../answers.js'
+import { SearchQuerySchema } from '../schemas.js'
 import { envOf, TAG, today, type JurisdictionRouteContext } from './common.js'
 
 export function registerSearchRoute(router: ApiRouter, { guards, service }: JurisdictionRouteContext): void {
