@@ -193,28 +193,44 @@ function guarded(f: Field, v: string, body: string): string {
   return `{ const ${v} = ${f.value}; if (${f.omit === 'empty' ? v : `${v} !== null`}) { ${body} } }`
 }
 
-/** Statements adding `fields` to the object `o` (depth `d` names the nested ones). */
+/** The value of a field that is never left out, as an expression (an object as a literal). */
+function valueSource(f: Field, value: string, d: number): string {
+  switch (f.form) {
+    case 'version':
+      return 'version'
+    case 'rounded':
+      return `round(${value}, ${f.places})`
+    case 'object':
+      return objectLiteral(f.fields, d + 1)
+    default:
+      return value
+  }
+}
+
+/**
+ * An object literal of `fields` when none may be left out; else a literal of the leading ones
+ * and the others added one by one (so the object starts with its usual shape, as a hand-written
+ * literal would), as statements ending in the object `o${d}`.
+ */
+function objectLiteral(fields: readonly Field[], d: number): string {
+  if (fields.some((f) => f.omit !== 'never')) throw new Error('a nested object may not leave fields out')
+  return `{ ${fields.map((f) => `${JSON.stringify(f.key)}: ${valueSource(f, f.value, d)}`).join(', ')} }`
+}
+
+/** Statements making the object `o` of `fields` (leading fields in its literal, the rest added). */
 function objectSource(fields: readonly Field[], o: string, d: number): string {
-  return fields
-    .map((f) => {
-      const v = `v${d}`
-      const value = f.omit === 'never' ? f.value : v
-      const key = JSON.stringify(f.key)
-      switch (f.form) {
-        case 'version':
-          return `${o}[${key}] = version;`
-        case 'rounded':
-          return guarded(f, v, `${o}[${key}] = round(${value}, ${f.places});`)
-        case 'object': {
-          const inner = `o${d + 1}`
-          const body = `const ${inner} = {}; ${objectSource(f.fields, inner, d + 1)} ${o}[${key}] = ${inner};`
-          return guarded(f, v, `{ ${body} }`)
-        }
-        default:
-          return guarded(f, v, `${o}[${key}] = ${value};`)
-      }
-    })
-    .join('\n')
+  const lead = fields.findIndex((f) => f.omit !== 'never')
+  const n = lead < 0 ? fields.length : lead
+  const literal = fields
+    .slice(0, n)
+    .map((f) => `${JSON.stringify(f.key)}: ${valueSource(f, f.value, d)}`)
+    .join(', ')
+  const rest = fields.slice(n).map((f) => {
+    const v = `v${d}`
+    const value = f.omit === 'never' ? f.value : v
+    return guarded(f, v, `${o}[${JSON.stringify(f.key)}] = ${valueSource(f, value, d)};`)
+  })
+  return `const ${o} = { ${literal} };\n${rest.join('\n')}`
 }
 
 /** Statements writing `fields` as one JSON object into `w` (the first field opens it). */
@@ -241,14 +257,25 @@ function writerSource(fields: readonly Field[], d: number): string {
         throw new Error(`field ${f.key}: unknown form ${f.form}`)
     }
   })
-  return `${parts.join('\n')}\nw.ascii('}');`
+  return `${parts.join('\n')}\nw.ascii("}");`
 }
 
 const recordOfRow = compile<(r: Row, version: string) => Record<string, unknown>>(
-  `function recordOfRow(r, version) { const o0 = {}; ${objectSource(FIELDS, 'o0', 0)} return o0 }`,
+  `function recordOfRow(r, version) { ${objectSource(FIELDS, 'o0', 0)} return o0 }`,
 )
+/** Adjacent writes of constant text made one (`,"legal_status":` and `{"code":`, say). */
+function mergedWrites(source: string): string {
+  const pair = /w\.ascii\(("(?:[^"\\]|\\.)*")\);\s*w\.ascii\(("(?:[^"\\]|\\.)*")\);/
+  let out = source
+  for (let m = pair.exec(out); m; m = pair.exec(out)) {
+    const joined = JSON.stringify(JSON.parse(m[1]) + JSON.parse(m[2]))
+    out = out.slice(0, m.index) + `w.ascii(${joined});` + out.slice(m.index + m[0].length)
+  }
+  return out
+}
+
 const writeFields = compile<(w: JsonBytes, r: Row, versionJson: string) => void>(
-  `function writeFields(w, r, versionJson) { ${writerSource(FIELDS, 0)} }`,
+  `function writeFields(w, r, versionJson) { ${mergedWrites(writerSource(FIELDS, 0))} }`,
 )
 
 /** The record of a row, `version` the dataset's. */
