@@ -120,3 +120,34 @@ export const ProvinceParam = z.string().transform((s, ctx) => {
   }
   return p
 })
+
+/**
+ * A comma list of names from `allowed` (case-insensitive, duplicates dropped, order kept), as
+ * the layers of a tile or heat map are chosen; absent or blank: `dflt`. Every unknown member is
+ * named in the error, with the accepted list.
+ */
+export function nameListParam<const T extends string>(
+  name: string,
+  allowed: readonly T[],
+  dflt: readonly T[],
+  doc: { example: string; description: string },
+) {
+  const accepted = allowed.join(', ')
+  return z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return [...dflt]
+      const parts = s
+        .split(',')
+        .map((p) => p.trim().toLowerCase())
+        .filter(Boolean)
+      const bad = parts.filter((p) => !(allowed as readonly string[]).includes(p))
+      if (bad.length) {
+        ctx.addIssue({ code: 'custom', message: `unknown ${name}: ${bad.join(', ')}; accepted: ${accepted}` })
+        return z.NEVER
+      }
+      return [...new Set(parts)] as T[]
+    })
+    .openapi({ type: 'string', ...doc })
+}

@@ -1,12 +1,7 @@
 import { z } from '@hono/zod-openapi'
-import {
-  EASE_TYPES,
-  ENCUMBRANCE_CLASSES,
-  RECORD_STATUSES,
-  type EncumbranceClass,
-} from '../../data/encumbrance-format.js'
+import { EASE_TYPES, ENCUMBRANCE_CLASSES, RECORD_STATUSES } from '../../data/encumbrance-format.js'
 import { LPI_PATTERN } from '../../data/parcels-format.js'
-import { boundedFloatParam, intParam, LpiParam, ProvinceParam } from '../../http/params.js'
+import { boundedFloatParam, intParam, LpiParam, nameListParam, ProvinceParam } from '../../http/params.js'
 import type { BBox } from '../../geo/polygon.js'
 import { geoJsonOfWkt } from './wkt-input.js'
 
@@ -26,27 +21,10 @@ const CLASS_LIST = ENCUMBRANCE_CLASSES.join(', ')
 
 /** A comma list of classes (case-insensitive); every unknown member is named. */
 export function classesParam(name: string) {
-  return z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined || s.trim() === '') return [...ENCUMBRANCE_CLASSES] as EncumbranceClass[]
-      const parts = s
-        .split(',')
-        .map((p) => p.trim().toLowerCase())
-        .filter(Boolean)
-      const bad = parts.filter((p) => !(ENCUMBRANCE_CLASSES as readonly string[]).includes(p))
-      if (bad.length) {
-        ctx.addIssue({ code: 'custom', message: `unknown ${name}: ${bad.join(', ')}; accepted: ${CLASS_LIST}` })
-        return z.NEVER
-      }
-      return [...new Set(parts)] as EncumbranceClass[]
-    })
-    .openapi({
-      type: 'string',
-      example: 'servitude_area,servitude_line',
-      description: `Comma list of classes (${CLASS_LIST}), case-insensitive. Default: all.`,
-    })
+  return nameListParam(name, ENCUMBRANCE_CLASSES, ENCUMBRANCE_CLASSES, {
+    example: 'servitude_area,servitude_line',
+    description: `Comma list of classes (${CLASS_LIST}), case-insensitive. Default: all.`,
+  })
 }
 
 /** `minlon,minlat,maxlon,maxlat`: four numbers in range, min below max; `maxSpan` bounds each side. */

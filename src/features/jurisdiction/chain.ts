@@ -171,7 +171,9 @@ export class ChainResolver {
       if (st.geometryless.length) {
         const { set: s, vintage } = st.geometryless[0]
         notes.push(
-          `Ward not resolved: the ward set in force on ${d} (${vintage}${s.effectiveFrom ? `, ${s.effectiveFrom} to ${s.effectiveTo ?? 'today'}` : ''}) is installed ` +
+          `Ward not resolved: the ward set in force on ${d} (${vintage}` +
+            (s.effectiveFrom ? `, ${s.effectiveFrom} to ${s.effectiveTo ?? 'today'}` : '') +
+            ') is installed ' +
             `without boundary geometry, so no ward can be placed; the other levels are answered.`,
         )
       }

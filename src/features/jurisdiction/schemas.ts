@@ -7,6 +7,7 @@ import {
   boundedFloatParam,
   floatParam,
   intParam,
+  nameListParam,
   ProvinceParam,
   upperEnumParam,
 } from '../../http/params.js'
@@ -64,27 +65,10 @@ export const BoundaryTypeParam = z
 
 /** A comma list of boundary types; every unknown member is named. */
 export function typesParam(name: string, dflt: readonly BoundaryType[]) {
-  return z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined || s.trim() === '') return [...dflt]
-      const parts = s
-        .split(',')
-        .map((p) => p.trim().toLowerCase())
-        .filter(Boolean)
-      const bad = parts.filter((p) => !(BOUNDARY_TYPES as readonly string[]).includes(p))
-      if (bad.length) {
-        ctx.addIssue({ code: 'custom', message: `unknown ${name}: ${bad.join(', ')}; accepted: ${TYPE_LIST}` })
-        return z.NEVER
-      }
-      return [...new Set(parts)] as BoundaryType[]
-    })
-    .openapi({
-      type: 'string',
-      example: dflt.join(','),
-      description: `Comma list of boundary types (${TYPE_LIST}). Default: ${dflt.join(',')}.`,
-    })
+  return nameListParam(name, BOUNDARY_TYPES, dflt, {
+    example: dflt.join(','),
+    description: `Comma list of boundary types (${TYPE_LIST}). Default: ${dflt.join(',')}.`,
+  })
 }
 
 export const CodeParam = z

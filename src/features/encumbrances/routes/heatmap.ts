@@ -82,7 +82,9 @@ function densityAnswer(
     cell_deg: cellDeg,
     cells,
     truncated: all.length > HEATMAP_MAX_ITEMS,
-    message: `${total} current encumbrances in ${plural(all.length, 'cell')} of ${cellDeg}°${all.length > HEATMAP_MAX_ITEMS ? ` (busiest ${HEATMAP_MAX_ITEMS} shown)` : ''}`,
+    message:
+      `${total} current encumbrances in ${plural(all.length, 'cell')} of ${cellDeg}°` +
+      (all.length > HEATMAP_MAX_ITEMS ? ` (busiest ${HEATMAP_MAX_ITEMS} shown)` : ''),
     ...envelope(s),
   })
 }

@@ -69,7 +69,8 @@ function chainAtPoint(
     throw new ApiError(
       'NoJurisdictionAtPoint',
       nearest
-        ? `no boundary in force on ${d} contains the point; the nearest is ${nearest.boundary_type} ${nearest.code} (${nearest.name}), ${nearest.distance_meters} m away`
+        ? `no boundary in force on ${d} contains the point; the nearest is ` +
+            `${nearest.boundary_type} ${nearest.code} (${nearest.name}), ${nearest.distance_meters} m away`
         : `no boundary in force on ${d} contains the point`,
       nearest ? { nearest } : undefined,
     )

@@ -33,7 +33,9 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       tags: TAG,
       summary: 'List boundaries of a type',
       description:
-        `\`boundary_type\`: ${BOUNDARY_TYPES.join(', ')}. Boundaries in force on \`as_at\` (default today), ordered by code, \`limit\` at a time from offset \`cursor\`; \`next_cursor\` is present while more remain. ` +
+        `\`boundary_type\`: ${BOUNDARY_TYPES.join(', ')}. ` +
+        'Boundaries in force on `as_at` (default today), ordered by code, `limit` at a time from offset `cursor`; ' +
+        '`next_cursor` is present while more remain. ' +
         'Filters: `province` (family code), `municipality` (a local, metro or district code above the boundary), ' +
         '`parent` (a code at any level above).',
       request: { params: BoundaryTypeParamsSchema, query: ListQuerySchema },

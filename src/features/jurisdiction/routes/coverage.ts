@@ -67,7 +67,8 @@ function coverage(c: Context<AppEnv>, s: JurisdictionQueries): Response {
     for (const st of l.sets)
       if (!st.geometry)
         gaps.push(
-          `${l.boundary_type}: the ${st.vintage} (${st.effective_from ?? '…'} to ${st.effective_to ?? 'today'}) is installed without geometry; points on those dates get a null ${l.boundary_type} with a note`,
+          `${l.boundary_type}: the ${st.vintage} (${st.effective_from ?? '…'} to ${st.effective_to ?? 'today'}) ` +
+            `is installed without geometry; points on those dates get a null ${l.boundary_type} with a note`,
         )
   }
   return json(c, {
