@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi'
 import { validateTile } from '../geo/tiles.js'
 import { ApiError } from './errors.js'
 
@@ -19,3 +20,15 @@ export function parseTileParams(params: { z: string; x: string; y: string }): { 
     )
   return { z, x, y }
 }
+
+/** The `{z}/{x}/{y}.mvt` path parameters of every tile route, as the OpenAPI documents them. */
+export const TileParamsSchema = z.object({
+  z: z.string().openapi({ param: { name: 'z', in: 'path' }, type: 'integer', minimum: 0, maximum: 22 }),
+  x: z.string().openapi({ param: { name: 'x', in: 'path' }, type: 'integer', minimum: 0 }),
+  y: z.string().openapi({
+    param: { name: 'y', in: 'path' },
+    type: 'integer',
+    minimum: 0,
+    description: 'Tile row; the path ends in `.mvt`.',
+  }),
+})

@@ -198,14 +198,4 @@ export const HeatmapQuerySchema = z
     if (q.west > q.east) ctx.addIssue({ code: 'custom', path: ['west'], message: 'west must not be greater than east' })
   })
 
-export const TileParamsSchema = z.object({
-  z: z.string().openapi({ param: { name: 'z', in: 'path' }, type: 'integer', minimum: 0, maximum: 22 }),
-  x: z.string().openapi({ param: { name: 'x', in: 'path' }, type: 'integer', minimum: 0 }),
-  y: z.string().openapi({
-    param: { name: 'y', in: 'path' },
-    type: 'integer',
-    minimum: 0,
-    description: 'Tile row; the path ends in `.mvt`.',
-  }),
-})
 export const TileQuerySchema = z.object({ layers: typesParam('layers', TILE_DEFAULT_LAYERS), as_at: AsAtParam })
