@@ -327,6 +327,26 @@ describe('GET /encumbrances/at and /within', () => {
     expect(p2.encumbrances[0].encumbrance_uid).not.toBe(p1.encumbrances[1].encumbrance_uid)
   })
 
+  it('within and search: pages add up to the whole answer, and the last carries no next_cursor (never null)', async () => {
+    for (const base of [
+      '/within?bbox=17.0,-34.91,17.01,-34.9',
+      '/search?province=WC&encumbrance_class=servitude_line',
+    ]) {
+      const whole = await json(await get(`${base}&limit=1000`))
+      expect(whole).not.toHaveProperty('next_cursor')
+      const seen: number[] = []
+      let path = `${base}&limit=2`
+      for (let pages = 0; pages < 500; pages++) {
+        const page = await json(await get(path))
+        seen.push(...page.encumbrances.map((e: Item) => e.encumbrance_uid))
+        if (!('next_cursor' in page)) break
+        expect(typeof page.next_cursor).toBe('number')
+        path = `${base}&limit=2&cursor=${page.next_cursor}`
+      }
+      expect(seen).toEqual(whole.encumbrances.map((e: Item) => e.encumbrance_uid))
+    }
+  })
+
   it('400 for bad coordinates, radius and boxes', async () => {
     expect(fields(await json(await get('/at?latitude=91&radius_m=5000')))).toEqual([
       'latitude',

@@ -87,9 +87,8 @@ export const ListEnvelopeSchema = z
     next_cursor: z
       .number()
       .int()
-      .nullable()
       .optional()
-      .openapi({ description: 'Send as `cursor` for the next page; null on the last page.' }),
+      .openapi({ description: 'Send as `cursor` for the next page; absent on the last page.' }),
     ...Envelope,
   })
   .openapi('EncumbranceList')

@@ -39,7 +39,8 @@ export function answerSearch(
     encumbrances: page.rows.map((r) => recordOf(r)),
     count: page.rows.length,
     limit: query.limit,
-    next_cursor: page.next,
+    // absent on the last page: absent fields are omitted, never null
+    ...(page.next !== null ? { next_cursor: page.next } : {}),
     message:
       found(page.rows.length, 'matching the filters', s) +
       (page.windowEnd !== null ? `; records up to ${page.windowEnd} scanned, continue with next_cursor` : ''),

@@ -25,7 +25,8 @@ export function answerWithin(
     encumbrances: page.rows.map(({ row, geometry }) => recordOf(row, { geometry })),
     count: page.rows.length,
     limit: query.limit,
-    next_cursor: page.next,
+    // absent on the last page: absent fields are omitted, never null
+    ...(page.next !== null ? { next_cursor: page.next } : {}),
     message: found(page.rows.length, 'in the box', s) + (page.next !== null ? '; more follow (next_cursor)' : ''),
     ...envelope(s),
   })
@@ -41,7 +42,7 @@ export function registerWithinRoute(router: ApiRouter, guards: RouteGuard[], ser
       description:
         'Current encumbrances whose geometry meets `bbox` (`minlon,minlat,maxlon,maxlat`, each side at most 1°), ' +
         'in source order, `limit` per page (1–1000, default 100); send `next_cursor` back as `cursor` for the ' +
-        'next page (null on the last).',
+        'next page (absent on the last).',
       request: { query: WithinQuerySchema },
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },
