@@ -389,18 +389,25 @@ describe('POST /encumbrances/intersect', () => {
     expect(parcels[FARM_LPI]).toBeUndefined()
     expect(parcels[erfLpi(1)]).toMatchObject({ parcel_type: 'ERF', province: 'WC', extent_sqm: expect.any(Number) })
     expect(body).toMatchObject({ encumbrances_truncated: false, parcels_truncated: false })
-    // geometries only on request
-    expect(strip.geometry).toBeUndefined()
-    const withGeom = await json(
-      await post('/intersect', {
-        ...line([
-          [16.9995, -34.9045],
-          [17.0035, -34.9045],
-        ]),
-        include_geometry: true,
-      }),
-    )
-    expect(byUid(withGeom.encumbrances, ENC_UID.strip)?.geometry.type).toBe('Polygon')
+    // each encumbrance carries its geometry (its record has it), unless include_geometry is false
+    expect(strip.geometry.type).toBe('Polygon')
+    expect(body.encumbrances.every((e: Item & { geometry?: { type: string } }) => e.geometry?.type)).toBe(true)
+    for (const include_geometry of [true, false]) {
+      const asked = await json(
+        await post('/intersect', {
+          ...line([
+            [16.9995, -34.9045],
+            [17.0035, -34.9045],
+          ]),
+          include_geometry,
+        }),
+      )
+      const got = byUid(asked.encumbrances, ENC_UID.strip) as (Item & { geometry?: { type: string } }) | undefined
+      expect(got?.geometry?.type).toBe(include_geometry ? 'Polygon' : undefined)
+      expect(asked.encumbrances.map((e: Item) => e.encumbrance_uid)).toEqual(
+        body.encumbrances.map((e: Item) => e.encumbrance_uid),
+      )
+    }
     expect(
       fields(
         await json(

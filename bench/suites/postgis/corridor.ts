@@ -411,7 +411,9 @@ export async function prepareCorridor(
         data: new DatasetHandle(ds, buildServices),
       })
       const headers = { 'X-API-KEY': key, 'Content-Type': 'application/json' }
-      const bodies = routes.map((coordinates) => JSON.stringify({ geometry: { type: 'LineString', coordinates } }))
+      const bodies = routes.map((coordinates) =>
+        JSON.stringify({ geometry: { type: 'LineString', coordinates }, include_geometry: false }),
+      )
       const call = async (k: number) => {
         const res = await app.request('/api/v1/encumbrances/intersect', { method: 'POST', headers, body: bodies[k] })
         // the body as the server sends it

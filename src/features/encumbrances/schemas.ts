@@ -299,8 +299,9 @@ export const IntersectBodySchema = z
       .optional()
       .openapi({
         description:
-          'true: each encumbrance carries its whole geometry (a 200 km route can meet hundreds of corridor strips: ' +
-          'megabytes). Default false: fetch a geometry with /encumbrances/{uid}.',
+          'Default true: each encumbrance carries its whole geometry, as its record does elsewhere. false leaves ' +
+          'the geometries out (a 200 km route can meet hundreds of corridor strips: megabytes); fetch one with ' +
+          '/encumbrances/{uid}.',
       }),
   })
   .openapi('EncumbranceIntersectRequest', {

@@ -41,7 +41,7 @@ export function answerIntersect(
   const isRoute = 'lines' in geometry
   return json(c, {
     encumbrances: res.encumbrances.map(({ row, overlap }) =>
-      recordOf(row, { overlap, geometry: body.include_geometry ? s.geometryOf(row) : undefined }),
+      recordOf(row, { overlap, geometry: body.include_geometry === false ? undefined : s.geometryOf(row) }),
     ),
     parcels: res.parcels.map((p) => ({
       lpi: p.parcel.lpi,
@@ -73,7 +73,8 @@ export function registerIntersectRoute(router: ApiRouter, guards: RouteGuard[], 
       summary: 'Corridor and area screening',
       description:
         'Body `{"geometry": <GeoJSON LineString or Polygon>, "encumbrance_class"?: "a,b", "include_geometry"?: ' +
-        'false}` (encumbrance geometries only on request: fetch one with /encumbrances/{uid}). ' +
+        'true}`: each encumbrance carries its geometry as its record does elsewhere, unless `include_geometry` ' +
+        'is false. ' +
         '`geometry` may also be WKT text (`"LINESTRING (28.0 -26.2, 28.1 -26.25)"`, or a POLYGON), read into the ' +
         'GeoJSON form and checked as it is; malformed WKT or another WKT type answers 400. A line up to 200 km ' +
         '(geodesic), a polygon up to 2 500 km² (holes allowed); longer, larger, self-intersecting, malformed, ' +
