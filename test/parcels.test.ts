@@ -131,6 +131,30 @@ describe('GET /parcels/at', () => {
 })
 
 describe('GET /parcels/{lpi} and /parcels/by-key/{source_key}', () => {
+  it('gives a parcel without a source label point one inside it: erf 4, whose box centre is in its hole', async () => {
+    const erf4 = (await json(await get(`/${erfLpi(4)}`))).parcels[0]
+    const { latitude, longitude } = erf4.label_point
+    // the box centre lies in the hole (not the erf's), so a label there would be wrong
+    expect((await json(await at(POINTS.inHole))).parcels.map((p: { lpi: string }) => p.lpi)).not.toContain(erfLpi(4))
+    expect({ latitude, longitude }).not.toEqual(POINTS.inHole)
+    const here = await json(await at({ latitude, longitude }))
+    expect(here.parcels[0].lpi).toBe(erfLpi(4))
+    // the pole of inaccessibility: at least 55 m (about half the erf's 111 m strips) from the outer
+    // edges and from the hole; a box centre nudged to a vertex or an edge would not be
+    const m = 111_320
+    const kx = Math.cos((latitude * Math.PI) / 180) * m
+    const toOuter = Math.min(
+      (longitude - 17.001) * kx,
+      (17.004 - longitude) * kx,
+      (latitude + 34.909) * m,
+      (-34.906 - latitude) * m,
+    )
+    const dx = Math.max(17.002 - longitude, 0, longitude - 17.003) * kx
+    const dy = Math.max(-34.908 - latitude, 0, latitude + 34.907) * m
+    expect(toOuter).toBeGreaterThan(55)
+    expect(Math.hypot(dx, dy)).toBeGreaterThan(55)
+  })
+
   it('returns the current version; include_status=all adds the historic one after it', async () => {
     const body = await json(await get(`/${erfLpi(1)}`))
     expect(body.parcels).toHaveLength(1)

@@ -22,7 +22,8 @@ import {
   type BoundaryType,
 } from '../../src/data/jurisdiction-format.js'
 import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
-import { bboxOf, containsPoint, multiPolygonAreaSqm } from '../../src/geo/polygon.js'
+import { bboxOf, multiPolygonAreaSqm } from '../../src/geo/polygon.js'
+import { labelPoint } from '../../src/geo/label-point.js'
 import { simplifyPreserveTopology } from '../../src/geo/simplify.js'
 import { createProgress } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
@@ -80,28 +81,6 @@ function* readAttributeCsv(file: string): Generator<{ ref: string; props: Source
 /** Does [aFrom, aTo) overlap [bFrom, bTo)? Null ends are open. */
 function overlaps(aFrom: string | null, aTo: string | null, bFrom: string | null, bTo: string | null): boolean {
   return (aTo === null || bFrom === null || bFrom < aTo) && (bTo === null || aFrom === null || aFrom < bTo)
-}
-
-/**
- * A label point inside the geometry: the box centre when inside, else the mean of the largest ring's vertices when
- * inside, else its first vertex.
- */
-function labelPoint(mp: MultiPolygon): [number, number] {
-  const b = bboxOf(mp)
-  const cx = (b.minX + b.maxX) / 2
-  const cy = (b.minY + b.maxY) / 2
-  if (containsPoint(mp, cx, cy)) return [cx, cy]
-  let best = mp[0][0]
-  for (const p of mp) if (p[0].length > best.length) best = p[0]
-  let sx = 0
-  let sy = 0
-  for (let i = 0; i < best.length - 1; i++) {
-    sx += best[i][0]
-    sy += best[i][1]
-  }
-  const mx = sx / (best.length - 1)
-  const my = sy / (best.length - 1)
-  return containsPoint(mp, mx, my) ? [mx, my] : [best[0][0], best[0][1]]
 }
 
 export async function buildBoundaries(

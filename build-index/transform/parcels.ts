@@ -6,7 +6,8 @@
 import { LPI_PATTERN, isHidden, type ParcelType } from '../../src/data/parcels-format.js'
 import type { MultiPolygon } from '../../src/data/geometry-blob.js'
 import { PROVINCES, type ProvinceCode } from '../../src/data/provinces.js'
-import { bboxOf, multiPolygonAreaSqm } from '../../src/geo/polygon.js'
+import { labelPoint } from '../../src/geo/label-point.js'
+import { multiPolygonAreaSqm } from '../../src/geo/polygon.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
 import { normalisePolygonGeometry } from './polygon-geometry.js'
@@ -48,12 +49,10 @@ const int = (v: unknown): number | null => {
 }
 const round7 = (v: number) => round(v, 7)
 
-/**
- * A point inside the polygon for a label when the source gives none: the centre of its box if inside, else a vertex.
- */
+/** A point inside the polygon for a label when the source gives none (docs/decisions.md "Label points"). */
 function labelOf(mp: MultiPolygon): [number, number] {
-  const b = bboxOf(mp)
-  return [round7((b.minX + b.maxX) / 2), round7((b.minY + b.maxY) / 2)]
+  const [x, y] = labelPoint(mp)
+  return [round7(x), round7(y)]
 }
 
 /** One cadastre row of layer `type` in province `province` (from the folder name). */
