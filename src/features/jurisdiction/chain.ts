@@ -28,6 +28,11 @@ interface WardState {
   geometryless: { set: BoundarySetInfo; vintage: string }[]
 }
 
+/** Whether a dated layer (province, district, municipality, ward) placed the point. */
+function datedFound(got: ChainRows): boolean {
+  return Boolean(got.ward || got.local_municipality || got.district_municipality || got.province)
+}
+
 function emptyChain(): Chain {
   return {
     province: null,
@@ -140,17 +145,15 @@ export class ChainResolver {
     if (!province) province = grids.pip('province', lon, lat, d)
     if (province) got.province = province
 
-    const found = Boolean(got.ward || got.local_municipality || got.district_municipality || got.province)
-    if (found) {
-      // the cadastral register (undated) answers on any date once a dated set answers
-      const division = grids.pip('registration_division', lon, lat, d)
-      if (division) got.registration_division = division
-      const office = grids.pip('deeds_office', lon, lat, d)
-      if (office) got.deeds_office = office
-      const township = grids.pip('township', lon, lat, d)
-      if (township) got.township = township
-    }
-    return found
+    // the cadastral register (undated) answers on any date a dated set is in force, and on its
+    // own where no dated boundary holds the point (docs/decisions.md "Jurisdiction 404")
+    const division = grids.pip('registration_division', lon, lat, d)
+    if (division) got.registration_division = division
+    const office = grids.pip('deeds_office', lon, lat, d)
+    if (office) got.deeds_office = office
+    const township = grids.pip('township', lon, lat, d)
+    if (township) got.township = township
+    return datedFound(got) || Boolean(division || office || township)
   }
 
   /** The notes of the chain `rowsAt` gave on `d`: they follow from the date and the records alone. */
@@ -187,6 +190,11 @@ export class ChainResolver {
     }
     if (local && local.category === 'A') notes.push(this.metroNote(local))
     if (found && !got.deeds_office && this.deedsNote) notes.push(this.deedsNote)
+    if (found && !datedFound(got))
+      notes.push(
+        `No demarcated boundary in force on ${d} contains the point (no province, municipality or ward): ` +
+          'only the cadastral register places it.',
+      )
     return notes
   }
 

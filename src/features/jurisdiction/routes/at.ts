@@ -31,8 +31,9 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: Jurisdic
         'A metro (category A) answers `district_municipality` null with a note; a null Deeds Office outside the ' +
         'published areas (FS, GP, NC) carries a note; between the 2016 and 2021 elections the ward is null with ' +
         'a note (the 2016 delimitation has no geometry here). ' +
-        'An `as_at` earlier than the earliest installed set answers an empty chain with a note. Outside every ' +
-        'boundary: 404 NoJurisdictionAtPoint with `details.nearest`.',
+        'An `as_at` earlier than the earliest installed set answers an empty chain with a note. A point that only ' +
+        'the cadastral register holds (registration division, Deeds Office, township) answers 200 with those ' +
+        'links, null dated links and a note. Outside every layer: 404 NoJurisdictionAtPoint with `details.nearest`.',
       request: { query: AtQuerySchema },
       responses: {
         200: { description: 'The chain.', schema: ChainEnvelopeSchema },
