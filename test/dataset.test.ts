@@ -67,6 +67,29 @@ describe('build-index', () => {
     expect(m.domains.plots!.layers.botswana.rejected).toBe(1)
   })
 
+  it('refuses a parcel layer whose FeatureCollection file was cut between two features, even with --allow-rejects', async () => {
+    const source = tmp()
+    const wc = join(source, 'south_africa', 'cadastre', 'WC')
+    mkdirSync(wc, { recursive: true })
+    const erven = parcelFixtureLines().get('erf')!.trimEnd().split('\n')
+    // a whole collection of the erven, then the same cut after its third feature and comma
+    const collection = (features: string[], end: string) =>
+      `{"type":"FeatureCollection","features":[${features.join(',')}${end}`
+    writeFileSync(
+      join(source, 'export.json'),
+      JSON.stringify({ cadastre: { export_id: 'csg-cut', as_of: '2026-09-30' } }),
+    )
+    writeFileSync(join(wc, 'erf.geojson'), collection(erven, ']}\n'))
+    const m = await buildDataset({ source, out: join(tmp(), 'whole'), log: () => {} })
+    expect(m.domains.parcels!.layers['WC/erf'].rows).toBe(erven.length)
+    const cut = join(wc, 'erf.geojson')
+    writeFileSync(cut, collection(erven.slice(0, 3), ','))
+    for (const allowRejects of [false, true])
+      await expect(buildDataset({ source, out: join(tmp(), 'cut'), allowRejects, log: () => {} })).rejects.toThrow(
+        `${cut}: truncated: the file ends at byte`,
+      )
+  })
+
   it('shows plain progress lines when not on a terminal', () => {
     const out = join(tmp(), 'cli')
     const r = spawnSync(process.execPath, ['dist/build-index.js', '--source', inject('sourceDir'), '--out', out], {

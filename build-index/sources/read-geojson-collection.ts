@@ -49,6 +49,11 @@ export class FeatureArrayScanner {
   private foundFeatures = false
   private parts: Buffer[] = []
   private start = -1
+  /** bytes scanned before the current chunk, for the offsets errors name */
+  private offset = 0
+  /** the top-level object has closed: only whitespace may follow */
+  private closed = false
+  private elements = 0
 
   /** Scans the next chunk and returns the texts of the elements it completes. */
   scan(chunk: Buffer): string[] {
@@ -57,19 +62,38 @@ export class FeatureArrayScanner {
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i]
       if (this.inString) this.stringByte(c)
+      else if (this.closed) this.afterEnd(c, i)
       else this.structureByte(chunk, i, c, out)
     }
     if (this.inFeatures) this.parts.push(chunk.subarray(this.start))
+    this.offset += chunk.length
     return out
   }
 
-  /** Ends the scan: a truncated last element is returned (and will fail to parse). */
+  /**
+   * Ends the scan. A file that ends before its top-level object closes is truncated (a cut
+   * export, even one cut exactly between two features, would otherwise build part of a layer
+   * without a word): an error naming the offset and how many features came before it.
+   */
   finish(): string[] {
     if (!this.foundFeatures) throw new NotACollection('not a GeoJSON FeatureCollection (no "features" array)')
-    if (!this.inFeatures) return []
-    const text = this.takeElement()
-    this.inFeatures = false
-    return isBlank(text) ? [] : [text]
+    if (!this.closed) {
+      throw new NotACollection(
+        `truncated: the file ends at byte ${this.offset} before the FeatureCollection closes ` +
+          `(${this.inFeatures ? 'inside the "features" array' : 'after it'}, ${this.elements} complete features ` +
+          'before the cut); export the layer again',
+      )
+    }
+    return []
+  }
+
+  /** After the top-level object: whitespace only. */
+  private afterEnd(c: number, i: number): void {
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return
+    throw new NotACollection(
+      `unexpected content at byte ${this.offset + i}, after the end of the FeatureCollection ` +
+        '(two collections in one file, or a damaged export?)',
+    )
   }
 
   private stringByte(c: number): void {
@@ -101,6 +125,7 @@ export class FeatureArrayScanner {
           this.endElement(chunk, i, out, true)
           this.inFeatures = false
         }
+        if (this.depth === 0) this.closed = true
         return
       case COMMA:
         if (this.inFeatures && this.depth === 2) {
@@ -130,7 +155,10 @@ export class FeatureArrayScanner {
     this.parts.push(chunk.subarray(this.start, end))
     const text = this.takeElement()
     // `[]` and a trailing comma leave a blank element at the close; a blank one between commas is an error
-    if (!closing || !isBlank(text)) out.push(text)
+    if (!closing || !isBlank(text)) {
+      out.push(text)
+      this.elements++
+    }
   }
 
   private takeElement(): string {

@@ -248,14 +248,27 @@ describe('readLayer: GeoJSON FeatureCollection', () => {
     )
   })
 
-  it('rejects a truncated last feature and throws for a file that is not a collection', async () => {
-    const truncated = file(
-      'truncated.geojson',
-      '{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":null},{"type":"Fea',
+  it('throws for a truncated collection, wherever the cut, naming the file, the byte and the features before', async () => {
+    const head = '{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":null}'
+    const cuts: [string, string, string][] = [
+      ['mid-feature.geojson', `${head},{"type":"Fea`, 'inside the "features" array, 1 complete features'],
+      // exactly between two features: every feature read is whole, the rest of the layer is gone
+      ['between.geojson', `${head},`, 'inside the "features" array, 1 complete features'],
+      ['after-feature.geojson', head, 'inside the "features" array, 0 complete features'],
+      ['no-close.geojson', `${head}]`, 'after it, 1 complete features'],
+    ]
+    for (const [name, text, where] of cuts) {
+      const path = file(name, text)
+      await expect(collect(path)).rejects.toThrow(
+        `${path}: truncated: the file ends at byte ${Buffer.byteLength(text)} before the FeatureCollection closes (${where}`,
+      )
+    }
+    const trailing = file('trailing.geojson', `${head}]}\n{"type":"FeatureCollection","features":[]}`)
+    await expect(collect(trailing)).rejects.toThrow(
+      `${trailing}: unexpected content at byte ${Buffer.byteLength(`${head}]}\n`)}, after the end of the FeatureCollection`,
     )
-    const rows = await collect(truncated)
-    expect(rows.map((r) => r.ok)).toEqual([true, false])
-    expect(rows[1]).toMatchObject({ ref: `${truncated}#2`, reason: expect.stringMatching(/^invalid JSON: /) })
+    const whole = file('whole.geojson', `\ufeff${head}]}\r\n\n  `)
+    expect((await collect(whole)).map((r) => r.ok)).toEqual([true])
 
     const array = file('array.geojson', '[{"type":"Feature"}]')
     await expect(collect(array)).rejects.toThrow(`${array}: not a GeoJSON FeatureCollection`)
