@@ -2,6 +2,7 @@
 // of parsing the file whole, a byte scanner cuts the top-level `features` array into its elements
 // and each element is parsed on its own.
 import { createReadStream } from 'node:fs'
+import { crsProblem } from './crs.js'
 import { jsonFeatureToRow } from './geojson-feature.js'
 import type { SourceRow } from './source-row.js'
 
@@ -54,6 +55,9 @@ export class FeatureArrayScanner {
   /** the top-level object has closed: only whitespace may follow */
   private closed = false
   private elements = 0
+  /** the top-level `crs` object's bytes while it is being read (from `crsStart` in this chunk) */
+  private crsParts: Buffer[] | null = null
+  private crsStart = 0
 
   /** Scans the next chunk and returns the texts of the elements it completes. */
   scan(chunk: Buffer): string[] {
@@ -66,6 +70,10 @@ export class FeatureArrayScanner {
       else this.structureByte(chunk, i, c, out)
     }
     if (this.inFeatures) this.parts.push(chunk.subarray(this.start))
+    if (this.crsParts) {
+      this.crsParts.push(chunk.subarray(this.crsStart))
+      this.crsStart = 0
+    }
     this.offset += chunk.length
     return out
   }
@@ -126,6 +134,7 @@ export class FeatureArrayScanner {
           this.inFeatures = false
         }
         if (this.depth === 0) this.closed = true
+        if (this.crsParts && this.depth === 1) this.checkCrs(chunk.subarray(this.crsStart, i + 1))
         return
       case COMMA:
         if (this.inFeatures && this.depth === 2) {
@@ -143,12 +152,30 @@ export class FeatureArrayScanner {
   private open(c: number, i: number): void {
     if (this.depth === 0 && c !== OPEN_OBJECT)
       throw new NotACollection('not a GeoJSON FeatureCollection (not a JSON object)')
+    if (this.depth === 1 && c === OPEN_OBJECT && this.key === 'crs') {
+      this.crsParts = []
+      this.crsStart = i
+    }
     if (this.depth === 1 && c === OPEN_ARRAY && this.key === 'features' && !this.foundFeatures) {
       this.inFeatures = true
       this.foundFeatures = true
       this.start = i + 1
     }
     this.depth++
+  }
+
+  /** The whole `crs` object read: anything but WGS84 longitude/latitude refuses the file. */
+  private checkCrs(last: Buffer): void {
+    const bytes = Buffer.concat([...this.crsParts!, last])
+    this.crsParts = null
+    let crs: unknown
+    try {
+      crs = JSON.parse(bytes.toString('utf8'))
+    } catch {
+      throw new NotACollection('its crs member is not valid JSON')
+    }
+    const problem = crsProblem(crs)
+    if (problem) throw new NotACollection(problem)
   }
 
   private endElement(chunk: Buffer, end: number, out: string[], closing: boolean): void {

@@ -248,6 +248,37 @@ describe('readLayer: GeoJSON FeatureCollection', () => {
     )
   })
 
+  it('refuses a collection whose crs is not WGS84 longitude/latitude, naming it and the fix', async () => {
+    const named = (name: string) => `{"type":"name","properties":{"name":"${name}"}}`
+    const collection = (crs: string, pad = '') =>
+      `{"type":"FeatureCollection",${pad}"crs":${crs},"features":[{"type":"Feature","properties":{},"geometry":null}]}`
+    for (const [crs, shown] of [
+      [named('urn:ogc:def:crs:EPSG::2048'), 'urn:ogc:def:crs:EPSG::2048'],
+      [named('EPSG:3857'), 'EPSG:3857'],
+      ['{"type":"EPSG","properties":{"code":32735}}', 'EPSG:32735'],
+      ['{"type":"link","properties":{"href":"http://x/lo29.prj"}}', '{"type":"link"'],
+    ]) {
+      const path = file('projected.geojson', collection(crs))
+      await expect(collect(path)).rejects.toThrow(`${path}: the file's crs is ${shown}`)
+      await expect(collect(path)).rejects.toThrow('ogr2ogr -t_srs EPSG:4326')
+    }
+    for (const crs of [
+      named('urn:ogc:def:crs:OGC:1.3:CRS84'),
+      named('urn:ogc:def:crs:OGC::CRS84'),
+      named('EPSG:4326'),
+      named('urn:ogc:def:crs:EPSG::4326'),
+      named('http://www.opengis.net/def/crs/OGC/1.3/CRS84'),
+      '{"type":"EPSG","properties":{"code":4326}}',
+      'null',
+    ])
+      expect((await collect(file('wgs84.geojson', collection(crs)))).map((r) => r.ok)).toEqual([true])
+    // a crs object across the boundary of two read chunks (1 MiB) is read whole
+    const lead = '{"type":"FeatureCollection","pad":"'
+    const pad = `"pad":"${'x'.repeat(2 ** 20 - lead.length - 10)}",`
+    const split = file('split.geojson', collection(named('EPSG:22235'), pad))
+    await expect(collect(split)).rejects.toThrow(`${split}: the file's crs is EPSG:22235`)
+  })
+
   it('throws for a truncated collection, wherever the cut, naming the file, the byte and the features before', async () => {
     const head = '{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":null}'
     const cuts: [string, string, string][] = [
