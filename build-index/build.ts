@@ -1,6 +1,6 @@
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { dirname, basename, join, resolve } from 'node:path'
-import type { Manifest } from '../src/data/manifest.js'
+import type { DomainManifest, Manifest } from '../src/data/manifest.js'
 import { buildBoundaries } from './domains/build-boundaries.js'
 import { buildEncumbrances } from './domains/build-encumbrances.js'
 import { buildParcels } from './domains/build-parcels.js'
@@ -50,8 +50,8 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
       if (parcels) ds.setDomain('parcels', parcels)
       else
         log(
-          'parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer; domain ' +
-            'skipped',
+          'parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer with a usable ' +
+            'row; domain skipped',
         )
     }
     if (exports.encumbrances) {
@@ -60,8 +60,8 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
       if (encumbrances) ds.setDomain('encumbrances', encumbrances)
       else
         log(
-          'encumbrances: export.json names an encumbrance export but south_africa/encumbrances holds no layer; ' +
-            'domain skipped',
+          'encumbrances: export.json names an encumbrance export but south_africa/encumbrances holds no layer with ' +
+            'a usable row; domain skipped',
         )
     }
     if (exports.boundaries) {
@@ -73,6 +73,13 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
             'skipped',
         )
     }
+    if (opts.allowRejects)
+      checkLayerLosses(rejects, {
+        plots: ds.domainOf('plots'),
+        parcels: ds.domainOf('parcels'),
+        encumbrances: ds.domainOf('encumbrances'),
+        boundaries: ds.domainOf('jurisdiction'),
+      })
     if (rejects.total > 0 && !opts.allowRejects) {
       throw new BuildError(
         `${rejects.total} source rows were rejected (see above); fix the export or pass --allow-rejects to build ` +
@@ -86,5 +93,29 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true })
     throw err
+  }
+}
+
+/** The share of its rows a layer may lose to rejects under --allow-rejects (docs/decisions.md "Ingest integrity"). */
+export const MAX_LAYER_LOSS = 0.05
+
+/**
+ * Under --allow-rejects, fails the build when a layer lost more than MAX_LAYER_LOSS of its rows,
+ * or all of them, naming the layer: a layer reduced to a remnant is a broken export, not a few
+ * bad rows. Reject layer names are `<domain prefix>/<manifest layer key>`.
+ */
+function checkLayerLosses(rejects: RejectLog, domains: Record<string, DomainManifest | null>): void {
+  for (const [name, rejected] of rejects.byLayer) {
+    const [prefix, ...rest] = name.split('/')
+    // the erven derived from the cadastre are rejected as `plots/south_africa (from WC erf)`
+    const key = rest.join('/').replace(/ \(from .*\)$/, '')
+    const kept = domains[prefix]?.layers[key]?.rows ?? 0
+    const total = kept + rejected
+    if (kept > 0 && rejected <= MAX_LAYER_LOSS * total) continue
+    throw new BuildError(
+      `${name}: ${rejected} of ${total} rows were rejected (see above)` +
+        (kept === 0 ? ', every row of the layer' : '') +
+        `; even with --allow-rejects a layer may lose at most ${MAX_LAYER_LOSS * 100} % of its rows: fix the export`,
+    )
   }
 }

@@ -90,6 +90,39 @@ describe('build-index', () => {
       )
   })
 
+  it('with --allow-rejects still fails a layer that lost more than 5 % of its rows, or all, naming it', async () => {
+    const good = parcelFixtureLines().get('erf')!.trimEnd().split('\n')
+    const bad = (n: number) => Array.from({ length: n }, (_, k) => `{"type":"Feature","properties":{"id":"BAD${k}"}}`)
+    const build = async (lines: string[]) => {
+      const source = tmp()
+      const wc = join(source, 'south_africa', 'cadastre', 'WC')
+      mkdirSync(wc, { recursive: true })
+      writeFileSync(
+        join(source, 'export.json'),
+        JSON.stringify({ cadastre: { export_id: 'csg-loss', as_of: '2026-09-30' } }),
+      )
+      writeFileSync(join(wc, 'erf.geojsonl'), `${lines.join('\n')}\n`)
+      // a whole second layer, so the farm portions' rows are never the ones at fault
+      writeFileSync(join(wc, 'farm_portion.geojsonl'), parcelFixtureLines().get('farm_portion')!)
+      return buildDataset({ source, out: join(tmp(), 'ds'), allowRejects: true, log: () => {} })
+    }
+    // every row rejected: the layer is named (not "the export holds no parcel layer")
+    await expect(build(bad(4))).rejects.toThrow(
+      'parcels/WC/erf: 4 of 4 rows were rejected (see above), every row of the layer; even with --allow-rejects',
+    )
+    // one bad row among the fixture's erven: more than 5 %
+    await expect(build([...good, ...bad(1)])).rejects.toThrow(`parcels/WC/erf: 1 of ${good.length + 1} rows`)
+    // one bad row in 21 or more: within 5 %, built and counted
+    const distinct = Array.from({ length: 20 }, (_, k) => {
+      const f = JSON.parse(good[2])
+      const lpi = `C0130777${String(100 + k).padStart(8, '0')}00000`
+      f.properties = { ...f.properties, id: lpi, prcl_key: `${lpi}00001`, parcel_no: 100 + k }
+      return JSON.stringify(f)
+    })
+    const m = await build([...distinct, ...bad(1)])
+    expect(m.domains.parcels!.layers['WC/erf']).toMatchObject({ rows: 20, rejected: 1 })
+  })
+
   it('shows plain progress lines when not on a terminal', () => {
     const out = join(tmp(), 'cli')
     const r = spawnSync(process.execPath, ['dist/build-index.js', '--source', inject('sourceDir'), '--out', out], {

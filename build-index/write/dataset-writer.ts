@@ -53,6 +53,11 @@ export class DatasetWriter {
     this.domains[name] = m
   }
 
+  /** The manifest entry of a domain built so far, or null. */
+  domainOf(name: Domain): DomainManifest | null {
+    return this.domains[name] ?? null
+  }
+
   async finish(source?: Manifest['source']): Promise<Manifest> {
     const files: ManifestFile[] = []
     for (const f of [...this.files].sort((a, b) => a.path.localeCompare(b.path))) {
