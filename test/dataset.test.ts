@@ -123,6 +123,24 @@ describe('build-index', () => {
     expect(m.domains.parcels!.layers['WC/erf']).toMatchObject({ rows: 20, rejected: 1 })
   })
 
+  it('rejects rows outside their country, saying when latitude and longitude look swapped', async () => {
+    const src = join(tmp(), 'src')
+    cpSync(inject('sourceDir'), src, { recursive: true })
+    const plots = join(src, 'botswana', 'plots.csv')
+    const first = readFileSync(plots, 'utf8').trimEnd().split('\n').length + 1
+    // plot_number,latitude,longitude: Gaborone with its two columns crossed, then a plot in Cape Town
+    appendFileSync(plots, 'X1,25.9086,-24.6545,Gaborone,Gaborone City\nX2,-33.92,18.42,Gaborone,Gaborone City\n')
+    const lines: string[] = []
+    await expect(buildDataset({ source: src, out: join(tmp(), 'o'), log: (l) => lines.push(l) })).rejects.toThrow(
+      /2 source rows were rejected/,
+    )
+    expect(lines.join('\n')).toContain(
+      `plots.csv:${first}: coordinates outside Botswana (-24.6545, 25.9086 as longitude, latitude): latitude and ` +
+        'longitude look swapped',
+    )
+    expect(lines.join('\n')).toContain(`plots.csv:${first + 1}: coordinates outside Botswana (18.42, -33.92 as`)
+  })
+
   it('shows plain progress lines when not on a terminal', () => {
     const out = join(tmp(), 'cli')
     const r = spawnSync(process.execPath, ['dist/build-index.js', '--source', inject('sourceDir'), '--out', out], {

@@ -24,6 +24,7 @@ import {
 import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
 import { bboxOf, multiPolygonAreaSqm } from '../../src/geo/polygon.js'
 import { labelPoint } from '../../src/geo/label-point.js'
+import { outsideCountry } from '../transform/country-extent.js'
 import { simplifyPreserveTopology } from '../../src/geo/simplify.js'
 import { createProgress } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
@@ -170,6 +171,11 @@ export async function buildBoundaries(
           const g = normaliseBoundaryGeometry(row.geometry, false)
           if (!g.ok) {
             rejects.reject(layerName, row.ref, g.reason)
+            continue
+          }
+          const outside = outsideCountry(row.geometry!.coordinates, 'SOUTH_AFRICA')
+          if (outside) {
+            rejects.reject(layerName, row.ref, outside)
             continue
           }
           if (g.repaired) repaired++

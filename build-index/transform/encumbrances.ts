@@ -18,6 +18,7 @@ import type { MultiPolygon } from '../../src/geo/polygon.js'
 import { provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
+import { outsideCountry } from './country-extent.js'
 import { normalisePolygonGeometry } from './polygon-geometry.js'
 import { round } from '../../src/geo/round.js'
 
@@ -148,6 +149,8 @@ export function normaliseEncumbrance(
     mp = g.mp
     repaired = g.repaired
   }
+  const outside = outsideCountry(geometry!.coordinates, 'SOUTH_AFRICA')
+  if (outside) return { ok: false, reason: outside }
   return {
     ok: true,
     repaired,

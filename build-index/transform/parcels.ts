@@ -10,6 +10,7 @@ import { labelPoint } from '../../src/geo/label-point.js'
 import { multiPolygonAreaSqm } from '../../src/geo/polygon.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
+import { outsideCountry } from './country-extent.js'
 import { normalisePolygonGeometry } from './polygon-geometry.js'
 import { round } from '../../src/geo/round.js'
 
@@ -74,6 +75,8 @@ export function normaliseParcel(
   if (wstatus !== null && !/^[CPH]$/.test(wstatus)) wstatus = null
   const g = normalisePolygonGeometry(geometry)
   if (!g.ok) return g
+  const outside = outsideCountry(geometry!.coordinates, 'SOUTH_AFRICA')
+  if (outside) return { ok: false, reason: outside }
   const tagX = Number(props.tag_x)
   const tagY = Number(props.tag_y)
   const hasTag =

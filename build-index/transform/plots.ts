@@ -1,4 +1,5 @@
 import { PROVINCES, provinceCode } from '../../src/data/provinces.js'
+import { outsideCountry } from './country-extent.js'
 
 /** A plot or erf ready to store. */
 export interface PlotRecord {
@@ -49,6 +50,8 @@ export function normaliseBotswanaPlot(props: Props, geometry: PointLike | null):
   if (!city) return { ok: false, reason: 'city is blank' }
   const p = pointOf(geometry)
   if (typeof p === 'string') return { ok: false, reason: p }
+  const outside = outsideCountry(p, 'BOTSWANA')
+  if (outside) return { ok: false, reason: outside }
   return { ok: true, rec: { plotNumber, lon: p[0], lat: p[1], city, region: text(props.district) } }
 }
 
@@ -66,5 +69,7 @@ export function normaliseErf(props: Props, geometry: PointLike | null): Normalis
   if (!code) return { ok: false, reason: `unknown province ${JSON.stringify(rawProvince.slice(0, 40))}` }
   const p = pointOf(geometry)
   if (typeof p === 'string') return { ok: false, reason: p }
+  const outside = outsideCountry(p, 'SOUTH_AFRICA')
+  if (outside) return { ok: false, reason: outside }
   return { ok: true, rec: { plotNumber, lon: p[0], lat: p[1], city, region: PROVINCES[code] } }
 }
