@@ -465,7 +465,16 @@ describe('GET /parcels/coverage', () => {
       dataset_version: body.dataset_version,
     })
     expect(row('WC', 'ERF').records).toBeGreaterThanOrEqual(7)
-    expect(row('WC', 'ERF').geometries_repaired).toBeGreaterThanOrEqual(1)
+    // erf 3 is written clockwise: turned and counted as re-oriented in the manifest, not as repaired
+    const erven = t.data.dataset.domain('parcels')!.layers['WC/erf']
+    expect(erven.reoriented).toBeGreaterThanOrEqual(1)
+    expect(row('WC', 'ERF').geometries_repaired).toBe(erven.repaired)
+    // the generator's unclosed rings and repeated vertices are repairs
+    const repairs = body.coverage.reduce(
+      (n: number, r: { geometries_repaired: number }) => n + r.geometries_repaired,
+      0,
+    )
+    expect(repairs).toBeGreaterThanOrEqual(1)
     expect(row('WC', 'HOLDING')).toMatchObject({ present: false, records: 0 })
     expect(row('WC', 'BEACON').records).toBeGreaterThanOrEqual(4)
     expect(Date.parse(row('WC', 'ERF').loaded_at)).not.toBeNaN()

@@ -86,6 +86,7 @@ export async function buildEncumbrances(
       const name = `encumbrances/${code}/${cls}`
       const progress = createProgress(name, await countLines(file))
       const cov: CoverageRow = { records: 0, current: 0, unspecified: 0, unlisted: 0, repaired: 0, rejected: 0 }
+      let reoriented = 0
       for await (const row of readLayer(file, { pointLayer: false })) {
         progress.tick()
         if (!row.ok) {
@@ -136,14 +137,18 @@ export async function buildEncumbrances(
         if (rec.easeTypeNormalised === 'unspecified') cov.unspecified++
         if (!rec.listed) cov.unlisted++
         if (r.repaired) cov.repaired++
+        if (r.reoriented) reoriented++
       }
       cov.rejected = rejects.count(name)
-      progress.done(`${cov.records} records, ${cov.repaired} repaired, ${cov.rejected} rejected`)
+      progress.done(
+        `${cov.records} records, ${cov.repaired} repaired, ${reoriented} re-oriented, ${cov.rejected} rejected`,
+      )
       insertCoverage.run(code, cls, cov.records, cov.current, cov.unspecified, cov.unlisted, cov.repaired, cov.rejected)
       layers[`${code}/${cls}`] = {
         rows: cov.records,
         rejected: cov.rejected,
         repaired: cov.repaired,
+        reoriented,
         meta: { unspecified: cov.unspecified, unlisted: cov.unlisted },
       }
     }

@@ -106,11 +106,13 @@ export async function buildParcels(
       const progress = createProgress(name, await countLines(file))
       let rows = 0
       let repaired = 0
+      let reoriented = 0
       // the source references of the chunks in flight, oldest first (chunks finish in order)
       const refQueue: string[][] = []
       take = (c) => {
         const refs = refQueue.shift()!
         repaired += c.repaired
+        reoriented += c.reoriented
         let r = 0
         for (let k = 0; k < c.reasons.length; k++) {
           const reason = c.reasons[k]
@@ -179,9 +181,9 @@ export async function buildParcels(
       }
       await flush()
       await pool?.drain()
-      progress.done(`${rows} parcels, ${repaired} repaired, ${rejects.count(name)} rejected`)
+      progress.done(`${rows} parcels, ${repaired} repaired, ${reoriented} re-oriented, ${rejects.count(name)} rejected`)
       insertCoverage.run(code, layer.type, rows, repaired, rejects.count(name))
-      layers[`${code}/${layer.file}`] = { rows, rejected: rejects.count(name), repaired }
+      layers[`${code}/${layer.file}`] = { rows, rejected: rejects.count(name), repaired, reoriented }
       totalRepaired += repaired
     }
   } finally {

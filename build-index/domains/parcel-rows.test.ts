@@ -70,6 +70,8 @@ describe('prepareParcels', () => {
       'T0JR00000000001400000',
     ])
     expect(c.repaired).toBe(1)
+    // the bow tie's net winding is clockwise: it is turned as well as repaired, counted in both
+    expect(c.reoriented).toBe(1)
   })
 
   it('holds what normaliseParcel, bboxOf, encodeGeometry and describeParcel give each record', () => {
@@ -101,7 +103,7 @@ describe('prepareParcels', () => {
   it('hands over four distinct buffers, and an empty chunk is empty', () => {
     expect(new Set(transferOf(c)).size).toBe(4)
     const empty = prepareParcels([{ reason: 'x' }], 'ERF', 'GP')
-    expect(empty).toMatchObject({ reasons: ['x'], recs: [], repaired: 0 })
+    expect(empty).toMatchObject({ reasons: ['x'], recs: [], repaired: 0, reoriented: 0 })
     expect([empty.boxes.length, empty.geoms.length, empty.ends.length, empty.prefilter.length]).toEqual([0, 0, 0, 0])
   })
 })

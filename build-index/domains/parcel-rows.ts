@@ -35,6 +35,8 @@ export interface PreparedChunk {
   recs: PreparedRecord[]
   /** how many of them had their geometry repaired */
   repaired: number
+  /** how many had a ring re-oriented (not a repair) */
+  reoriented: number
   /** 4 per record: minX, minY, maxX, maxY of its geometry */
   boxes: Float64Array
   /** the records' encoded geometries, back to back */
@@ -52,6 +54,7 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
   const blobs: Uint8Array[] = []
   const boxes: number[] = []
   let repaired = 0
+  let reoriented = 0
   for (const item of items) {
     // rejected by the reader, or by the parse
     const read = 'text' in item ? jsonFeatureToRow(item.text, '') : item
@@ -66,6 +69,7 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
     }
     reasons.push(null)
     if (r.repaired) repaired++
+    if (r.reoriented) reoriented++
     const { geometry, ...rec } = r.rec
     recs.push(rec)
     const b = bboxOf(geometry)
@@ -92,7 +96,7 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
       k * PREFILTER_STRIDE,
     )
   })
-  return { chunk, reasons, recs, repaired, boxes: Float64Array.from(boxes), geoms, ends, prefilter }
+  return { chunk, reasons, recs, repaired, reoriented, boxes: Float64Array.from(boxes), geoms, ends, prefilter }
 }
 
 /** The buffers a worker hands over with a chunk instead of copying them. */

@@ -46,7 +46,9 @@ export interface EncumbranceRecord {
   lines: Lines | null
 }
 
-export type EncumbranceResult = { ok: true; rec: EncumbranceRecord; repaired: boolean } | { ok: false; reason: string }
+export type EncumbranceResult =
+  | { ok: true; rec: EncumbranceRecord; repaired: boolean; reoriented: boolean }
+  | { ok: false; reason: string }
 
 const text = (v: unknown): string | null => {
   if (v === null || v === undefined) return null
@@ -138,6 +140,7 @@ export function normaliseEncumbrance(
   let mp: MultiPolygon | null = null
   let lines: Lines | null = null
   let repaired = false
+  let reoriented = false
   if (isLine) {
     const g = normaliseLineGeometry(geometry)
     if (!g.ok) return g
@@ -148,12 +151,14 @@ export function normaliseEncumbrance(
     if (!g.ok) return g
     mp = g.mp
     repaired = g.repaired
+    reoriented = g.reoriented
   }
   const outside = outsideCountry(geometry!.coordinates, 'SOUTH_AFRICA')
   if (outside) return { ok: false, reason: outside }
   return {
     ok: true,
     repaired,
+    reoriented,
     rec: {
       uid,
       cls,

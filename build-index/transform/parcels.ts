@@ -36,7 +36,9 @@ export interface ParcelRecord {
   geometry: MultiPolygon
 }
 
-export type ParcelResult = { ok: true; rec: ParcelRecord; repaired: boolean } | { ok: false; reason: string }
+export type ParcelResult =
+  | { ok: true; rec: ParcelRecord; repaired: boolean; reoriented: boolean }
+  | { ok: false; reason: string }
 
 const text = (v: unknown): string | null => {
   if (v === null || v === undefined) return null
@@ -94,6 +96,7 @@ export function normaliseParcel(
   return {
     ok: true,
     repaired: g.repaired,
+    reoriented: g.reoriented,
     rec: {
       type,
       province,

@@ -14,8 +14,17 @@ import { round } from '../../src/geo/round.js'
 
 const round7 = (v: number) => round(v, 7)
 
-/** Closes, dedupes and orients one ring; null when fewer than 3 distinct positions remain. */
-function cleanRing(raw: [number, number][], exterior: boolean, note: () => void, countWinding = true): Ring | null {
+/**
+ * Closes, dedupes and orients one ring; null when fewer than 3 distinct positions remain. `note`
+ * hears of repairs, `turn` of a ring re-oriented (not a repair: see normalisePolygonGeometry).
+ */
+function cleanRing(
+  raw: [number, number][],
+  exterior: boolean,
+  note: () => void,
+  turn: () => void,
+  countWinding = true,
+): Ring | null {
   const pts: Ring = []
   for (const [x0, y0] of raw) {
     const x = round7(x0)
@@ -35,13 +44,18 @@ function cleanRing(raw: [number, number][], exterior: boolean, note: () => void,
   if (distinct < 3) return null
   const ccw = ringSignedArea2(pts) > 0
   if (ccw !== exterior) {
-    if (countWinding) note()
+    if (countWinding) turn()
     pts.reverse()
   }
   return pts
 }
 
-/** Normalises a Polygon or MultiPolygon; `repaired` says whether anything was changed. */
+/**
+ * Normalises a Polygon or MultiPolygon. `repaired`: something was wrong and was changed (closed,
+ * deduplicated, a degenerate hole dropped, a self-intersection resolved). `reoriented`: a ring
+ * wound against RFC 7946 was turned, which is no defect but a convention (every ESRI-sourced
+ * export winds exteriors clockwise), so it is counted apart (docs/decisions.md "Ingest integrity").
+ */
 export function normalisePolygonGeometry(
   geometry: SourceGeometry | null,
   /**
@@ -49,19 +63,21 @@ export function normalisePolygonGeometry(
    * clockwise).
    */
   countWinding = true,
-): { ok: true; mp: MultiPolygon; repaired: boolean } | { ok: false; reason: string } {
+): { ok: true; mp: MultiPolygon; repaired: boolean; reoriented: boolean } | { ok: false; reason: string } {
   if (!geometry) return { ok: false, reason: 'geometry is missing' }
   let polys: [number, number][][][]
   if (geometry.type === 'Polygon') polys = [geometry.coordinates]
   else if (geometry.type === 'MultiPolygon') polys = geometry.coordinates
   else return { ok: false, reason: `geometry is ${geometry.type}, expected Polygon or MultiPolygon` }
   let repaired = false
+  let reoriented = false
   const note = () => (repaired = true)
+  const turn = () => (reoriented = true)
   const mp: MultiPolygon = []
   for (const poly of polys) {
     const out: Polygon = []
     for (let i = 0; i < poly.length; i++) {
-      const ring = cleanRing(poly[i], i === 0, note, countWinding)
+      const ring = cleanRing(poly[i], i === 0, note, turn, countWinding)
       if (!ring) {
         if (i === 0) return { ok: false, reason: 'a ring has fewer than 3 distinct positions' }
         note() // a degenerate hole is dropped
@@ -79,12 +95,17 @@ export function normalisePolygonGeometry(
     for (const poly of fixed) {
       const out: Polygon = []
       poly.forEach((ring, i) => {
-        const r = cleanRing(ring, i === 0, () => {})
+        const r = cleanRing(
+          ring,
+          i === 0,
+          () => {},
+          () => {},
+        )
         if (r) out.push(r)
       })
       if (out.length) cleaned.push(out)
     }
-    return { ok: true, mp: cleaned, repaired: true }
+    return { ok: true, mp: cleaned, repaired: true, reoriented }
   }
-  return { ok: true, mp, repaired }
+  return { ok: true, mp, repaired, reoriented }
 }

@@ -22,6 +22,8 @@ const LayerStatsSchema = z.object({
   rows: z.number().int().nonnegative(),
   rejected: z.number().int().nonnegative(),
   repaired: z.number().int().nonnegative(),
+  /** rows with a ring wound against RFC 7946 and turned (absent from datasets built before the count) */
+  reoriented: z.number().int().nonnegative().optional(),
   /** free-form per-layer facts the service needs (e.g. id offsets) */
   meta: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
 })
