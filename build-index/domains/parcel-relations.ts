@@ -16,7 +16,8 @@ import Flatbush from 'flatbush'
 import KDBush from 'kdbush'
 import { decodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
 import { metresPerDegree } from '../../src/geo/geodesic.js'
-import { bboxOf, containsPoint, coversPolygon, locatePoint, sharedBoundaryM } from '../../src/geo/polygon.js'
+import { coversByArea } from '../../src/geo/covers.js'
+import { bboxOf, containsPoint, locatePoint, sharedBoundaryM } from '../../src/geo/polygon.js'
 import { createProgress } from '../progress.js'
 import { buildThreads, runChunksOnWorkers, workerScript } from '../threads.js'
 import { GrowableF64 } from '../write/growable.js'
@@ -60,7 +61,7 @@ export function sharesInterior(a: MultiPolygon, b: MultiPolygon): boolean {
   const cx = (ba.minX + ba.maxX) / 2
   const cy = (ba.minY + ba.maxY) / 2
   if (containsPoint(a, cx, cy) && strictlyIn(b, cx, cy)) return true
-  return coversPolygon(b, a) && coversPolygon(a, b)
+  return coversByArea(b, a) && coversByArea(a, b)
 }
 
 interface BeaconSet {
@@ -198,7 +199,7 @@ export function createRelationComputer(
         const shared = sharedBoundaryM(me.mp, them.mp)
         if (shared < MIN_SHARED_M) continue
         // a parcel never neighbours one that contains it or that it contains
-        if (coversPolygon(me.mp, them.mp) || coversPolygon(them.mp, me.mp)) continue
+        if (coversByArea(me.mp, them.mp) || coversByArea(them.mp, me.mp)) continue
         pairs.push3(id, other, Math.round(shared * 100) / 100)
       }
       if (beacons) attachBeacons(id, me.mp, beacons, onBeacons)

@@ -10,7 +10,7 @@
  * answering. Those inputs go to polyclip-ts, which answers them; `fallbacks()` counts them.
  */
 import fast from 'polygon-clipping'
-import { intersection as exactIntersection, union as exactUnion } from 'polyclip-ts'
+import { difference as exactDifference, intersection as exactIntersection, union as exactUnion } from 'polyclip-ts'
 import type { MultiPolygon, Polygon } from './polygon.js'
 
 type Geom = Polygon | MultiPolygon
@@ -45,4 +45,10 @@ export const intersect: Op = withFallback(
 export const unite: Op = withFallback(
   (a, ...more) => fast.union(a as never, ...(more as never[])) as MultiPolygon,
   (a, ...more) => exactUnion(a, ...more) as MultiPolygon,
+)
+
+/** a − b − … as a MultiPolygon ([] when nothing is left). */
+export const subtract: Op = withFallback(
+  (a, ...more) => fast.difference(a as never, ...(more as never[])) as MultiPolygon,
+  (a, ...more) => exactDifference(a, ...more) as MultiPolygon,
 )

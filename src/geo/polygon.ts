@@ -234,12 +234,6 @@ export function sharedBoundaryM(a: MultiPolygon, b: MultiPolygon): number {
   return total
 }
 
-/** True when every vertex of `inner` is inside or on `outer` (enough for surveyed parcels, which do not weave). */
-export function coversPolygon(outer: MultiPolygon, inner: MultiPolygon): boolean {
-  for (const poly of inner) for (const [x, y] of poly[0]) if (!containsPoint(outer, x, y)) return false
-  return true
-}
-
 /** True when the polygon and the box share at least a point (closed sets). */
 export function intersectsBox(mp: MultiPolygon, b: BBox): boolean {
   for (const poly of mp)

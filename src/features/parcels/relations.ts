@@ -3,7 +3,8 @@
  * table, or within a distance), the survey beacons on its boundary and the General Plans over it.
  */
 import { metresPerDegree } from '../../geo/geodesic.js'
-import { bboxOf, coversPolygon, polygonDistanceM } from '../../geo/polygon.js'
+import { coversByArea } from '../../geo/covers.js'
+import { bboxOf, polygonDistanceM } from '../../geo/polygon.js'
 import { round } from '../../geo/round.js'
 import { accept, type Filter } from './filter.js'
 import { currentRow } from './lookups.js'
@@ -82,7 +83,7 @@ function near(s: ParcelStore, r: Row, distanceM: number, f: Filter): Neighbour[]
     const other = s.rowOf(id)
     if (other.lpi === r.lpi) continue
     const theirs = s.geomOf(id)
-    if (coversPolygon(theirs, mine) || coversPolygon(mine, theirs)) continue
+    if (coversByArea(theirs, mine) || coversByArea(mine, theirs)) continue
     const d = polygonDistanceM(mine, theirs)
     if (d > distanceM) continue
     out.push({
