@@ -24,8 +24,11 @@ import { GrowableF64 } from '../write/growable.js'
 
 /** Beacons attach to boundaries passing within this distance (docs/source-formats.md). */
 const BEACON_SNAP_M = 0.5
-/** Shared boundary shorter than this is a vertex contact, not touching. */
-const MIN_SHARED_M = 0.001
+/**
+ * Shared boundary shorter than this is a contact, not touching (docs/decisions.md "Geometry
+ * tolerances"): two corners that meet within the 2 cm tolerance share a few centimetres.
+ */
+const MIN_SHARED_M = 0.5
 /** Parcels per message to a worker. */
 const CHUNK = 8192
 /** Below this many parcels the pass stays in the thread. */

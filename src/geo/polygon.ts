@@ -186,27 +186,39 @@ export function polygonDistanceM(a: MultiPolygon, b: MultiPolygon): number {
   return best
 }
 
+/** Edges within this distance of each other run together (docs/decisions.md "Geometry tolerances"). */
+export const SHARED_EDGE_TOL_M = 0.02
+
 /**
- * Length in metres of boundary the two polygons share (collinear overlapping edges). A single
- * shared vertex gives 0 (docs/decisions.md: touching needs a segment of positive length).
+ * Length in metres of boundary the two polygons share: where an edge of `b` runs within
+ * SHARED_EDGE_TOL_M (2 cm) of an edge of `a`, the length of their overlap along it. Coordinates
+ * are stored at 1e-7 degrees (about 1 cm), so two surveys of one real boundary differ by up to a
+ * centimetre or two after rounding; an exact test (0.1 mm, as before) dropped neighbours that
+ * share metres of boundary. A single shared vertex gives 0 (docs/decisions.md: touching needs a
+ * segment of positive length). Measured in a local plane at `a`'s latitude.
  */
 export function sharedBoundaryM(a: MultiPolygon, b: MultiPolygon): number {
   const m = metresPerDegree(a[0][0][0][1])
+  const kx = m.lon
+  const ky = m.lat
+  const tolX = SHARED_EDGE_TOL_M / kx
+  const tolY = SHARED_EDGE_TOL_M / ky
   let total = 0
   for (const pa of a)
     for (const ra of pa)
       for (let i = 0; i < ra.length - 1; i++) {
         const [ax, ay] = ra[i]
         const [bx, by] = ra[i + 1]
-        const dx = bx - ax
-        const dy = by - ay
+        // the edge in metres from a
+        const dx = (bx - ax) * kx
+        const dy = (by - ay) * ky
         const len2 = dx * dx + dy * dy
         if (len2 === 0) continue
         const len = Math.sqrt(len2)
-        const minX = Math.min(ax, bx) - ON_EDGE_DEG
-        const maxX = Math.max(ax, bx) + ON_EDGE_DEG
-        const minY = Math.min(ay, by) - ON_EDGE_DEG
-        const maxY = Math.max(ay, by) + ON_EDGE_DEG
+        const minX = Math.min(ax, bx) - tolX
+        const maxX = Math.max(ax, bx) + tolX
+        const minY = Math.min(ay, by) - tolY
+        const maxY = Math.max(ay, by) + tolY
         for (const pb of b)
           for (const rb of pb)
             for (let j = 0; j < rb.length - 1; j++) {
@@ -219,16 +231,19 @@ export function sharedBoundaryM(a: MultiPolygon, b: MultiPolygon): number {
                 Math.min(cy, ey) > maxY
               )
                 continue
-              // both ends of cd on the line through ab (distance from the line under tolerance)
-              const dc = Math.abs(dx * (cy - ay) - dy * (cx - ax)) / len
-              const de = Math.abs(dx * (ey - ay) - dy * (ex - ax)) / len
-              if (dc > ON_EDGE_DEG || de > ON_EDGE_DEG) continue
+              const cX = (cx - ax) * kx
+              const cY = (cy - ay) * ky
+              const eX = (ex - ax) * kx
+              const eY = (ey - ay) * ky
+              // both ends of cd within the tolerance of the line through ab
+              if (Math.abs(dx * cY - dy * cX) / len > SHARED_EDGE_TOL_M) continue
+              if (Math.abs(dx * eY - dy * eX) / len > SHARED_EDGE_TOL_M) continue
               // overlap of the projections on ab, as fractions of ab
-              const tc = ((cx - ax) * dx + (cy - ay) * dy) / len2
-              const te = ((ex - ax) * dx + (ey - ay) * dy) / len2
+              const tc = (cX * dx + cY * dy) / len2
+              const te = (eX * dx + eY * dy) / len2
               const lo = Math.max(0, Math.min(tc, te))
               const hi = Math.min(1, Math.max(tc, te))
-              if (hi > lo) total += (hi - lo) * Math.hypot(dx * m.lon, dy * m.lat)
+              if (hi > lo) total += (hi - lo) * len
             }
       }
   return total
