@@ -231,6 +231,86 @@ describe('keys changes', () => {
   })
 })
 
+describe('keys update, delete and backup', () => {
+  it('update adds products and countries, sets towns and rate, the same key still verifying with them', async () => {
+    const { id, key } = await issueJson('--cities', 'Gaborone')
+    const r = await run(
+      'update',
+      '--id',
+      id,
+      '--products',
+      'plots,parcels,encumbrance',
+      '--countries',
+      'BOTSWANA,SOUTH_AFRICA',
+      '--rate',
+      '120',
+    )
+    expect(r).toMatchObject({ code: 0, err: '' })
+    expect(r.out).toContain(`API key ${id} updated; the key itself is unchanged.`)
+    const after = await withStore((s) => s.get(id)!)
+    expect(after).toMatchObject({
+      products: ['plots', 'parcels', 'encumbrance'],
+      countries: ['BOTSWANA', 'SOUTH_AFRICA'],
+      cities: { BOTSWANA: ['GABORONE'] },
+      ratePerMinute: 120,
+    })
+    const v = await withStore((s) => s.verify(key, NOW))
+    expect(v.ok && v.key.products).toContain('encumbrance')
+    // towns of a country the key no longer covers are dropped; new towns read against the new countries
+    expect(await run('update', '--id', id, '--countries', 'SOUTH_AFRICA', '--cities', 'Soweto')).toMatchObject({
+      code: 0,
+    })
+    expect(await withStore((s) => s.get(id)!.cities)).toEqual({ SOUTH_AFRICA: ['SOWETO'] })
+  })
+
+  it('update needs a change, valid values and a known id', async () => {
+    const { id } = await issueJson()
+    expect(await run('update', '--id', id)).toMatchObject({ code: 2, err: expect.stringMatching(/at least one of/) })
+    expect(await run('update', '--id', id, '--products', 'gold')).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/gold/),
+    })
+    expect(await run('update', '--id', 'Zz9Zz9Zz', '--rate', '5')).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('Zz9Zz9Zz'),
+    })
+    expect(await withStore((s) => s.get(id)!.products)).toEqual(['plots', 'parcels'])
+  })
+
+  it('delete removes the key for good: it no longer verifies or lists; an unknown id exits 1', async () => {
+    const { id, key } = await issueJson()
+    const other = await issueJson()
+    expect(await run('delete', '--id', id, '--json')).toMatchObject({
+      code: 0,
+      out: JSON.stringify({ id, deleted: true }),
+    })
+    expect(await withStore((s) => s.get(id))).toBeNull()
+    expect((await withStore((s) => s.verify(key, NOW))).ok).toBe(false)
+    expect(await withStore((s) => s.list().map((k) => k.id))).toEqual([other.id])
+    expect(await run('delete', '--id', id)).toMatchObject({ code: 1, err: expect.stringContaining(id) })
+  })
+
+  it('backup copies the store while it is open elsewhere; the copy verifies the same keys', async () => {
+    const { key } = await issueJson()
+    const copy = join(dir, 'backups', 'keys-copy.db')
+    const open = new SqliteKeyStore(db) // as a running server holds it
+    try {
+      const r = await run('backup', copy)
+      expect(r).toMatchObject({ code: 0, out: `Key store copied to ${copy} (1 keys).` })
+    } finally {
+      open.close()
+    }
+    const restored = new SqliteKeyStore(copy)
+    try {
+      expect(restored.verify(key, NOW).ok).toBe(true)
+    } finally {
+      restored.close()
+    }
+    expect(await run('backup', copy)).toMatchObject({ code: 2, err: expect.stringMatching(/already exists/) })
+    expect(await run('backup')).toMatchObject({ code: 2, err: expect.stringMatching(/keys backup FILE/) })
+  })
+})
+
 describe('keys usage errors (exit 2, nothing written)', () => {
   const ISSUE = ['issue', '--products', 'plots', '--countries', 'BOTSWANA']
   it.each([

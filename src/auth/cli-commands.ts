@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { isValidIsoDate, johannesburgDate } from './dates.js'
 import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, MAX_RATE_PER_MINUTE } from './key-options.js'
 import { KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
@@ -40,6 +41,12 @@ Commands:
   revoke --id ID [--json]                        Revoke a key for good.
   redate --id ID --expires YYYY-MM-DD|none [--json]   Change or clear the key's term.
   set-rate --id ID --rate N [--json]             Change the per-minute allowance.
+  update --id ID [--products LIST] [--countries LIST] [--cities LIST] [--rate N] [--json]
+        Change what a key grants; the key string stays the same. Unnamed settings stay
+        as they were; towns of a country the key no longer covers are dropped.
+  delete --id ID [--json]                        Delete a key and its record for good.
+  backup FILE                                    Copy the key store to FILE, consistently,
+                                                 while the server runs.
   help                                           Show this text.
 
 Exit codes: 0 ok, 1 failure (e.g. unknown id), 2 usage error.`
@@ -53,6 +60,9 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
   revoke: { id: false, json: true },
   redate: { id: false, expires: false, json: true },
   'set-rate': { id: false, rate: false, json: true },
+  update: { id: false, products: false, countries: false, cities: false, rate: false, json: true },
+  delete: { id: false, json: true },
+  backup: {},
 }
 
 /** A command-line mistake: reported on stderr with exit code 2. */
@@ -88,12 +98,15 @@ export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number>
 
   let store: SqliteKeyStore | undefined
   try {
-    const flags = parseFlags(rest, spec)
+    // backup takes its file as a plain argument
+    const positional = command === 'backup' && rest[0] !== undefined && !rest[0].startsWith('--') ? rest[0] : null
+    const flags = parseFlags(positional === null ? rest : rest.slice(1), spec)
+    if (positional !== null) flags.set('file', positional)
     const json = flags.has('json')
     // Validate every flag before touching the store, so a typo never creates or changes anything.
     const action = plan(command, flags, io.now ?? new Date())
     store = new SqliteKeyStore(io.env.KEYS_DB || DEFAULT_KEYS_DB)
-    action(store, io, json)
+    await action(store, io, json)
     return EXIT_OK
   } catch (err) {
     if (err instanceof UsageError || err instanceof InvalidKeyOptionsError) {
@@ -111,7 +124,7 @@ export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number>
   }
 }
 
-type Action = (store: SqliteKeyStore, io: KeysCliIo, json: boolean) => void
+type Action = (store: SqliteKeyStore, io: KeysCliIo, json: boolean) => void | Promise<void>
 
 function plan(command: string, flags: Flags, now: Date): Action {
   switch (command) {
@@ -192,6 +205,40 @@ function plan(command: string, flags: Flags, now: Date): Action {
       return (store, io, json) => {
         const record = store.setRate(id, rate)
         report(io, json, `API key ${id} now allows ${rate} requests per minute.`, record, now)
+      }
+    }
+    case 'update': {
+      const id = parseId(required(flags, 'id'))
+      if (!['products', 'countries', 'cities', 'rate'].some((f) => flags.has(f)))
+        throw new UsageError('give at least one of --products, --countries, --cities, --rate')
+      const products = flags.has('products') ? parseProducts(value(flags, 'products')) : undefined
+      const countries = flags.has('countries') ? parseCountries(value(flags, 'countries')) : undefined
+      const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : undefined
+      return (store, io, json) => {
+        // towns are read against the key's countries: the new ones, else those it has
+        const current = store.get(id)
+        if (!current) throw new KeyNotFoundError(id)
+        const cities = flags.has('cities')
+          ? parseCities(value(flags, 'cities'), countries ?? current.countries)
+          : undefined
+        const record = store.update(id, { products, countries, cities, ratePerMinute })
+        report(io, json, `API key ${id} updated; the key itself is unchanged.`, record, now)
+      }
+    }
+    case 'delete': {
+      const id = parseId(required(flags, 'id'))
+      return (store, io, json) => {
+        store.delete(id)
+        io.out(json ? JSON.stringify({ id, deleted: true }) : `API key ${id} deleted.`)
+      }
+    }
+    case 'backup': {
+      if (!flags.has('file')) throw new UsageError('give the file to copy the key store to: keys backup FILE')
+      const file = value(flags, 'file')
+      return async (store, io) => {
+        if (existsSync(file)) throw new UsageError(`${file} already exists; give a new file`)
+        await store.backup(file)
+        io.out(`Key store copied to ${file} (${store.count()} keys).`)
       }
     }
     default:

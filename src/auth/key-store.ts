@@ -93,6 +93,8 @@ export class SqliteKeyStore implements KeyVerifier {
     setStatus: Database.Statement<[KeyStatus, string]>
     setExpires: Database.Statement<[string | null, string]>
     setRate: Database.Statement<[number, string]>
+    setGrants: Database.Statement<[string, string, string, number, string]>
+    remove: Database.Statement<[string]>
     dataVersion: Database.Statement<[], number>
   }
   /**
@@ -139,6 +141,10 @@ export class SqliteKeyStore implements KeyVerifier {
       setStatus: this.db.prepare<[KeyStatus, string]>('UPDATE api_key SET status = ? WHERE id = ?'),
       setExpires: this.db.prepare<[string | null, string]>('UPDATE api_key SET expires = ? WHERE id = ?'),
       setRate: this.db.prepare<[number, string]>('UPDATE api_key SET rate_per_minute = ? WHERE id = ?'),
+      setGrants: this.db.prepare<[string, string, string, number, string]>(
+        'UPDATE api_key SET products = ?, countries = ?, cities = ?, rate_per_minute = ? WHERE id = ?',
+      ),
+      remove: this.db.prepare<[string]>('DELETE FROM api_key WHERE id = ?'),
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     }
     this.dataVersion = this.stmt.dataVersion.get() as number
@@ -270,6 +276,47 @@ export class SqliteKeyStore implements KeyVerifier {
     })
   }
 
+  /**
+   * Changes what an existing key grants (products, countries, towns, rate), the key string
+   * unchanged, as a customer adding a product expects. Towns of a country the key no longer
+   * covers are dropped; what is not given stays as it was.
+   */
+  update(
+    id: string,
+    changes: Partial<Pick<IssueKeyOptions, 'products' | 'countries' | 'cities' | 'ratePerMinute'>>,
+  ): ApiKeyRecord {
+    return this.change(id, (current) => {
+      const products = normaliseProducts(changes.products ?? current.products)
+      const countries = normaliseCountries(changes.countries ?? current.countries)
+      const kept = Object.fromEntries(
+        Object.entries(changes.cities ?? current.cities).filter(([c]) => countries.includes(c as Country)),
+      )
+      const cities = normaliseCities(kept, countries)
+      const rate = normaliseRate(changes.ratePerMinute ?? current.ratePerMinute)
+      this.stmt.setGrants.run(JSON.stringify(products), JSON.stringify(countries), JSON.stringify(cities), rate, id)
+    })
+  }
+
+  /** Deletes a key and its record for good (revoke keeps the record). Throws KeyNotFoundError. */
+  delete(id: string): void {
+    this.change(
+      id,
+      () => {
+        this.stmt.remove.run(id)
+      },
+      false,
+    )
+  }
+
+  /**
+   * A consistent copy of the store at `file` (SQLite's online backup), safe while the server
+   * runs and the CLI writes: the copy is one committed state of the file.
+   */
+  async backup(file: string): Promise<void> {
+    mkdirSync(dirname(file), { recursive: true })
+    await this.db.backup(file)
+  }
+
   /** Closes the database. Idempotent; the store is unusable afterwards. */
   close(): void {
     this.cache.clear()
@@ -315,10 +362,11 @@ export class SqliteKeyStore implements KeyVerifier {
   }
 
   /** Read-check-write in one IMMEDIATE transaction, so a concurrent CLI cannot slip in between. */
-  private change(id: string, apply: (current: ApiKeyRecord) => void): ApiKeyRecord {
+  private change(id: string, apply: (current: ApiKeyRecord) => void, reread = true): ApiKeyRecord {
     const run = this.db.transaction(() => {
-      apply(this.mustGet(id))
-      return this.mustGet(id)
+      const current = this.mustGet(id)
+      apply(current)
+      return reread ? this.mustGet(id) : current
     })
     try {
       return run.immediate()
