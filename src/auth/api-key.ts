@@ -31,9 +31,11 @@ export function randomBase62(length: number, source: (n: number) => Buffer = ran
   return out
 }
 
-/** A new key `ldk_<id>_<secret>` and its public id. The key is shown once and never stored. */
-export function generateApiKey(): { key: string; id: string } {
-  const id = randomBase62(KEY_ID_LENGTH)
+/**
+ * A new key `ldk_<id>_<secret>` and its public id; `id` given: a new secret for that id (a
+ * rotation). The key is shown once and never stored.
+ */
+export function generateApiKey(id = randomBase62(KEY_ID_LENGTH)): { key: string; id: string } {
   const secret = randomBase62(KEY_SECRET_LENGTH)
   return { key: `${KEY_PREFIX}_${id}_${secret}`, id }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -275,6 +275,54 @@ describe('keys update, delete and backup', () => {
       err: expect.stringContaining('Zz9Zz9Zz'),
     })
     expect(await withStore((s) => s.get(id)!.products)).toEqual(['plots', 'parcels'])
+  })
+
+  it('rotate gives a new secret for the same id and grants; the old one works through the overlap only', async () => {
+    const { id, key: old } = await issueJson()
+    const r = await run('rotate', '--id', id, '--overlap-days', '7', '--json')
+    expect(r).toMatchObject({ code: 0, err: '' })
+    const { key, id: same } = JSON.parse(r.out)
+    expect(same).toBe(id)
+    expect(key).not.toBe(old)
+    expect(key.startsWith(`ldk_${id}_`)).toBe(true)
+    const verify = (k: string, day: string) => withStore((s) => s.verify(k, new Date(`${day}T12:00:00+02:00`)).ok)
+    // NOW is 2026-03-01: the old secret works through 2026-03-08, the new one from now on
+    expect(await verify(key, '2026-03-01')).toBe(true)
+    expect(await verify(old, '2026-03-08')).toBe(true)
+    expect(await verify(old, '2026-03-09')).toBe(false)
+    expect(await verify(key, '2026-03-09')).toBe(true)
+    expect(await withStore((s) => s.get(id)!.products)).toEqual(['plots', 'parcels'])
+  })
+
+  it('rotate without an overlap stops the old secret at once, even in a store that had verified it', async () => {
+    const { id, key: old } = await issueJson()
+    await withStore(async (s) => {
+      expect(s.verify(old, NOW).ok).toBe(true) // cached as verified in this store
+      const { key } = s.rotate(id, 0, '2026-03-01')
+      expect(s.verify(old, NOW).ok).toBe(false)
+      expect(s.verify(key, NOW).ok).toBe(true)
+    })
+    expect(await run('rotate', '--id', id, '--overlap-days', '91')).toMatchObject({ code: 2 })
+    expect(await run('rotate', '--id', 'Zz9Zz9Zz')).toMatchObject({ code: 1, err: expect.stringContaining('Zz9Zz9Zz') })
+    await run('revoke', '--id', id)
+    expect(await run('rotate', '--id', id)).toMatchObject({ code: 1, err: expect.stringMatching(/revoked/) })
+  })
+
+  it('opens a store made before rotation existed, adding its columns in place', async () => {
+    const Database = (await import('better-sqlite3')).default
+    mkdirSync(join(dir, 'data'), { recursive: true })
+    const old = new Database(db)
+    old.exec(`CREATE TABLE api_key (id TEXT PRIMARY KEY, digest BLOB NOT NULL CHECK (length(digest) = 32),
+      products TEXT NOT NULL, countries TEXT NOT NULL, cities TEXT NOT NULL DEFAULT '{}', expires TEXT NULL,
+      rate_per_minute INTEGER NOT NULL DEFAULT 60, status TEXT NOT NULL DEFAULT 'active', created_at TEXT NOT NULL)`)
+    old.close()
+    const { id, key } = await issueJson()
+    const r = await run('rotate', '--id', id, '--json')
+    expect(r.code).toBe(0)
+    expect(await withStore((s) => [s.verify(key, NOW).ok, s.verify(JSON.parse(r.out).key, NOW).ok])).toEqual([
+      false,
+      true,
+    ])
   })
 
   it('delete removes the key for good: it no longer verifies or lists; an unknown id exits 1', async () => {

@@ -44,6 +44,8 @@ Commands:
   update --id ID [--products LIST] [--countries LIST] [--cities LIST] [--rate N] [--json]
         Change what a key grants; the key string stays the same. Unnamed settings stay
         as they were; towns of a country the key no longer covers are dropped.
+  rotate --id ID [--overlap-days N] [--json]     A new secret for the key (printed ONCE), same id and
+                                                 grants; the old secret works N more days (default 0).
   delete --id ID [--json]                        Delete a key and its record for good.
   backup FILE                                    Copy the key store to FILE, consistently,
                                                  while the server runs.
@@ -61,6 +63,7 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
   redate: { id: false, expires: false, json: true },
   'set-rate': { id: false, rate: false, json: true },
   update: { id: false, products: false, countries: false, cities: false, rate: false, json: true },
+  rotate: { id: false, 'overlap-days': false, json: true },
   delete: { id: false, json: true },
   backup: {},
 }
@@ -223,6 +226,31 @@ function plan(command: string, flags: Flags, now: Date): Action {
           : undefined
         const record = store.update(id, { products, countries, cities, ratePerMinute })
         report(io, json, `API key ${id} updated; the key itself is unchanged.`, record, now)
+      }
+    }
+    case 'rotate': {
+      const id = parseId(required(flags, 'id'))
+      const raw = flags.has('overlap-days') ? value(flags, 'overlap-days') : '0'
+      if (!/^\d{1,2}$/.test(raw) || Number(raw) > 90)
+        throw new UsageError(`--overlap-days must be a whole number from 0 to 90, got '${raw}'`)
+      const overlap = Number(raw)
+      return (store, io, json) => {
+        const { key, record } = store.rotate(id, overlap, johannesburgDate(now))
+        if (json) {
+          io.out(JSON.stringify({ key, id: record.id }))
+          return
+        }
+        io.out(
+          [
+            'New secret issued. The key is shown ONCE and cannot be recovered: copy it now.',
+            overlap
+              ? `The old secret keeps working through ${overlap} more day(s), then stops.`
+              : 'The old secret stopped working now.',
+            '',
+            `  key:        ${key}`,
+            ...describe(record, now).map(([k, v]) => `  ${(k + ':').padEnd(11)} ${v}`),
+          ].join('\n'),
+        )
       }
     }
     case 'delete': {

@@ -44,6 +44,8 @@ describe('SqliteKeyStore: opening', () => {
         'rate_per_minute',
         'status',
         'created_at',
+        'prev_digest',
+        'prev_until',
       ])
     } finally {
       db.close()

@@ -10,6 +10,7 @@ import { digestsEqual, generateApiKey, hashApiKey, parseApiKey } from './api-key
 import { johannesburgDate } from './dates.js'
 import {
   DEFAULT_RATE_PER_MINUTE,
+  InvalidKeyOptionsError,
   normaliseCities,
   normaliseCountries,
   normaliseExpires,
@@ -17,7 +18,8 @@ import {
   normaliseRate,
   type IssueKeyOptions,
 } from './key-options.js'
-import type { ApiKeyRecord, Country, KeyStatus, KeyVerifier, Product, VerifyResult } from './types.js'
+import { ADDED_COLUMNS, addDays, type KeyRow, rowToRecord, SCHEMA } from './key-rows.js'
+import type { ApiKeyRecord, Country, KeyStatus, KeyVerifier, VerifyResult } from './types.js'
 
 /** Thrown by store mutations for an id that has no key. */
 export class KeyNotFoundError extends Error {
@@ -46,35 +48,13 @@ export interface SqliteKeyStoreOptions {
   clock?: () => number
 }
 
-interface KeyRow {
-  id: string
-  digest: Buffer
-  products: string
-  countries: string
-  cities: string
-  expires: string | null
-  rate_per_minute: number
-  status: KeyStatus
-  created_at: string
-}
-
 interface CacheEntry {
   digest: Buffer
+  /** the replaced secret's digest while its overlap lasts, else null */
+  prevDigest: Buffer | null
+  prevUntil: string | null
   record: ApiKeyRecord
 }
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS api_key (
-  id              TEXT PRIMARY KEY,
-  digest          BLOB NOT NULL CHECK (length(digest) = 32),
-  products        TEXT NOT NULL,
-  countries       TEXT NOT NULL,
-  cities          TEXT NOT NULL DEFAULT '{}',
-  expires         TEXT NULL,
-  rate_per_minute INTEGER NOT NULL DEFAULT ${DEFAULT_RATE_PER_MINUTE},
-  status          TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'suspended', 'revoked')),
-  created_at      TEXT NOT NULL
-)`
 
 /**
  * API keys in a SQLite file, shared between the server (which verifies) and the `keys` CLI
@@ -89,11 +69,12 @@ export class SqliteKeyStore implements KeyVerifier {
     get: Database.Statement<[string], KeyRow>
     list: Database.Statement<[], KeyRow>
     count: Database.Statement<[], number>
-    insert: Database.Statement<[KeyRow]>
+    insert: Database.Statement<[Omit<KeyRow, 'prev_digest' | 'prev_until'>]>
     setStatus: Database.Statement<[KeyStatus, string]>
     setExpires: Database.Statement<[string | null, string]>
     setRate: Database.Statement<[number, string]>
     setGrants: Database.Statement<[string, string, string, number, string]>
+    setSecret: Database.Statement<[Buffer, Buffer | null, string | null, string]>
     remove: Database.Statement<[string]>
     dataVersion: Database.Statement<[], number>
   }
@@ -124,6 +105,9 @@ export class SqliteKeyStore implements KeyVerifier {
       // WAL: the CLI's writes never block the server's reads.
       this.db.pragma('journal_mode = WAL')
       this.db.exec(SCHEMA)
+      const have = new Set((this.db.pragma('table_info(api_key)') as { name: string }[]).map((c) => c.name))
+      for (const [name, type] of ADDED_COLUMNS)
+        if (!have.has(name)) this.db.exec(`ALTER TABLE api_key ADD COLUMN ${name} ${type}`)
     } catch (err) {
       this.db.close()
       throw err
@@ -134,7 +118,7 @@ export class SqliteKeyStore implements KeyVerifier {
       get: this.db.prepare<[string], KeyRow>('SELECT * FROM api_key WHERE id = ?'),
       list: this.db.prepare<[], KeyRow>('SELECT * FROM api_key ORDER BY created_at, id'),
       count: this.db.prepare<[], number>('SELECT count(*) FROM api_key').pluck(),
-      insert: this.db.prepare<[KeyRow]>(
+      insert: this.db.prepare<[Omit<KeyRow, 'prev_digest' | 'prev_until'>]>(
         `INSERT INTO api_key (id, digest, products, countries, cities, expires, rate_per_minute, status, created_at)
          VALUES (@id, @digest, @products, @countries, @cities, @expires, @rate_per_minute, @status, @created_at)`,
       ),
@@ -145,6 +129,9 @@ export class SqliteKeyStore implements KeyVerifier {
         'UPDATE api_key SET products = ?, countries = ?, cities = ?, rate_per_minute = ? WHERE id = ?',
       ),
       remove: this.db.prepare<[string]>('DELETE FROM api_key WHERE id = ?'),
+      setSecret: this.db.prepare<[Buffer, Buffer | null, string | null, string]>(
+        'UPDATE api_key SET digest = ?, prev_digest = ?, prev_until = ? WHERE id = ?',
+      ),
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     }
     this.dataVersion = this.stmt.dataVersion.get() as number
@@ -171,8 +158,20 @@ export class SqliteKeyStore implements KeyVerifier {
       entry = this.lookup(id)
       // Why constant time: compare digests with timingSafeEqual so response time says nothing
       // about how much of a guessed key was right.
-      if (!entry || !digestsEqual(hashApiKey(rawKey), entry.digest)) return { ok: false, code: 'NOT_FOUND' }
-      this.verified.set(rawKey, id)
+      if (!entry) return { ok: false, code: 'NOT_FOUND' }
+      const digest = hashApiKey(rawKey)
+      if (digestsEqual(digest, entry.digest)) this.verified.set(rawKey, id)
+      // the secret a rotation replaced, through its last overlap day (never cached in
+      // `verified`, so it stops working on the day after without a restart)
+      else if (
+        !(
+          entry.prevDigest !== null &&
+          entry.prevUntil !== null &&
+          johannesburgDate(now) <= entry.prevUntil &&
+          digestsEqual(digest, entry.prevDigest)
+        )
+      )
+        return { ok: false, code: 'NOT_FOUND' }
     }
     const key = entry.record
     if (key.status === 'revoked') return { ok: false, code: 'REVOKED', key }
@@ -297,6 +296,24 @@ export class SqliteKeyStore implements KeyVerifier {
     })
   }
 
+  /**
+   * A new secret for a key, its id and grants unchanged; the old secret keeps working through
+   * `overlapDays` more days (0: it stops at once), so a client can switch without an outage.
+   * Returns the new key, shown once. A revoked key cannot be rotated.
+   */
+  rotate(id: string, overlapDays: number, today: string): { key: string; record: ApiKeyRecord } {
+    if (!Number.isInteger(overlapDays) || overlapDays < 0 || overlapDays > 90)
+      throw new InvalidKeyOptionsError('--overlap-days must be a whole number from 0 to 90')
+    const { key } = generateApiKey(id)
+    const record = this.change(id, (current) => {
+      if (current.status === 'revoked') throw new KeyStateError(id, `API key '${id}' is revoked; it cannot be rotated`)
+      const old = this.stmt.get.get(id)!.digest
+      const until = overlapDays > 0 ? addDays(today, overlapDays) : null
+      this.stmt.setSecret.run(hashApiKey(key), until ? old : null, until, id)
+    })
+    return { key, record }
+  }
+
   /** Deletes a key and its record for good (revoke keeps the record). Throws KeyNotFoundError. */
   delete(id: string): void {
     this.change(
@@ -349,7 +366,7 @@ export class SqliteKeyStore implements KeyVerifier {
     if (!entry) {
       const row = this.stmt.get.get(id)
       if (!row) return null
-      entry = { digest: row.digest, record: rowToRecord(row) }
+      entry = { digest: row.digest, prevDigest: row.prev_digest, prevUntil: row.prev_until, record: rowToRecord(row) }
       this.cache.set(id, entry)
     }
     return entry
@@ -375,20 +392,4 @@ export class SqliteKeyStore implements KeyVerifier {
       for (const [raw, keyId] of this.verified) if (keyId === id) this.verified.delete(raw)
     }
   }
-}
-
-function rowToRecord(row: KeyRow): ApiKeyRecord {
-  const cities = JSON.parse(row.cities) as Partial<Record<Country, string[]>>
-  for (const towns of Object.values(cities)) Object.freeze(towns)
-  // Frozen: records are shared with the cache, so a caller must not be able to edit them.
-  return Object.freeze({
-    id: row.id,
-    products: Object.freeze(JSON.parse(row.products)) as Product[],
-    countries: Object.freeze(JSON.parse(row.countries)) as Country[],
-    cities: Object.freeze(cities),
-    expires: row.expires,
-    ratePerMinute: row.rate_per_minute,
-    status: row.status,
-    createdAt: row.created_at,
-  })
 }
