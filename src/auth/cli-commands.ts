@@ -1,8 +1,22 @@
 import { existsSync } from 'node:fs'
-import { isValidIsoDate, johannesburgDate } from './dates.js'
+import { johannesburgDate } from './dates.js'
 import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, MAX_RATE_PER_MINUTE } from './key-options.js'
 import { KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
-import { COUNTRIES, PRODUCTS, isCountry, isProduct, type ApiKeyRecord, type Country, type Product } from './types.js'
+import {
+  type Flags,
+  parseCities,
+  parseCountries,
+  parseExpires,
+  parseFlags,
+  parseId,
+  parseProducts,
+  parseRate,
+  required,
+  UsageError,
+  value,
+} from './cli-flags.js'
+import { describe, report, row, table } from './cli-output.js'
+import { COUNTRIES, PRODUCTS } from './types.js'
 
 /** Where the CLI writes and what it reads; injectable so tests run it in-process. */
 export interface KeysCliIo {
@@ -67,11 +81,6 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
   delete: { id: false, json: true },
   backup: {},
 }
-
-/** A command-line mistake: reported on stderr with exit code 2. */
-class UsageError extends Error {}
-
-type Flags = Map<string, string | true>
 
 /**
  * Runs the `keys` CLI with `argv` (without node and script). Returns the exit code; writes
@@ -272,164 +281,4 @@ function plan(command: string, flags: Flags, now: Date): Action {
     default:
       throw new UsageError(`unknown command '${command}'`)
   }
-}
-
-function parseFlags(args: string[], spec: Record<string, boolean>): Flags {
-  const flags: Flags = new Map()
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]
-    if (!arg.startsWith('--') || arg === '--') throw new UsageError(`unexpected argument '${arg}'`)
-    const eq = arg.indexOf('=')
-    const name = arg.slice(2, eq === -1 ? undefined : eq)
-    if (!Object.hasOwn(spec, name)) throw new UsageError(`unknown flag '--${name}'`)
-    if (flags.has(name)) throw new UsageError(`flag '--${name}' given more than once`)
-    if (spec[name]) {
-      if (eq !== -1) throw new UsageError(`flag '--${name}' takes no value`)
-      flags.set(name, true)
-      continue
-    }
-    let v: string | undefined
-    if (eq !== -1) v = arg.slice(eq + 1)
-    else {
-      v = args[i + 1]
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`flag '--${name}' needs a value`)
-      i++
-    }
-    if (v.trim() === '') throw new UsageError(`flag '--${name}' needs a value`)
-    flags.set(name, v)
-  }
-  return flags
-}
-
-function required(flags: Flags, name: string): string {
-  if (!flags.has(name)) throw new UsageError(`missing required flag '--${name}'`)
-  return value(flags, name)
-}
-
-function value(flags: Flags, name: string): string {
-  const v = flags.get(name)
-  if (typeof v !== 'string') throw new UsageError(`flag '--${name}' needs a value`)
-  return v.trim()
-}
-
-function list(raw: string, flag: string): string[] {
-  const items = raw.split(',').map((s) => s.trim())
-  if (items.some((s) => s === '')) throw new UsageError(`empty entry in --${flag} '${raw}'`)
-  return items
-}
-
-function parseProducts(raw: string): Product[] {
-  return list(raw, 'products').map((p) => {
-    const v = p.toLowerCase()
-    if (!isProduct(v)) throw new UsageError(`unknown product '${p}' (expected one of ${PRODUCTS.join(', ')})`)
-    return v
-  })
-}
-
-function toCountry(raw: string): Country {
-  const v = raw
-    .trim()
-    .toUpperCase()
-    .replace(/[\s-]+/g, '_')
-  if (!isCountry(v)) throw new UsageError(`unknown country '${raw}' (expected one of ${COUNTRIES.join(', ')})`)
-  return v
-}
-
-function parseCountries(raw: string): Country[] {
-  return list(raw, 'countries').map(toCountry)
-}
-
-function parseCities(raw: string, countries: Country[]): Partial<Record<Country, string[]>> {
-  const out: Partial<Record<Country, string[]>> = {}
-  const add = (country: Country, city: string) => {
-    const name = city.trim().replace(/\s+/g, ' ').toUpperCase()
-    if (name === '') throw new UsageError(`empty city name in --cities '${raw}'`)
-    const towns = (out[country] ??= [])
-    if (!towns.includes(name)) towns.push(name)
-  }
-  for (const entry of list(raw, 'cities')) {
-    const colon = entry.indexOf(':')
-    if (colon === -1) {
-      for (const c of countries) add(c, entry)
-      continue
-    }
-    const country = toCountry(entry.slice(0, colon))
-    if (!countries.includes(country)) {
-      throw new UsageError(`--cities '${entry}' names ${country}, which is not in --countries (${countries.join(',')})`)
-    }
-    add(country, entry.slice(colon + 1))
-  }
-  return out
-}
-
-function parseExpires(raw: string): string {
-  if (!isValidIsoDate(raw)) throw new UsageError(`invalid --expires '${raw}' (expected a real date YYYY-MM-DD)`)
-  return raw
-}
-
-function parseRate(raw: string): number {
-  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN
-  if (!(n >= 1 && n <= MAX_RATE_PER_MINUTE)) {
-    throw new UsageError(`invalid --rate '${raw}' (expected an integer 1..${MAX_RATE_PER_MINUTE})`)
-  }
-  return n
-}
-
-function parseId(raw: string): string {
-  // Anything that is not a plausible id would only ever be "not found"; say why instead.
-  if (!/^[0-9A-Za-z]{1,64}$/.test(raw))
-    throw new UsageError(`invalid --id '${raw}' (a key id is letters and digits, e.g. k7Gx2mQp)`)
-  return raw
-}
-
-function citiesText(r: ApiKeyRecord): string {
-  const parts = r.countries.map((c) => `${c}:${r.cities[c]?.join(',') ?? '*'}`)
-  return Object.keys(r.cities).length === 0 ? 'all' : parts.join(' ')
-}
-
-function expiresText(r: ApiKeyRecord, now: Date): string {
-  if (r.expires === null) return 'never'
-  return johannesburgDate(now) > r.expires ? `${r.expires} (expired)` : r.expires
-}
-
-function describe(r: ApiKeyRecord, now: Date): [string, string][] {
-  return [
-    ['id', r.id],
-    ['status', r.status],
-    ['products', r.products.join(', ')],
-    ['countries', r.countries.join(', ')],
-    ['cities', citiesText(r)],
-    ['expires', r.expires === null ? 'never' : `${expiresText(r, now)} (last day, Africa/Johannesburg)`],
-    ['rate', `${r.ratePerMinute}/min`],
-  ]
-}
-
-function row(r: ApiKeyRecord, now: Date): string[] {
-  return [
-    r.id,
-    r.status,
-    r.products.join(','),
-    r.countries.join(','),
-    citiesText(r),
-    expiresText(r, now),
-    String(r.ratePerMinute),
-  ]
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd()
-  return [line(header), ...rows.map(line)].join('\n')
-}
-
-function report(io: KeysCliIo, json: boolean, message: string, record: ApiKeyRecord, now: Date): void {
-  if (json) {
-    io.out(JSON.stringify(record))
-    return
-  }
-  io.out([message, ...describe(record, now).map(([k, v]) => `  ${(k + ':').padEnd(11)} ${v}`)].join('\n'))
 }

@@ -1,0 +1,120 @@
+/**
+ * The keys CLI's flags and values: parsed and checked before the store is touched, so a typo
+ * never creates or changes anything. A mistake is a UsageError (exit code 2).
+ */
+import { isValidIsoDate } from './dates.js'
+import { MAX_RATE_PER_MINUTE } from './key-options.js'
+import { COUNTRIES, PRODUCTS, isCountry, isProduct, type Country, type Product } from './types.js'
+
+/** A command-line mistake: reported on stderr with exit code 2. */
+export class UsageError extends Error {}
+
+export type Flags = Map<string, string | true>
+
+export function parseFlags(args: string[], spec: Record<string, boolean>): Flags {
+  const flags: Flags = new Map()
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]
+    if (!arg.startsWith('--') || arg === '--') throw new UsageError(`unexpected argument '${arg}'`)
+    const eq = arg.indexOf('=')
+    const name = arg.slice(2, eq === -1 ? undefined : eq)
+    if (!Object.hasOwn(spec, name)) throw new UsageError(`unknown flag '--${name}'`)
+    if (flags.has(name)) throw new UsageError(`flag '--${name}' given more than once`)
+    if (spec[name]) {
+      if (eq !== -1) throw new UsageError(`flag '--${name}' takes no value`)
+      flags.set(name, true)
+      continue
+    }
+    let v: string | undefined
+    if (eq !== -1) v = arg.slice(eq + 1)
+    else {
+      v = args[i + 1]
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`flag '--${name}' needs a value`)
+      i++
+    }
+    if (v.trim() === '') throw new UsageError(`flag '--${name}' needs a value`)
+    flags.set(name, v)
+  }
+  return flags
+}
+
+export function required(flags: Flags, name: string): string {
+  if (!flags.has(name)) throw new UsageError(`missing required flag '--${name}'`)
+  return value(flags, name)
+}
+
+export function value(flags: Flags, name: string): string {
+  const v = flags.get(name)
+  if (typeof v !== 'string') throw new UsageError(`flag '--${name}' needs a value`)
+  return v.trim()
+}
+
+export function list(raw: string, flag: string): string[] {
+  const items = raw.split(',').map((s) => s.trim())
+  if (items.some((s) => s === '')) throw new UsageError(`empty entry in --${flag} '${raw}'`)
+  return items
+}
+
+export function parseProducts(raw: string): Product[] {
+  return list(raw, 'products').map((p) => {
+    const v = p.toLowerCase()
+    if (!isProduct(v)) throw new UsageError(`unknown product '${p}' (expected one of ${PRODUCTS.join(', ')})`)
+    return v
+  })
+}
+
+export function toCountry(raw: string): Country {
+  const v = raw
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_')
+  if (!isCountry(v)) throw new UsageError(`unknown country '${raw}' (expected one of ${COUNTRIES.join(', ')})`)
+  return v
+}
+
+export function parseCountries(raw: string): Country[] {
+  return list(raw, 'countries').map(toCountry)
+}
+
+export function parseCities(raw: string, countries: Country[]): Partial<Record<Country, string[]>> {
+  const out: Partial<Record<Country, string[]>> = {}
+  const add = (country: Country, city: string) => {
+    const name = city.trim().replace(/\s+/g, ' ').toUpperCase()
+    if (name === '') throw new UsageError(`empty city name in --cities '${raw}'`)
+    const towns = (out[country] ??= [])
+    if (!towns.includes(name)) towns.push(name)
+  }
+  for (const entry of list(raw, 'cities')) {
+    const colon = entry.indexOf(':')
+    if (colon === -1) {
+      for (const c of countries) add(c, entry)
+      continue
+    }
+    const country = toCountry(entry.slice(0, colon))
+    if (!countries.includes(country)) {
+      throw new UsageError(`--cities '${entry}' names ${country}, which is not in --countries (${countries.join(',')})`)
+    }
+    add(country, entry.slice(colon + 1))
+  }
+  return out
+}
+
+export function parseExpires(raw: string): string {
+  if (!isValidIsoDate(raw)) throw new UsageError(`invalid --expires '${raw}' (expected a real date YYYY-MM-DD)`)
+  return raw
+}
+
+export function parseRate(raw: string): number {
+  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN
+  if (!(n >= 1 && n <= MAX_RATE_PER_MINUTE)) {
+    throw new UsageError(`invalid --rate '${raw}' (expected an integer 1..${MAX_RATE_PER_MINUTE})`)
+  }
+  return n
+}
+
+export function parseId(raw: string): string {
+  // Anything that is not a plausible id would only ever be "not found"; say why instead.
+  if (!/^[0-9A-Za-z]{1,64}$/.test(raw))
+    throw new UsageError(`invalid --id '${raw}' (a key id is letters and digits, e.g. k7Gx2mQp)`)
+  return raw
+}
