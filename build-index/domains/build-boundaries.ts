@@ -38,6 +38,7 @@ import { normalisePolygonGeometry as normaliseBoundaryGeometry } from '../transf
 import { datesOf, normaliseBoundary, parseSetJson, vintageOf, type SetDefaults } from '../transform/boundaries.js'
 import type { DatasetWriter } from '../write/dataset-writer.js'
 import { finishDb, openScratchDb } from '../write/sqlite-writer.js'
+import { round } from '../../src/geo/round.js'
 
 interface Rec {
   id: number
@@ -229,13 +230,13 @@ export async function buildBoundaries(
       vintage: r.vintage,
       from: r.from,
       to: r.to,
-      area: mp ? Math.round(multiPolygonAreaSqm(mp) * 100) / 100 : null,
+      area: mp ? round(multiPolygonAreaSqm(mp), 2) : null,
       minX: b?.minX ?? null,
       minY: b?.minY ?? null,
       maxX: b?.maxX ?? null,
       maxY: b?.maxY ?? null,
-      labelLon: label ? Math.round(label[0] * 1e7) / 1e7 : null,
-      labelLat: label ? Math.round(label[1] * 1e7) / 1e7 : null,
+      labelLon: label ? round(label[0], 7) : null,
+      labelLat: label ? round(label[1], 7) : null,
       vertices,
       geom: mp ? encodeGeometry(mp) : null,
       geomLo: mp ? encodeGeometry(vertices > 64 ? simplifyPreserveTopology(mp, OVERVIEW_TOLERANCE_M) : mp) : null,

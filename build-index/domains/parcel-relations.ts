@@ -21,6 +21,7 @@ import { bboxOf, containsPoint, locatePoint, sharedBoundaryM } from '../../src/g
 import { createProgress } from '../progress.js'
 import { buildThreads, runChunksOnWorkers, workerScript } from '../threads.js'
 import { GrowableF64 } from '../write/growable.js'
+import { round } from '../../src/geo/round.js'
 
 /** Beacons attach to boundaries passing within this distance (docs/source-formats.md). */
 const BEACON_SNAP_M = 0.5
@@ -203,7 +204,7 @@ export function createRelationComputer(
         if (shared < MIN_SHARED_M) continue
         // a parcel never neighbours one that contains it or that it contains
         if (coversByArea(me.mp, them.mp) || coversByArea(them.mp, me.mp)) continue
-        pairs.push3(id, other, Math.round(shared * 100) / 100)
+        pairs.push3(id, other, round(shared, 2))
       }
       if (beacons) attachBeacons(id, me.mp, beacons, onBeacons)
       if (plans) {

@@ -111,7 +111,7 @@ export function normaliseParcel(
       minorCode: text(props.min_code),
       lstatus,
       wstatus,
-      extentSqm: Math.round(extentSqm * 100) / 100,
+      extentSqm: round(extentSqm, 2),
       labelLon,
       labelLat,
       dateStamp: normaliseDate(props.date_stamp),

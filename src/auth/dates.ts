@@ -54,3 +54,10 @@ export function isValidIsoDate(s: unknown): s is string {
   const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1]
   return d <= daysInMonth
 }
+
+/** `YYYY-MM-DD` plus `n` days. */
+export function addDays(day: string, n: number): string {
+  const d = new Date(`${day}T12:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + n)
+  return d.toISOString().slice(0, 10)
+}

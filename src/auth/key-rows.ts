@@ -57,10 +57,3 @@ export function rowToRecord(row: KeyRow): ApiKeyRecord {
     createdAt: row.created_at,
   })
 }
-
-/** `YYYY-MM-DD` plus `n` days. */
-export function addDays(day: string, n: number): string {
-  const d = new Date(`${day}T12:00:00Z`)
-  d.setUTCDate(d.getUTCDate() + n)
-  return d.toISOString().slice(0, 10)
-}

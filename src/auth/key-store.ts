@@ -7,7 +7,7 @@ import { dirname } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import Database from 'better-sqlite3'
 import { digestsEqual, generateApiKey, hashApiKey, parseApiKey } from './api-key.js'
-import { johannesburgDate } from './dates.js'
+import { addDays, johannesburgDate } from './dates.js'
 import {
   DEFAULT_RATE_PER_MINUTE,
   InvalidKeyOptionsError,
@@ -18,7 +18,7 @@ import {
   normaliseRate,
   type IssueKeyOptions,
 } from './key-options.js'
-import { ADDED_COLUMNS, addDays, type KeyRow, rowToRecord, SCHEMA } from './key-rows.js'
+import { ADDED_COLUMNS, type KeyRow, rowToRecord, SCHEMA } from './key-rows.js'
 import type { ApiKeyRecord, Country, KeyStatus, KeyVerifier, VerifyResult } from './types.js'
 
 /** Thrown by store mutations for an id that has no key. */

@@ -10,7 +10,8 @@
  * candidates (held parcels and parcels in holes) are clipped.
  */
 import { subtract } from './clip.js'
-import { containsPoint, type MultiPolygon, multiPolygonAreaSqm, type Ring } from './polygon.js'
+import { convexSign } from './overlay/convex-clip.js'
+import { containsPoint, type MultiPolygon, multiPolygonAreaSqm } from './polygon.js'
 
 /** Below this much area of `inner` outside `outer` (m², or this share of `inner`) it is a sliver of rounding. */
 const SLIVER_SQM = 0.01
@@ -20,24 +21,8 @@ const SLIVER_SHARE = 1e-6
 export function coversByArea(outer: MultiPolygon, inner: MultiPolygon): boolean {
   for (const poly of inner) for (const [x, y] of poly[0]) if (!containsPoint(outer, x, y)) return false
   // a convex parcel without holes holds all of what its vertices span: no clipping needed
-  if (outer.length === 1 && outer[0].length === 1 && isConvex(outer[0][0])) return true
+  if (outer.length === 1 && outer[0].length === 1 && convexSign(outer[0][0]) !== 0) return true
   const rest = subtract(inner, outer)
   if (rest.length === 0) return true
   return multiPolygonAreaSqm(rest) <= Math.max(SLIVER_SQM, SLIVER_SHARE * multiPolygonAreaSqm(inner))
-}
-
-/** Whether a closed ring turns one way only (collinear runs allowed). */
-function isConvex(ring: Ring): boolean {
-  let sign = 0
-  const n = ring.length - 1
-  for (let i = 0; i < n; i++) {
-    const [ax, ay] = ring[i]
-    const [bx, by] = ring[(i + 1) % n]
-    const [cx, cy] = ring[(i + 2) % n]
-    const cross = (bx - ax) * (cy - by) - (by - ay) * (cx - bx)
-    if (cross === 0) continue
-    if (sign === 0) sign = Math.sign(cross)
-    else if (Math.sign(cross) !== sign) return false
-  }
-  return true
 }

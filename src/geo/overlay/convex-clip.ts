@@ -18,7 +18,7 @@ function openRing(ring: Ring): [number, number][] {
  * +1 for a convex counter-clockwise ring, -1 convex clockwise, 0 otherwise; turns within ON_EDGE_DEG of straight are
  * straight.
  */
-function convexSign(ring: Ring): number {
+export function convexSign(ring: Ring): number {
   const p = openRing(ring)
   const n = p.length
   if (n < 3) return 0
