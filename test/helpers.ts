@@ -48,3 +48,5 @@ export function makeTestApp(
 export async function json<T = any>(res: Response): Promise<T> {
   return (await res.json()) as T
 }
+
+export { box } from './fixtures/box.js'

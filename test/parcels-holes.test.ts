@@ -7,16 +7,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { buildDataset } from '../build-index/build.js'
-import { json, makeTestApp } from './helpers.js'
+import { box, json, makeTestApp } from './helpers.js'
 
 type Ring = [number, number][]
-const box = (x0: number, y0: number, x1: number, y1: number): Ring => [
-  [x0, y0],
-  [x1, y0],
-  [x1, y1],
-  [x0, y1],
-  [x0, y0],
-]
 const A = 'C01300000000095000001'
 const B = 'C01308880000000100000'
 const C = 'C01308880000000200000'

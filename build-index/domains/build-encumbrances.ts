@@ -20,11 +20,12 @@ import {
   FLAG_NOT_CURRENT,
   HEAT_CELL_DEG,
   linesAsPolygons,
+  polygonsAsLines,
   type EncumbranceClass,
 } from '../../src/data/encumbrance-format.js'
 import type { DomainManifest, LayerStats } from '../../src/data/manifest.js'
 import { PARCEL_FILES } from '../../src/data/parcels-format.js'
-import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
+import { decodeGeometry, encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
 import { bufferLines } from '../../src/geo/overlay/buffer.js'
 import { areaSqm, lineLengthM } from '../../src/geo/overlay/measure.js'
 import { linesBox } from '../../src/geo/lines.js'
@@ -107,7 +108,11 @@ export async function buildEncumbrances(
         let strip: MultiPolygon | null = null
         if (rec.lines && rec.widthM) {
           try {
-            strip = bufferLines(rec.lines, rec.widthM / 2)
+            // from the centreline as stored (1e-7°), as the overlap pass and the server build it
+            strip = bufferLines(
+              polygonsAsLines(decodeGeometry(encodeGeometry(linesAsPolygons(rec.lines)))),
+              rec.widthM / 2,
+            )
           } catch (err) {
             rejects.reject(
               name,
@@ -119,7 +124,8 @@ export async function buildEncumbrances(
         }
         seenUid.set(rec.uid, row.ref)
         n++
-        const b = rec.mp ? bboxOf(rec.mp) : linesBox(rec.lines!)
+        // a dimensioned line is indexed by its strip's box, so every search that meets the strip finds it
+        const b = rec.mp ? bboxOf(rec.mp) : strip ? bboxOf(strip) : linesBox(rec.lines!)
         boxes.push4(b.minX, b.minY, b.maxX, b.maxY)
         if (n > flags.length) {
           const f = new Uint8Array(flags.length * 2)

@@ -31,6 +31,7 @@ import { lineOverlap } from '../../src/geo/overlay/line-overlap.js'
 import { areaSqm } from '../../src/geo/overlay/measure.js'
 import { polygonOverlap } from '../../src/geo/overlay/polygon-overlap.js'
 import { PreparedLines, PreparedPolygon } from '../../src/geo/overlay/prepared.js'
+import { bufferLines } from '../../src/geo/overlay/buffer.js'
 import { NEAR_BOX_M } from '../../src/geo/overlay/tolerance.js'
 import type { MultiLineString } from '../../src/geo/overlay/types.js'
 import { createProgress } from '../progress.js'
@@ -72,12 +73,13 @@ export interface OverlapRow {
 }
 
 /**
- * How an encumbrance meets a parcel (docs/decisions.md "Encumbrances"):
+ * How an encumbrance meets a parcel (docs/decisions.md "Encumbrances", "Geometry tolerances"):
  * - areas: the polygon overlap; `pct` of the parcel's computed area;
- * - lines: the relationship of the surveyed line itself (along the boundary only = touches,
- *   `overlap_sqm` 0); inside, an undimensioned line has `overlap_sqm` null, a dimensioned one the
- *   area of its strip inside the parcel; a dimensioned line outside the parcel whose strip still
- *   reaches into it is judged by the strip.
+ * - dimensioned lines are their strip: relationship, `overlap_sqm`, `pct` and the clip come from
+ *   the strip (a strip covering the whole parcel `contains` it); `overlap_m` is the length of the
+ *   centreline inside the parcel (or along its boundary when none is inside);
+ * - undimensioned lines: the relationship of the surveyed line itself (along the boundary only =
+ *   touches, `overlap_sqm` 0); inside, `overlap_sqm` null.
  */
 export function overlapOf(
   enc: {
@@ -92,45 +94,35 @@ export function overlapOf(
     const area = parcelArea()
     return area > 0 ? round2(Math.min(100, (sqm / area) * 100)) : 0
   }
-  if (enc.mp) {
-    const o = polygonOverlap(enc.mp, parcel)
+  const area = enc.strip ?? enc.mp
+  if (area) {
+    const o = polygonOverlap(area, parcel)
     if (!o) return null
     const sqm = o.relationship === 'touches' ? 0 : round2(o.overlapSqm)
+    let overlapM: number | null = null
+    if (enc.strip) {
+      const lo = lineOverlap(enc.lines!, parcel)
+      overlapM = round2(!lo ? 0 : lo.relationship === 'touches' ? lo.boundaryM : lo.overlapM)
+    }
     return {
       relationship: o.relationship,
       overlapSqm: sqm,
-      overlapM: null,
+      overlapM,
       pct: pctOf(sqm),
       geom: o.relationship === 'crosses' ? { mp: o.geometry } : null,
     }
   }
   const lo = lineOverlap(enc.lines!, parcel)
-  if (lo && lo.relationship !== 'touches') {
-    const strip = enc.strip ? polygonOverlap(enc.strip, parcel) : null
-    const sqm = enc.strip ? round2(strip && strip.relationship !== 'touches' ? strip.overlapSqm : 0) : null
-    return {
-      relationship: lo.relationship,
-      overlapSqm: sqm,
-      overlapM: round2(lo.overlapM),
-      pct: sqm === null ? null : pctOf(sqm),
-      geom: lo.relationship === 'crosses' ? { lines: lo.geometry } : null,
-    }
-  }
-  if (enc.strip) {
-    const o = polygonOverlap(enc.strip, parcel)
-    if (o && o.relationship !== 'touches') {
-      const sqm = round2(o.overlapSqm)
-      return {
-        relationship: o.relationship,
-        overlapSqm: sqm,
-        overlapM: round2(lo?.boundaryM ?? 0),
-        pct: pctOf(sqm),
-        geom: o.relationship === 'crosses' ? { mp: o.geometry } : null,
-      }
-    }
-  }
   if (!lo) return null
-  return { relationship: 'touches', overlapSqm: 0, overlapM: round2(lo.boundaryM), pct: 0, geom: null }
+  if (lo.relationship === 'touches')
+    return { relationship: 'touches', overlapSqm: 0, overlapM: round2(lo.boundaryM), pct: 0, geom: null }
+  return {
+    relationship: lo.relationship,
+    overlapSqm: null,
+    overlapM: round2(lo.overlapM),
+    pct: null,
+    geom: lo.relationship === 'crosses' ? { lines: lo.geometry } : null,
+  }
 }
 
 /** The built parcel files the pass reads. */
@@ -145,7 +137,8 @@ export interface EncumbranceInput {
   id: number
   cls: EncumbranceClass
   geom: Uint8Array
-  areaGeom: Uint8Array | null
+  /** A dimensioned line's width: its strip is built here from the stored centreline. */
+  widthM: number | null
 }
 
 /** A `parcel_overlap` row: parcel id, encumbrance id, relationship code, m², m, %, clip blob, clip is lines. */
@@ -192,8 +185,9 @@ export function createOverlapComputer(paths: ParcelPaths): {
   function rowsOf(e: EncumbranceInput): OverlapInsert[] {
     const isLine = LINE_CLASSES.has(e.cls)
     const decoded = decodeGeometry(e.geom)
-    const strip = e.areaGeom ? decodeGeometry(e.areaGeom) : null
     const lines = isLine ? polygonsAsLines(decoded) : null
+    // full precision, as the server's /intersect builds it (src/features/encumbrances/strip.ts)
+    const strip = lines && e.widthM ? bufferLines(lines, e.widthM / 2) : null
     const mp = isLine ? null : decoded
     const boxes = strip ? cellsOverPolygon(strip) : mp ? cellsOverPolygon(mp) : cellsAlongLines(lines!)
     // a parcel whose box the encumbrance (its strip, when it has one) does not come within
@@ -244,18 +238,13 @@ export async function computeOverlaps(
   flags: Uint8Array,
   log: (line: string) => void,
 ): Promise<void> {
-  const read = db.prepare('SELECT id, class, geom, area_geom FROM encumbrance WHERE id = ?')
+  const read = db.prepare('SELECT id, class, geom, width_m FROM encumbrance WHERE id = ?')
   const insert = db.prepare('INSERT INTO parcel_overlap VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
   const current: number[] = []
   for (let id = 1; id <= n; id++) if (!(flags[id - 1] & FLAG_NOT_CURRENT)) current.push(id)
   const inputOf = (id: number): EncumbranceInput => {
-    const r = read.get(id) as { id: number; class: EncumbranceClass; geom: Buffer; area_geom: Buffer | null }
-    return {
-      id: r.id,
-      cls: r.class,
-      geom: new Uint8Array(r.geom),
-      areaGeom: r.area_geom ? new Uint8Array(r.area_geom) : null,
-    }
+    const r = read.get(id) as { id: number; class: EncumbranceClass; geom: Buffer; width_m: number | null }
+    return { id: r.id, cls: r.class, geom: new Uint8Array(r.geom), widthM: r.width_m }
   }
   const progress = createProgress('encumbrances/overlaps', current.length)
   let pairs = 0
@@ -316,9 +305,7 @@ async function runOnWorkers(
       const recs = ids.slice(k * CHUNK, (k + 1) * CHUNK).map(inputOf)
       return {
         message: { recs },
-        transfer: recs.flatMap((r) =>
-          r.areaGeom ? [r.geom.buffer, r.areaGeom.buffer] : [r.geom.buffer],
-        ) as ArrayBuffer[],
+        transfer: recs.map((r) => r.geom.buffer) as ArrayBuffer[],
       }
     },
     (m) => {

@@ -23,7 +23,14 @@ export const EncumbranceRecordSchema = z
       .optional()
       .openapi({ description: 'Areas: the source `geom_area`, else the computed area. Omitted for lines.' }),
     length_m: z.number().optional().openapi({ description: 'Lines: geodesic length.' }),
-    width_m: z.number().optional().openapi({ description: "A dimensioned servitude line's width." }),
+    width_m: z
+      .number()
+      .optional()
+      .openapi({
+        description:
+          "A dimensioned servitude line's width: the encumbrance is its strip, the line buffered by half the width each " +
+          'side with flat ends, and relationships and areas come from the strip.',
+      }),
     date_stamp: z.string().optional(),
     record_status: z
       .string()
@@ -36,7 +43,7 @@ export const EncumbranceRecordSchema = z
         enum: ['crosses', 'within', 'contains', 'touches'],
         description:
           "The encumbrance relative to the parcel or the caller's geometry: within = inside it, contains = covers " +
-          'it, crosses = shares interior, touches = boundary only.',
+          'it, crosses = shares interior, touches = boundary only. A dimensioned line is judged by its strip.',
       }),
     overlap_sqm: z
       .number()
@@ -44,16 +51,21 @@ export const EncumbranceRecordSchema = z
       .optional()
       .openapi({ description: 'm² (geodesic); 0 on touches; null on an undimensioned servitude line, with `note`.' }),
     overlap_pct_of_parcel: z.number().optional(),
-    overlap_m: z.number().optional().openapi({
-      description:
-        'Lines: length inside (along the boundary for touches); routes: route length inside the encumbrance.',
-    }),
+    overlap_m: z
+      .number()
+      .optional()
+      .openapi({
+        description:
+          'Lines: length of the line inside the parcel or area (along the boundary for touches); routes: route ' +
+          "length inside the encumbrance (a dimensioned line's strip).",
+      }),
     note: z.string().optional(),
     distance_m: z.number().optional().openapi({ description: '/at only: metres from the point (0 inside).' }),
     geometry: GeoJsonGeometry.optional().openapi({
       description:
         'In parcel answers: the part inside the parcel (the whole encumbrance when within or touching, the parcel ' +
-        'when the encumbrance covers it). Elsewhere: the whole encumbrance.',
+        'when the encumbrance covers it; for a dimensioned line that crosses, the piece of its strip). Elsewhere: the ' +
+        'whole encumbrance.',
     }),
   })
   .openapi('Encumbrance')

@@ -17,6 +17,7 @@ import { round } from '../../geo/round.js'
 import { recordById } from './lookups.js'
 import { PARENT_FARM, type ParcelRef } from './parcels.js'
 import { areaOf, lineOf, type EncumbranceRow, type Overlap } from './records.js'
+import { stripOf } from './strip.js'
 import type { EncumbranceStore } from './store.js'
 
 /** /intersect stops listing after this many parcels or encumbrances and says so. */
@@ -86,7 +87,7 @@ export function intersect(
   let encTruncated = false
   for (const id of [...encIds].sort((a, b) => a - b)) {
     const r = recordById(s, id)
-    const o = isRoute ? routeMeets(prepLines!, r) : areaMeets(prepArea!, geometry.mp, r)
+    const o = isRoute ? routeMeets(prepLines!, r, stripOf(s, r)) : areaMeets(prepArea!, geometry.mp, r, stripOf(s, r))
     if (!o) continue
     if (encumbrances.length === INTERSECT_MAX_ENCUMBRANCES) {
       encTruncated = true
@@ -148,43 +149,60 @@ export function intersect(
   }
 }
 
-/** An encumbrance against a route: relationship of the encumbrance to the route, length along it. */
-function routeMeets(route: PreparedLines, r: EncumbranceRow): Overlap | null {
-  const lines = lineOf(r)
+/**
+ * An encumbrance against a route: relationship of the encumbrance to the route, length along it.
+ * A dimensioned line is its strip: `overlap_m` is the length of the route inside the strip.
+ */
+function routeMeets(route: PreparedLines, r: EncumbranceRow, strip: MultiPolygon | null): Overlap | null {
+  const lines = strip ? null : lineOf(r)
   if (lines) {
     const o = lineLineOverlap(route, lines)
     if (!o) return null
-    const out: Overlap = { relationship: o.relationship, overlapM: round2(o.overlapM) }
-    if (!r.widthM) out.overlapSqm = null
-    return out
+    return { relationship: o.relationship, overlapM: round2(o.overlapM), overlapSqm: null }
   }
-  const o = lineOverlap(route, areaOf(r)!)
+  const o = lineOverlap(route, strip ?? areaOf(r)!)
   if (!o) return null
   // lineOverlap tells how the route lies in the area; the answer is the area's relation to the route
   const rel: Relationship = o.relationship === 'within' ? 'contains' : o.relationship
   return { relationship: rel, overlapM: round2(o.relationship === 'touches' ? o.boundaryM : o.overlapM) }
 }
 
-/** An encumbrance against an area: relationship of the encumbrance to the area, overlap in m² (and m for lines). */
-function areaMeets(area: PreparedPolygon, mp: MultiPolygon, r: EncumbranceRow): Overlap | null {
+/**
+ * An encumbrance against an area: relationship of the encumbrance to the area, overlap in m²
+ * (and, for lines, m of the line inside the area). A dimensioned line is judged and measured by
+ * its strip; an undimensioned one by the line, with `overlap_sqm` null.
+ */
+function areaMeets(
+  area: PreparedPolygon,
+  mp: MultiPolygon,
+  r: EncumbranceRow,
+  strip: MultiPolygon | null,
+): Overlap | null {
   const lines = lineOf(r)
-  if (lines) {
+  if (lines && !strip) {
     const o = lineOverlap(lines, mp)
     if (!o) return null
     if (o.relationship === 'touches') return { relationship: 'touches', overlapSqm: 0, overlapM: round2(o.boundaryM) }
-    let sqm: number | null = null
-    if (r.areaGeom) {
-      const s = polygonOverlap(decodeGeometry(r.areaGeom), mp)
-      sqm = s && s.relationship !== 'touches' ? round2(s.overlapSqm) : 0
-    }
-    return { relationship: o.relationship, overlapSqm: sqm, overlapM: round2(o.overlapM) }
+    return { relationship: o.relationship, overlapSqm: null, overlapM: round2(o.overlapM) }
   }
-  const o = polygonOverlap(area, decodeGeometry(r.geom))
-  // polygonOverlap(a, b) tells how the caller's area a lies to the record b; the answer is b's relation to a
-  if (o && (o.relationship === 'within' || o.relationship === 'contains'))
-    o.relationship = o.relationship === 'within' ? 'contains' : 'within'
+  const o = polygonOverlap(area, strip ?? decodeGeometry(r.geom))
   if (!o) return null
-  return { relationship: o.relationship, overlapSqm: o.relationship === 'touches' ? 0 : round2(o.overlapSqm) }
+  // polygonOverlap(a, b) tells how the caller's area a lies to the record b; the answer is b's relation to a
+  if (o.relationship === 'within' || o.relationship === 'contains')
+    o.relationship = o.relationship === 'within' ? 'contains' : 'within'
+  const out: Overlap = {
+    relationship: o.relationship,
+    overlapSqm: o.relationship === 'touches' ? 0 : round2(o.overlapSqm),
+  }
+  if (lines) out.overlapM = round2(lengthInside(lines, mp))
+  return out
+}
+
+/** Length in metres of the lines inside the polygon, or along its boundary when none is inside. */
+export function lengthInside(lines: Lines, mp: MultiPolygon): number {
+  const o = lineOverlap(lines, mp)
+  if (!o) return 0
+  return o.relationship === 'touches' ? o.boundaryM : o.overlapM
 }
 
 /** Longest piece of a route searched with one box, degrees (about 250 m: a longer diagonal's box holds too much). */

@@ -46,9 +46,9 @@ export function recordsAt(
   classes: readonly EncumbranceClass[],
 ): { row: EncumbranceRow; distanceM: number }[] {
   const m = metresPerDegree(lat)
-  // the widest strip half-width in the data is well under 100 m; boxes are padded for it
-  const padX = (radiusM + 100) / m.lon
-  const padY = (radiusM + 100) / m.lat
+  // a dimensioned line is indexed by its strip's box (build-encumbrances.ts), so the radius is the whole pad
+  const padX = radiusM / m.lon
+  const padY = radiusM / m.lat
   const out: { row: EncumbranceRow; distanceM: number }[] = []
   for (const id of idsInBox(s, { minX: lon - padX, minY: lat - padY, maxX: lon + padX, maxY: lat + padY }, classes)) {
     const r = recordById(s, id)

@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import { ENCUMBRANCE_CLASSES, ENCUMBRANCE_FILES, type EncumbranceClass } from '../../data/encumbrance-format.js'
 import type { OpenDataset } from '../../data/open-dataset.js'
+import type { MultiPolygon } from '../../data/geometry-blob.js'
 import { ParcelStore } from './parcels.js'
 import { COLUMNS } from './records.js'
 
@@ -95,6 +96,8 @@ export class EncumbranceStore {
   readonly maxId: number
   /** The parcel files, or null when the dataset has no parcel domain. */
   readonly parcels: ParcelStore | null
+  /** Strips of dimensioned lines built at full precision, most recent last (see strip.ts). */
+  readonly strips = new Map<number, MultiPolygon>()
 
   constructor(ds: OpenDataset) {
     const manifest = ds.domain('encumbrances')!
