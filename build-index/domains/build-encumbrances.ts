@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import Flatbush from 'flatbush'
 import {
@@ -35,6 +36,7 @@ import { countLines, createProgress } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
 import { provinceDirs } from '../sources/province-dirs.js'
 import { findLayerFile, readLayer } from '../sources/read-layer.js'
+import { AreaColumnCheck } from '../transform/area-column.js'
 import { normaliseEncumbrance, type EncumbranceRecord } from '../transform/encumbrances.js'
 import type { DatasetWriter } from '../write/dataset-writer.js'
 import { GrowableF64 } from '../write/growable.js'
@@ -73,7 +75,9 @@ export async function buildEncumbrances(
   const boxes = new GrowableF64()
   let flags = new Uint8Array(1 << 14)
   const classRange: Partial<Record<EncumbranceClass, [number, number]>> = {}
-  const seenUid = new Map<number, string>()
+  // per uid: where it was first seen and a digest of that row, to tell an exact duplicate (dropped,
+  // counted) from a second record reusing the uid (rejected) (docs/decisions.md "Ingest integrity")
+  const seenUid = new Map<number, { ref: string; digest: string }>()
   const layers: Record<string, LayerStats> = {}
   const heat = new Map<string, number>()
   let n = 0
@@ -88,6 +92,8 @@ export async function buildEncumbrances(
       const progress = createProgress(name, await countLines(file))
       const cov: CoverageRow = { records: 0, current: 0, unspecified: 0, unlisted: 0, repaired: 0, rejected: 0 }
       let reoriented = 0
+      let duplicates = 0
+      const areas = new AreaColumnCheck()
       for await (const row of readLayer(file, { pointLayer: false })) {
         progress.tick()
         if (!row.ok) {
@@ -100,9 +106,11 @@ export async function buildEncumbrances(
           continue
         }
         const rec = r.rec
+        const digest = rowDigest(cls, row.properties, row.geometry)
         const dup = seenUid.get(rec.uid)
         if (dup) {
-          rejects.reject(name, row.ref, `uid ${rec.uid} was already used by ${dup}`)
+          if (dup.digest === digest) duplicates++
+          else rejects.reject(name, row.ref, `uid ${rec.uid} was already used by ${dup.ref}`)
           continue
         }
         let strip: MultiPolygon | null = null
@@ -122,7 +130,7 @@ export async function buildEncumbrances(
             continue
           }
         }
-        seenUid.set(rec.uid, row.ref)
+        seenUid.set(rec.uid, { ref: row.ref, digest })
         n++
         // a dimensioned line is indexed by its strip's box, so every search that meets the strip finds it
         const b = rec.mp ? bboxOf(rec.mp) : strip ? bboxOf(strip) : linesBox(rec.lines!)
@@ -134,6 +142,7 @@ export async function buildEncumbrances(
         }
         flags[n - 1] = (rec.status ? FLAG_NOT_CURRENT : 0) | (rec.lines ? FLAG_LINE : 0)
         insert.run(rowOf(n, rec, b, strip))
+        if (rec.mp && rec.geomArea) areas.add(n, rec.geomArea, areaSqm(rec.mp))
         cov.records++
         if (!rec.status) {
           cov.current++
@@ -146,8 +155,15 @@ export async function buildEncumbrances(
         if (r.reoriented) reoriented++
       }
       cov.rejected = rejects.count(name)
+      const off = areas.offRatio()
+      if (off !== null) {
+        log(areas.warning(name, 'geom_area', off))
+        const serve = db.prepare('UPDATE encumbrance SET extent_sqm = ? WHERE id = ?')
+        for (let k = 0; k < areas.ids.length; k++) serve.run(round2(areas.geodesic[k]), areas.ids[k])
+      }
       progress.done(
-        `${cov.records} records, ${cov.repaired} repaired, ${reoriented} re-oriented, ${cov.rejected} rejected`,
+        `${cov.records} records, ${cov.repaired} repaired, ${reoriented} re-oriented, ${duplicates} duplicates ` +
+          `dropped, ${cov.rejected} rejected`,
       )
       insertCoverage.run(code, cls, cov.records, cov.current, cov.unspecified, cov.unlisted, cov.repaired, cov.rejected)
       layers[`${code}/${cls}`] = {
@@ -155,6 +171,7 @@ export async function buildEncumbrances(
         rejected: cov.rejected,
         repaired: cov.repaired,
         reoriented,
+        duplicates,
         meta: { unspecified: cov.unspecified, unlisted: cov.unlisted },
       }
     }
@@ -207,6 +224,15 @@ export async function buildEncumbrances(
     ds.writeBinary(ENCUMBRANCE_FILES.ids(cls), 'u32', new Uint8Array(ids.buffer))
   }
   return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
+}
+
+/** A digest of a source row's class, fields and geometry: equal digests are exact duplicates. */
+function rowDigest(cls: string, properties: unknown, geometry: unknown): string {
+  return createHash('sha1')
+    .update(cls)
+    .update(JSON.stringify(properties))
+    .update(JSON.stringify(geometry))
+    .digest('base64')
 }
 
 function rowOf(id: number, rec: EncumbranceRecord, b: BBox, strip: MultiPolygon | null) {

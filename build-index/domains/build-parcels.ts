@@ -23,11 +23,14 @@ import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
 import type { ProvinceCode } from '../../src/data/provinces.js'
 import { NEIGHBOUR_PASS_SQL, computeRelations } from './parcel-relations.js'
 import { prepareParcels, type LayerItem, type PreparedChunk } from './parcel-rows.js'
+import { VersionLedger, rejectEarlierConflicts } from './parcel-versions.js'
 import { countLines, createProgress } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
 import { provinceDirs } from '../sources/province-dirs.js'
 import { findLayerFile, readLayer } from '../sources/read-layer.js'
 import { OrderedWorkerPool, buildThreads, workerScript } from '../threads.js'
+import { AreaColumnCheck } from '../transform/area-column.js'
+import { outsideCountry } from '../transform/country-extent.js'
 import { normaliseDate } from '../transform/dates.js'
 import { normalisePolygonGeometry } from '../transform/polygon-geometry.js'
 import type { DatasetWriter } from '../write/dataset-writer.js'
@@ -76,6 +79,10 @@ export async function buildParcels(
   const layers: Record<string, LayerStats> = {}
   let n = 0
   let totalRepaired = 0
+  let totalDuplicates = 0
+  // same LPI, same source key: duplicates dropped, conflicts rejected (parcel-versions.ts)
+  const ledger = new VersionLedger(db)
+  const lateRejects: { id: number; ref: string; reason: string }[] = []
 
   // the rows of every layer are checked, normalised, encoded and described in chunks: on a
   // worker thread when the export is large, while this thread reads on and inserts the
@@ -107,6 +114,8 @@ export async function buildParcels(
       let rows = 0
       let repaired = 0
       let reoriented = 0
+      let duplicates = 0
+      const areas = new AreaColumnCheck()
       // the source references of the chunks in flight, oldest first (chunks finish in order)
       const refQueue: string[][] = []
       take = (c) => {
@@ -121,9 +130,35 @@ export async function buildParcels(
             continue
           }
           const rec = c.recs[r]
+          const from = r ? c.ends[r - 1] : 0
+          r++
+          // the statement's parameters are the record's fields
+          insert.run({
+            ...rec,
+            id: n + 1,
+            hidden: rec.hidden ? 1 : 0,
+            geom: Buffer.from(c.geoms.buffer, c.geoms.byteOffset + from, c.ends[r - 1] - from),
+          })
+          const bucket = lpiBucketHash(rec.lpi)
+          const print = lpiFingerprint(rec.lpi)
+          const verdict = ledger.check(n + 1, refs[k], rec, bucket, print)
+          if (!verdict.keep) {
+            if (verdict.duplicate) duplicates++
+            else {
+              rejects.reject(name, refs[k], verdict.reason)
+              for (const e of verdict.earlier) lateRejects.push(e)
+            }
+            continue
+          }
           n++
           rows++
-          boxes.push4(c.boxes[4 * r], c.boxes[4 * r + 1], c.boxes[4 * r + 2], c.boxes[4 * r + 3])
+          if (rec.areaFromSource) areas.add(n, rec.extentSqm, rec.geodesicSqm)
+          boxes.push4(
+            c.boxes[4 * (r - 1)],
+            c.boxes[4 * (r - 1) + 1],
+            c.boxes[4 * (r - 1) + 2],
+            c.boxes[4 * (r - 1) + 3],
+          )
           if (n > flags.length) {
             const f = new Uint8Array(flags.length * 2)
             f.set(flags)
@@ -134,26 +169,17 @@ export async function buildParcels(
             lpiBuckets = grownU32(lpiBuckets)
             lpiPrints = grownU32(lpiPrints)
           }
-          lpiBuckets[n - 1] = lpiBucketHash(rec.lpi)
-          lpiPrints[n - 1] = lpiFingerprint(rec.lpi)
+          lpiBuckets[n - 1] = bucket
+          lpiPrints[n - 1] = print
           if (n * PREFILTER_STRIDE > prefilter.length) {
             const p = new Uint8Array(prefilter.length * 2)
             p.set(prefilter)
             prefilter = p
           }
           prefilter.set(
-            c.prefilter.subarray(r * PREFILTER_STRIDE, (r + 1) * PREFILTER_STRIDE),
+            c.prefilter.subarray((r - 1) * PREFILTER_STRIDE, r * PREFILTER_STRIDE),
             (n - 1) * PREFILTER_STRIDE,
           )
-          const from = r ? c.ends[r - 1] : 0
-          // the statement's parameters are the record's fields
-          insert.run({
-            ...rec,
-            id: n,
-            hidden: rec.hidden ? 1 : 0,
-            geom: Buffer.from(c.geoms.buffer, c.geoms.byteOffset + from, c.ends[r] - from),
-          })
-          r++
         }
       }
       let items: LayerItem[] = []
@@ -181,14 +207,32 @@ export async function buildParcels(
       }
       await flush()
       await pool?.drain()
-      progress.done(`${rows} parcels, ${repaired} repaired, ${reoriented} re-oriented, ${rejects.count(name)} rejected`)
+      const off = areas.offRatio()
+      if (off !== null) {
+        log(areas.warning(name, 'geom_area', off))
+        const serve = db.prepare('UPDATE parcel SET extent_sqm = ? WHERE id = ?')
+        for (let k = 0; k < areas.ids.length; k++) serve.run(areas.geodesic[k], areas.ids[k])
+      }
+      progress.done(
+        `${rows} parcels, ${repaired} repaired, ${reoriented} re-oriented, ${duplicates} duplicates dropped, ` +
+          `${rejects.count(name)} rejected`,
+      )
       insertCoverage.run(code, layer.type, rows, repaired, rejects.count(name))
-      layers[`${code}/${layer.file}`] = { rows, rejected: rejects.count(name), repaired, reoriented }
+      layers[`${code}/${layer.file}`] = { rows, rejected: rejects.count(name), repaired, reoriented, duplicates }
       totalRepaired += repaired
+      totalDuplicates += duplicates
     }
   } finally {
     await pool?.close()
   }
+  n -= rejectEarlierConflicts(db, ledger, lateRejects, rejects, layers, log, n, {
+    boxes: boxes.a,
+    flags,
+    lpiBuckets,
+    lpiPrints,
+    prefilter,
+  })
+  boxes.n = n * 4
   db.exec('COMMIT')
   if (n === 0) {
     db.close()
@@ -213,7 +257,10 @@ export async function buildParcels(
   ds.writeBinary(PARCEL_FILES.flags, 'u8', flags.subarray(0, n))
   ds.writeBinary(PARCEL_FILES.prefilter, 'u8', prefilter.subarray(0, n * PREFILTER_STRIDE))
   ds.writeBinary(PARCEL_FILES.lpiHash, 'lpi-hash', encodeLpiHash(lpiBuckets, lpiPrints, n))
-  log(`parcels: ${n} records, ${totalRepaired} geometries repaired, ${pairs} touching pairs`)
+  log(
+    `parcels: ${n} records, ${totalRepaired} geometries repaired, ${totalDuplicates} exact duplicates dropped, ` +
+      `${pairs} touching pairs`,
+  )
   return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
 }
 
@@ -246,6 +293,11 @@ async function loadBeacons(
       }
       if (id === null || id === undefined || String(id).trim() === '') {
         rejects.reject(name, r.ref, 'beacon_id is blank')
+        continue
+      }
+      const outside = outsideCountry(g.coordinates, 'SOUTH_AFRICA')
+      if (outside) {
+        rejects.reject(name, r.ref, outside)
         continue
       }
       row++
@@ -298,6 +350,11 @@ async function loadGeneralPlans(
       const g = normalisePolygonGeometry(r.geometry)
       if (!g.ok) {
         rejects.reject(name, r.ref, g.reason)
+        continue
+      }
+      const outside = outsideCountry(r.geometry!.coordinates, 'SOUTH_AFRICA')
+      if (outside) {
+        rejects.reject(name, r.ref, outside)
         continue
       }
       if (g.repaired) repaired++

@@ -29,3 +29,42 @@ export function crsProblem(crs: unknown): string | null {
     '`ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson`'
   )
 }
+
+const REPROJECT = 'reproject the layer, e.g. `ogr2ogr -t_srs EPSG:4326 out.gpkg in.gpkg`'
+
+/**
+ * Null when a GeoPackage feature table's spatial reference is WGS84 longitude/latitude (EPSG
+ * 4326, OGC CRS84, or srs_id 0, "undefined geographic"); else what is wrong, naming it.
+ */
+export function gpkgSrsProblem(srs: {
+  srs_id: number
+  organization: string | null
+  organization_coordsys_id: number | null
+  srs_name: string | null
+}): string | null {
+  const org = (srs.organization ?? '').toUpperCase()
+  if (srs.srs_id === 0 || srs.srs_id === 4326) return null
+  if (org === 'EPSG' && srs.organization_coordsys_id === 4326) return null
+  if (org === 'OGC' && srs.organization_coordsys_id === 84) return null
+  const named = [srs.srs_name, srs.organization ? `${srs.organization}:${srs.organization_coordsys_id}` : null]
+    .filter(Boolean)
+    .join(', ')
+  return `the layer's spatial reference is ${named || `srs_id ${srs.srs_id}`} (srs_id ${srs.srs_id}), not WGS84 longitude/latitude: ${REPROJECT}`
+}
+
+/**
+ * Null when a shapefile's .prj (ESRI WKT) is WGS84 longitude/latitude (a GEOGCS on the WGS 1984
+ * datum, no projection); else what is wrong, naming the coordinate system.
+ */
+export function prjProblem(wkt: string): string | null {
+  const text = wkt.trim()
+  const head = /^(PROJCS|GEOGCS|GEOGCRS|PROJCRS|GEOCCS|COMPD_CS|LOCAL_CS)\s*\[\s*"([^"]*)"/i.exec(text)
+  if (
+    head &&
+    /^GEOG/i.test(head[1]) &&
+    /DATUM\s*\[\s*"(D_)?WGS_?\s?1984"|DATUM\s*\[\s*"WGS 84"|"WGS[ _]?84"/i.test(text)
+  )
+    return null
+  const named = head ? `${head[1].toUpperCase()} "${head[2]}"` : JSON.stringify(text.slice(0, 80))
+  return `the .prj beside the shapefile names ${named}, not WGS84 longitude/latitude: reproject the layer, e.g. \`ogr2ogr -t_srs EPSG:4326 out.shp in.shp\``
+}

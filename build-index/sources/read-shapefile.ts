@@ -4,6 +4,7 @@ import { createReadStream, readFileSync } from 'node:fs'
 import { open as openFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import type * as Shapefile from 'shapefile'
+import { prjProblem } from './crs.js'
 import { featureToRow } from './geojson-feature.js'
 import { findSibling } from './sibling-file.js'
 import type { SourceRow } from './source-row.js'
@@ -18,12 +19,15 @@ const { open: openShapefile } = createRequire(import.meta.url)('shapefile') as t
 /**
  * Streams the features of a shapefile and its .dbf; refs are `<file>#<record>`. The .dbf
  * encoding comes from a .cpg beside it, else UTF-8 when the records are valid UTF-8, else
- * windows-1252.
- * @throws when the .dbf is missing, the .cpg names an unknown encoding, or the file is corrupt
+ * windows-1252. A .prj beside it must name WGS84 longitude/latitude (none: taken as WGS84).
+ * @throws when the .dbf is missing, the .prj names another coordinate system, the .cpg names an unknown encoding, or the file is corrupt
  */
 export async function* readShapefile(file: string): AsyncGenerator<SourceRow> {
   const dbf = findSibling(file, 'dbf')
   if (dbf === null) throw new Error(`${file}: no .dbf beside the shapefile`)
+  const prj = findSibling(file, 'prj')
+  const problem = prj === null ? null : prjProblem(readFileSync(prj, 'utf8'))
+  if (problem) throw new Error(`${file}: ${problem}`)
   const encoding = await dbfEncoding(file, dbf)
   const source = await openShapefile(createReadStream(file), createReadStream(dbf), { encoding }).catch(
     (error: Error) => {

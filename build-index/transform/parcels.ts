@@ -29,6 +29,10 @@ export interface ParcelRecord {
   lstatus: string
   wstatus: string | null
   extentSqm: number
+  /** the geometry's geodesic area, m² (extentSqm is the source's geom_area when it gives one) */
+  geodesicSqm: number
+  /** extentSqm came from the source's geom_area */
+  areaFromSource: boolean
   labelLon: number
   labelLat: number
   dateStamp: string | null
@@ -90,8 +94,9 @@ export function normaliseParcel(
     Math.abs(tagY) <= 90
   const [labelLon, labelLat] = hasTag ? [round7(tagX), round7(tagY)] : labelOf(g.mp)
   const geomArea = Number(props.geom_area)
-  const extentSqm =
-    text(props.geom_area) !== null && Number.isFinite(geomArea) && geomArea > 0 ? geomArea : multiPolygonAreaSqm(g.mp)
+  const geodesicSqm = multiPolygonAreaSqm(g.mp)
+  const areaFromSource = text(props.geom_area) !== null && Number.isFinite(geomArea) && geomArea > 0
+  const extentSqm = areaFromSource ? geomArea : geodesicSqm
   const sourceKey = text(props.prcl_key)?.toUpperCase() ?? null
   return {
     ok: true,
@@ -112,6 +117,8 @@ export function normaliseParcel(
       lstatus,
       wstatus,
       extentSqm: round(extentSqm, 2),
+      geodesicSqm: round(geodesicSqm, 2),
+      areaFromSource,
       labelLon,
       labelLat,
       dateStamp: normaliseDate(props.date_stamp),

@@ -24,6 +24,8 @@ const LayerStatsSchema = z.object({
   repaired: z.number().int().nonnegative(),
   /** rows with a ring wound against RFC 7946 and turned (absent from datasets built before the count) */
   reoriented: z.number().int().nonnegative().optional(),
+  /** exact duplicates of an earlier row, dropped (absent from datasets built before the count) */
+  duplicates: z.number().int().nonnegative().optional(),
   /** free-form per-layer facts the service needs (e.g. id offsets) */
   meta: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
 })

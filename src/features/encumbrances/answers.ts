@@ -170,6 +170,15 @@ export const CoverageEnvelopeSchema = z
             unlisted: z.number().int(),
             repaired: z.number().int(),
             rejected: z.number().int(),
+            reoriented: z.number().int().openapi({
+              description: 'Rows with rings wound clockwise (the ESRI convention), turned; not counted as repaired.',
+            }),
+            duplicates: z
+              .number()
+              .int()
+              .openapi({
+                description: 'Exact duplicates of an earlier row (same uid, fields and geometry), loaded once.',
+              }),
           }),
         ),
         missing_classes: z.array(z.string()),

@@ -48,6 +48,9 @@ export interface CoverageRow {
   unlisted: number
   repaired: number
   rejected: number
+  /** from the manifest (datasets built before the counts: 0) */
+  reoriented: number
+  duplicates: number
 }
 
 /** The record of an id (ids come from the indexes and overlaps: it exists). */
@@ -217,5 +220,8 @@ export function search(
 }
 
 export function coverage(s: EncumbranceStore): CoverageRow[] {
-  return s.st.coverage.all() as CoverageRow[]
+  return (s.st.coverage.all() as Omit<CoverageRow, 'reoriented' | 'duplicates'>[]).map((r) => {
+    const stats = s.layers[`${r.province}/${r.class}`]
+    return { ...r, reoriented: stats?.reoriented ?? 0, duplicates: stats?.duplicates ?? 0 }
+  })
 }

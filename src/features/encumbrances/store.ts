@@ -9,6 +9,7 @@
 import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import { ENCUMBRANCE_CLASSES, ENCUMBRANCE_FILES, type EncumbranceClass } from '../../data/encumbrance-format.js'
+import type { LayerStats } from '../../data/manifest.js'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
 import { ParcelStore } from './parcels.js'
@@ -86,6 +87,8 @@ function classOfIdTable(indexes: readonly ClassIndex[], records: number): Uint8A
 export class EncumbranceStore {
   readonly version: string
   readonly asOf: string
+  /** The manifest's load counts per `<province>/<class>`. */
+  readonly layers: Record<string, LayerStats>
   readonly db: Database.Database
   readonly st: EncumbranceStatements
   /** Per record (id - 1): FLAG_NOT_CURRENT, FLAG_LINE. */
@@ -103,6 +106,7 @@ export class EncumbranceStore {
     const manifest = ds.domain('encumbrances')!
     this.version = manifest.dataset_version
     this.asOf = manifest.as_of
+    this.layers = manifest.layers
     this.db = ds.sqlite(ENCUMBRANCE_FILES.sqlite)
     this.flags = new Uint8Array(ds.arrayBuffer(ENCUMBRANCE_FILES.flags))
     this.indexes = classIndexes(ds)

@@ -286,6 +286,17 @@ export const CoverageEnvelopeSchema = z
         records: z.number().int(),
         geometries_repaired: z.number().int(),
         rows_rejected: z.number().int(),
+        rings_reoriented: z
+          .number()
+          .int()
+          .openapi({
+            description:
+              'Rows whose rings were wound clockwise (the ESRI convention) and turned; not repairs, and not counted in ' +
+              'geometries_repaired.',
+          }),
+        duplicates_dropped: z.number().int().openapi({
+          description: 'Exact duplicates of an earlier row (every field and the geometry), loaded once.',
+        }),
         dataset_version: z.string(),
         loaded_at: z.string().openapi({ description: 'When this server loaded the dataset (ISO 8601).' }),
       }),

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3'
 import type Flatbush from 'flatbush'
 import type { OpenDataset } from '../../data/open-dataset.js'
+import type { LayerStats } from '../../data/manifest.js'
 import { FLAG_LAYER_MASK, PARCEL_FILES, layerCode } from '../../data/parcels-format.js'
 import { lpiRowReader, sharedParcelFlags, sharedParcelIndex } from '../../data/parcel-readers.js'
 import { decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
@@ -44,6 +45,8 @@ function prepare(db: Database.Database) {
 /** The parcel domain of one open dataset, opened once: every query reads through it. */
 export class ParcelStore {
   readonly version: string
+  /** The manifest's load counts per `<province>/<layer file>` (re-oriented and duplicate rows are counted there only). */
+  readonly layers: Record<string, LayerStats>
   /** the dataset version as JSON, as every record's bytes carry it */
   readonly versionJson: string
   readonly asOf: string
@@ -69,6 +72,7 @@ export class ParcelStore {
     this.version = manifest.dataset_version
     this.versionJson = JSON.stringify(this.version)
     this.asOf = manifest.as_of
+    this.layers = manifest.layers
     const db: Database.Database = ds.sqlite(PARCEL_FILES.sqlite)
     this.index = sharedParcelIndex(ds)
     this.flags = sharedParcelFlags(ds)

@@ -32,6 +32,8 @@ export function answerCoverage(c: Context<AppEnv>, s: EncumbranceQueries): Respo
         unlisted: r.unlisted,
         repaired: r.repaired,
         rejected: r.rejected,
+        reoriented: r.reoriented,
+        duplicates: r.duplicates,
       }
       records += r.records
       current += r.current
