@@ -116,33 +116,74 @@ describe('keys issue', () => {
 describe('keys list', () => {
   it('prints a table of every key without the keys themselves', async () => {
     const a = await issueJson()
-    const b = await issueJson('--cities', 'MAUN', '--expires', '2026-03-05', '--rate', '7')
+    const b = await issueJson(
+      '--cities',
+      'MAUN',
+      '--expires',
+      '2026-03-05',
+      '--rate',
+      '7',
+      '--name',
+      ' Acme   Conveyancers ',
+    )
+    // a is used on the CLI's day (a verified request marks it), b never
+    await withStore((s) => expect(s.verify(a.key, NOW).ok).toBe(true))
     expect((await run('redate', '--id', b.id, '--expires', '2026-02-01')).code).toBe(0)
     const r = await run('list')
     expect(r.code).toBe(0)
     const lines = r.out.split('\n')
-    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN'])
+    expect(lines[0].split(/\s{2,}/)).toEqual([
+      'ID',
+      'NAME',
+      'STATUS',
+      'PRODUCTS',
+      'COUNTRIES',
+      'CITIES',
+      'EXPIRES',
+      'RATE/MIN',
+      'LAST USED',
+    ])
     expect(lines).toHaveLength(3)
     expect(lines.find((l) => l.startsWith(a.id))?.split(/\s{2,}/)).toEqual([
       a.id,
+      '-',
       'active',
       'plots,parcels',
       'BOTSWANA',
       'all',
       'never',
       '60',
+      '2026-03-01',
     ])
     expect(lines.find((l) => l.startsWith(b.id))?.split(/\s{2,}/)).toEqual([
       b.id,
+      'Acme Conveyancers',
       'active',
       'plots,parcels',
       'BOTSWANA',
       'BOTSWANA:MAUN',
       '2026-02-01 (expired)',
       '7',
+      'never',
     ])
     expect(r.out).not.toContain(a.key)
     expect(r.out).not.toContain(b.key.slice(13))
+  })
+
+  it('update sets and clears a name, the key unchanged; a bad name is a usage error', async () => {
+    const a = await issueJson()
+    expect((await run('update', '--id', a.id, '--name', 'Project Alpha')).code).toBe(0)
+    await withStore((s) => expect(s.get(a.id)).toMatchObject({ name: 'Project Alpha', products: ['plots', 'parcels'] }))
+    expect((await run('update', '--id', a.id, '--no-name')).code).toBe(0)
+    await withStore((s) => {
+      expect(s.get(a.id)?.name).toBeNull()
+      expect(s.verify(a.key, NOW).ok).toBe(true)
+    })
+    expect(await run('update', '--id', a.id, '--name', 'x'.repeat(101))).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('at most 100 characters'),
+    })
+    expect(await run('update', '--id', a.id, '--name', 'a', '--no-name')).toMatchObject({ code: 2 })
   })
 
   it('--json prints an array of records', async () => {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { johannesburgDate } from './dates.js'
-import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, MAX_RATE_PER_MINUTE } from './key-options.js'
+import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, MAX_RATE_PER_MINUTE, normaliseName } from './key-options.js'
 import { KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
 import {
   type Flags,
@@ -40,7 +40,7 @@ const USAGE = `Usage: keys <command> [flags]
 Manage API keys. The key store is $KEYS_DB (default ${DEFAULT_KEYS_DB}).
 
 Commands:
-  issue --products LIST --countries LIST [--cities LIST] [--expires YYYY-MM-DD] [--rate N] [--json]
+  issue --products LIST --countries LIST [--cities LIST] [--expires YYYY-MM-DD] [--rate N] [--name TEXT] [--json]
         Issue a key. It is printed ONCE; only its SHA-256 digest is stored.
         --products   comma-separated: ${PRODUCTS.join(',')}
         --countries  comma-separated: ${COUNTRIES.join(',')}
@@ -48,16 +48,18 @@ Commands:
                      COUNTRY:CITY to one. Omitted = all towns.
         --expires    last day the key works (inclusive, Africa/Johannesburg); omitted = no term
         --rate       requests per minute, integer 1..${MAX_RATE_PER_MINUTE} (default ${DEFAULT_RATE_PER_MINUTE})
+        --name       a label for people (the customer, the project), up to 100 characters
         --json       print only {"key":"...","id":"..."}
-  list [--json]                                  List keys (never shows keys, only ids).
+  list [--json]                                  List keys with their names and the day each was last
+                                                 used (Africa/Johannesburg); never shows keys, only ids.
   suspend --id ID [--json]                       Suspend a key (reversible).
   unsuspend --id ID [--json]                     Reinstate a suspended key (not a revoked one).
   revoke --id ID [--json]                        Revoke a key for good.
   redate --id ID --expires YYYY-MM-DD|none [--json]   Change or clear the key's term.
   set-rate --id ID --rate N [--json]             Change the per-minute allowance.
-  update --id ID [--products LIST] [--countries LIST] [--cities LIST] [--rate N] [--json]
-        Change what a key grants; the key string stays the same. Unnamed settings stay
-        as they were; towns of a country the key no longer covers are dropped.
+  update --id ID [--products LIST] [--countries LIST] [--cities LIST] [--rate N] [--name TEXT | --no-name] [--json]
+        Change what a key grants, or its name; the key string stays the same. Settings not
+        given stay as they were; towns of a country the key no longer covers are dropped.
   rotate --id ID [--overlap-days N] [--json]     A new secret for the key (printed ONCE), same id and
                                                  grants; the old secret works N more days (default 0).
   delete --id ID [--json]                        Delete a key and its record for good.
@@ -69,14 +71,23 @@ Exit codes: 0 ok, 1 failure (e.g. unknown id), 2 usage error.`
 
 /** Flags each command accepts; `true` = boolean flag, `false` = takes a value. */
 const COMMANDS: Record<string, Record<string, boolean>> = {
-  issue: { products: false, countries: false, cities: false, expires: false, rate: false, json: true },
+  issue: { products: false, countries: false, cities: false, expires: false, rate: false, name: false, json: true },
   list: { json: true },
   suspend: { id: false, json: true },
   unsuspend: { id: false, json: true },
   revoke: { id: false, json: true },
   redate: { id: false, expires: false, json: true },
   'set-rate': { id: false, rate: false, json: true },
-  update: { id: false, products: false, countries: false, cities: false, rate: false, json: true },
+  update: {
+    id: false,
+    products: false,
+    countries: false,
+    cities: false,
+    rate: false,
+    name: false,
+    'no-name': true,
+    json: true,
+  },
   rotate: { id: false, 'overlap-days': false, json: true },
   delete: { id: false, json: true },
   backup: {},
@@ -151,8 +162,9 @@ function plan(command: string, flags: Flags, now: Date): Action {
         )
       }
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : DEFAULT_RATE_PER_MINUTE
+      const name = flags.has('name') ? normaliseName(value(flags, 'name')) : null
       return (store, io, json) => {
-        const { key, record } = store.issue({ products, countries, cities, expires, ratePerMinute })
+        const { key, record } = store.issue({ products, countries, cities, expires, ratePerMinute, name })
         if (json) {
           io.out(JSON.stringify({ key, id: record.id }))
           return
@@ -180,7 +192,7 @@ function plan(command: string, flags: Flags, now: Date): Action {
         }
         io.out(
           table(
-            ['ID', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN'],
+            ['ID', 'NAME', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN', 'LAST USED'],
             keys.map((k) => row(k, now)),
           ),
         )
@@ -221,8 +233,10 @@ function plan(command: string, flags: Flags, now: Date): Action {
     }
     case 'update': {
       const id = parseId(required(flags, 'id'))
-      if (!['products', 'countries', 'cities', 'rate'].some((f) => flags.has(f)))
-        throw new UsageError('give at least one of --products, --countries, --cities, --rate')
+      if (!['products', 'countries', 'cities', 'rate', 'name', 'no-name'].some((f) => flags.has(f)))
+        throw new UsageError('give at least one of --products, --countries, --cities, --rate, --name, --no-name')
+      if (flags.has('name') && flags.has('no-name')) throw new UsageError('give --name or --no-name, not both')
+      const name = flags.has('no-name') ? null : flags.has('name') ? normaliseName(value(flags, 'name')) : undefined
       const products = flags.has('products') ? parseProducts(value(flags, 'products')) : undefined
       const countries = flags.has('countries') ? parseCountries(value(flags, 'countries')) : undefined
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : undefined
@@ -233,7 +247,7 @@ function plan(command: string, flags: Flags, now: Date): Action {
         const cities = flags.has('cities')
           ? parseCities(value(flags, 'cities'), countries ?? current.countries)
           : undefined
-        const record = store.update(id, { products, countries, cities, ratePerMinute })
+        const record = store.update(id, { products, countries, cities, ratePerMinute, name })
         report(io, json, `API key ${id} updated; the key itself is unchanged.`, record, now)
       }
     }

@@ -15,24 +15,28 @@ export function expiresText(r: ApiKeyRecord, now: Date): string {
 export function describe(r: ApiKeyRecord, now: Date): [string, string][] {
   return [
     ['id', r.id],
+    ...(r.name === null ? [] : ([['name', r.name]] as [string, string][])),
     ['status', r.status],
     ['products', r.products.join(', ')],
     ['countries', r.countries.join(', ')],
     ['cities', citiesText(r)],
     ['expires', r.expires === null ? 'never' : `${expiresText(r, now)} (last day, Africa/Johannesburg)`],
     ['rate', `${r.ratePerMinute}/min`],
+    ['last used', r.lastUsed ?? 'never'],
   ]
 }
 
 export function row(r: ApiKeyRecord, now: Date): string[] {
   return [
     r.id,
+    r.name ?? '-',
     r.status,
     r.products.join(','),
     r.countries.join(','),
     citiesText(r),
     expiresText(r, now),
     String(r.ratePerMinute),
+    r.lastUsed ?? 'never',
   ]
 }
 

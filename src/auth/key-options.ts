@@ -25,6 +25,19 @@ export interface IssueKeyOptions {
   expires?: string | null
   /** Defaults to {@link DEFAULT_RATE_PER_MINUTE}. */
   ratePerMinute?: number
+  /** A label for people; absent or null for none. */
+  name?: string | null
+}
+
+/** A key's name: trimmed, at most 100 characters, no control characters; null for none. */
+export function normaliseName(name: string | null | undefined): string | null {
+  if (name === null || name === undefined) return null
+  const n = name.trim().replace(/\s+/g, ' ')
+  if (n === '') return null
+  if (n.length > 100) throw new InvalidKeyOptionsError('a key name is at most 100 characters')
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(n)) throw new InvalidKeyOptionsError('a key name has no control characters')
+  return n
 }
 
 /** Known products, deduplicated, in canonical order; at least one. */

@@ -3,6 +3,7 @@
  * to stores made before them), and the row as the frozen `ApiKeyRecord` the rest of the code
  * reads. Only SHA-256 digests of keys are stored, never a key.
  */
+import type Database from 'better-sqlite3'
 import { DEFAULT_RATE_PER_MINUTE } from './key-options.js'
 import type { ApiKeyRecord, Country, KeyStatus, Product } from './types.js'
 
@@ -19,6 +20,10 @@ export interface KeyRow {
   /** the digest of the secret a rotation replaced, valid through `prev_until` (see rotate) */
   prev_digest: Buffer | null
   prev_until: string | null
+  /** a label for people (the customer, the project); not used to verify */
+  name: string | null
+  /** the last Johannesburg day a request verified with the key */
+  last_used: string | null
 }
 
 export const SCHEMA = `
@@ -33,13 +38,17 @@ CREATE TABLE IF NOT EXISTS api_key (
   status          TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'suspended', 'revoked')),
   created_at      TEXT NOT NULL,
   prev_digest     BLOB NULL,
-  prev_until      TEXT NULL
+  prev_until      TEXT NULL,
+  name            TEXT NULL,
+  last_used       TEXT NULL
 )`
 
 /** Columns added after the first stores were made: added in place when missing. */
 export const ADDED_COLUMNS: [string, string][] = [
   ['prev_digest', 'BLOB NULL'],
   ['prev_until', 'TEXT NULL'],
+  ['name', 'TEXT NULL'],
+  ['last_used', 'TEXT NULL'],
 ]
 
 export function rowToRecord(row: KeyRow): ApiKeyRecord {
@@ -55,5 +64,37 @@ export function rowToRecord(row: KeyRow): ApiKeyRecord {
     ratePerMinute: row.rate_per_minute,
     status: row.status,
     createdAt: row.created_at,
+    name: row.name ?? null,
+    lastUsed: row.last_used ?? null,
   })
 }
+
+/** The statements of the key store, prepared once per connection. */
+export function prepareKeyStatements(db: Database.Database) {
+  return {
+    get: db.prepare<[string], KeyRow>('SELECT * FROM api_key WHERE id = ?'),
+    list: db.prepare<[], KeyRow>('SELECT * FROM api_key ORDER BY created_at, id'),
+    count: db.prepare<[], number>('SELECT count(*) FROM api_key').pluck(),
+    insert: db.prepare<[Omit<KeyRow, 'prev_digest' | 'prev_until' | 'last_used'>]>(
+      `INSERT INTO api_key (id, digest, products, countries, cities, expires, rate_per_minute, status, created_at, name)
+       VALUES (@id, @digest, @products, @countries, @cities, @expires, @rate_per_minute, @status, @created_at, @name)`,
+    ),
+    setStatus: db.prepare<[KeyStatus, string]>('UPDATE api_key SET status = ? WHERE id = ?'),
+    setExpires: db.prepare<[string | null, string]>('UPDATE api_key SET expires = ? WHERE id = ?'),
+    setRate: db.prepare<[number, string]>('UPDATE api_key SET rate_per_minute = ? WHERE id = ?'),
+    setGrants: db.prepare<[string, string, string, number, string | null, string]>(
+      'UPDATE api_key SET products = ?, countries = ?, cities = ?, rate_per_minute = ?, name = ? WHERE id = ?',
+    ),
+    remove: db.prepare<[string]>('DELETE FROM api_key WHERE id = ?'),
+    setSecret: db.prepare<[Buffer, Buffer | null, string | null, string]>(
+      'UPDATE api_key SET digest = ?, prev_digest = ?, prev_until = ? WHERE id = ?',
+    ),
+    // only forward: two workers marking the same key on one day write once between them
+    markUsed: db.prepare<[string, string, string]>(
+      'UPDATE api_key SET last_used = ? WHERE id = ? AND (last_used IS NULL OR last_used < ?)',
+    ),
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+  }
+}
+
+export type KeyStatements = ReturnType<typeof prepareKeyStatements>

@@ -46,6 +46,8 @@ describe('SqliteKeyStore: opening', () => {
         'created_at',
         'prev_digest',
         'prev_until',
+        'name',
+        'last_used',
       ])
     } finally {
       db.close()
@@ -298,5 +300,29 @@ describe('SqliteKeyStore: unknown ids', () => {
     }
     expect(s.get('nope1234')).toBeNull()
     expect(s.count()).toBe(0)
+  })
+})
+
+describe('SqliteKeyStore: last used', () => {
+  it('marks the Johannesburg day a key verified, never moving it back, and not for a refused key', () => {
+    const a = openStore()
+    const b = openStore()
+    const { key, record } = a.issue({ products: ['plots'], countries: ['BOTSWANA'] })
+    expect(a.get(record.id)?.lastUsed).toBeNull()
+    // 23:30 UTC on 1 March is 2 March in Johannesburg
+    expect(a.verify(key, new Date('2026-03-01T23:30:00Z')).ok).toBe(true)
+    expect(b.get(record.id)?.lastUsed).toBe('2026-03-02')
+    // another process verifying on an earlier day does not move it back
+    expect(b.verify(key, new Date('2026-03-01T08:00:00Z')).ok).toBe(true)
+    expect(a.get(record.id)?.lastUsed).toBe('2026-03-02')
+    expect(a.verify(key, new Date('2026-03-04T08:00:00Z')).ok).toBe(true)
+    expect(b.get(record.id)?.lastUsed).toBe('2026-03-04')
+    // a wrong secret or a suspended key is not a use
+    const other = a.issue({ products: ['plots'], countries: ['BOTSWANA'] })
+    a.suspend(other.record.id)
+    expect(a.verify(other.key, new Date('2026-03-05T08:00:00Z')).ok).toBe(false)
+    expect(a.verify(`${key.slice(0, -1)}x`, new Date('2026-03-05T08:00:00Z')).ok).toBe(false)
+    expect(b.get(other.record.id)?.lastUsed).toBeNull()
+    expect(b.get(record.id)?.lastUsed).toBe('2026-03-04')
   })
 })

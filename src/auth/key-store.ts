@@ -14,11 +14,12 @@ import {
   normaliseCities,
   normaliseCountries,
   normaliseExpires,
+  normaliseName,
   normaliseProducts,
   normaliseRate,
   type IssueKeyOptions,
 } from './key-options.js'
-import { ADDED_COLUMNS, type KeyRow, rowToRecord, SCHEMA } from './key-rows.js'
+import { ADDED_COLUMNS, type KeyStatements, prepareKeyStatements, rowToRecord, SCHEMA } from './key-rows.js'
 import type { ApiKeyRecord, Country, KeyStatus, KeyVerifier, VerifyResult } from './types.js'
 
 /** Thrown by store mutations for an id that has no key. */
@@ -65,19 +66,9 @@ export class SqliteKeyStore implements KeyVerifier {
   private readonly db: Database.Database
   private readonly recheckMs: number
   private readonly clock: () => number
-  private readonly stmt: {
-    get: Database.Statement<[string], KeyRow>
-    list: Database.Statement<[], KeyRow>
-    count: Database.Statement<[], number>
-    insert: Database.Statement<[Omit<KeyRow, 'prev_digest' | 'prev_until'>]>
-    setStatus: Database.Statement<[KeyStatus, string]>
-    setExpires: Database.Statement<[string | null, string]>
-    setRate: Database.Statement<[number, string]>
-    setGrants: Database.Statement<[string, string, string, number, string]>
-    setSecret: Database.Statement<[Buffer, Buffer | null, string | null, string]>
-    remove: Database.Statement<[string]>
-    dataVersion: Database.Statement<[], number>
-  }
+  private readonly stmt: KeyStatements
+  /** The day each key was last marked used by this process: one write per key and day at most. */
+  private readonly markedUsed = new Map<string, string>()
   /**
    * Verification cache, id -> digest + record. Bounded by the number of issued keys (keys are
    * issued by hand), and only ids that exist are cached, so unknown ids cannot grow it.
@@ -114,26 +105,7 @@ export class SqliteKeyStore implements KeyVerifier {
     }
     this.recheckMs = options.recheckMs ?? 250
     this.clock = options.clock ?? (() => performance.now())
-    this.stmt = {
-      get: this.db.prepare<[string], KeyRow>('SELECT * FROM api_key WHERE id = ?'),
-      list: this.db.prepare<[], KeyRow>('SELECT * FROM api_key ORDER BY created_at, id'),
-      count: this.db.prepare<[], number>('SELECT count(*) FROM api_key').pluck(),
-      insert: this.db.prepare<[Omit<KeyRow, 'prev_digest' | 'prev_until'>]>(
-        `INSERT INTO api_key (id, digest, products, countries, cities, expires, rate_per_minute, status, created_at)
-         VALUES (@id, @digest, @products, @countries, @cities, @expires, @rate_per_minute, @status, @created_at)`,
-      ),
-      setStatus: this.db.prepare<[KeyStatus, string]>('UPDATE api_key SET status = ? WHERE id = ?'),
-      setExpires: this.db.prepare<[string | null, string]>('UPDATE api_key SET expires = ? WHERE id = ?'),
-      setRate: this.db.prepare<[number, string]>('UPDATE api_key SET rate_per_minute = ? WHERE id = ?'),
-      setGrants: this.db.prepare<[string, string, string, number, string]>(
-        'UPDATE api_key SET products = ?, countries = ?, cities = ?, rate_per_minute = ? WHERE id = ?',
-      ),
-      remove: this.db.prepare<[string]>('DELETE FROM api_key WHERE id = ?'),
-      setSecret: this.db.prepare<[Buffer, Buffer | null, string | null, string]>(
-        'UPDATE api_key SET digest = ?, prev_digest = ?, prev_until = ? WHERE id = ?',
-      ),
-      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
-    }
+    this.stmt = prepareKeyStatements(this.db)
     this.dataVersion = this.stmt.dataVersion.get() as number
     this.lastCheck = this.clock()
   }
@@ -180,7 +152,23 @@ export class SqliteKeyStore implements KeyVerifier {
     if (key.expires !== null && johannesburgDate(now) > key.expires) {
       return { ok: false, code: 'EXPIRED', key, expires: key.expires }
     }
+    this.markUsed(key.id, now)
     return { ok: true, key }
+  }
+
+  /**
+   * Records the day a key was used, written once per key and day by this process (a failed
+   * write, on a read-only store, is not the request's problem: it is skipped).
+   */
+  private markUsed(id: string, now: Date | number): void {
+    const day = johannesburgDate(now)
+    if (this.markedUsed.get(id) === day) return
+    this.markedUsed.set(id, day)
+    try {
+      this.stmt.markUsed.run(day, id, day)
+    } catch {
+      // read-only file or busy beyond the timeout: the count of use is informational
+    }
   }
 
   /**
@@ -193,6 +181,7 @@ export class SqliteKeyStore implements KeyVerifier {
     const cities = normaliseCities(opts.cities ?? {}, countries)
     const expires = normaliseExpires(opts.expires ?? null)
     const rate = normaliseRate(opts.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE)
+    const name = normaliseName(opts.name)
     const createdAt = new Date().toISOString()
     // 62^8 ids make a collision vanishingly rare; retry rather than fail if one happens.
     for (let attempt = 0; ; attempt++) {
@@ -208,6 +197,7 @@ export class SqliteKeyStore implements KeyVerifier {
           rate_per_minute: rate,
           status: 'active',
           created_at: createdAt,
+          name,
         })
       } catch (err) {
         if (attempt < 5 && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') continue
@@ -276,13 +266,13 @@ export class SqliteKeyStore implements KeyVerifier {
   }
 
   /**
-   * Changes what an existing key grants (products, countries, towns, rate), the key string
+   * Changes what an existing key grants (products, countries, towns, rate) or its name, the key string
    * unchanged, as a customer adding a product expects. Towns of a country the key no longer
    * covers are dropped; what is not given stays as it was.
    */
   update(
     id: string,
-    changes: Partial<Pick<IssueKeyOptions, 'products' | 'countries' | 'cities' | 'ratePerMinute'>>,
+    changes: Partial<Pick<IssueKeyOptions, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'name'>>,
   ): ApiKeyRecord {
     return this.change(id, (current) => {
       const products = normaliseProducts(changes.products ?? current.products)
@@ -292,7 +282,16 @@ export class SqliteKeyStore implements KeyVerifier {
       )
       const cities = normaliseCities(kept, countries)
       const rate = normaliseRate(changes.ratePerMinute ?? current.ratePerMinute)
-      this.stmt.setGrants.run(JSON.stringify(products), JSON.stringify(countries), JSON.stringify(cities), rate, id)
+      // undefined keeps the name, null or '' clears it
+      const name = changes.name === undefined ? current.name : normaliseName(changes.name)
+      this.stmt.setGrants.run(
+        JSON.stringify(products),
+        JSON.stringify(countries),
+        JSON.stringify(cities),
+        rate,
+        name,
+        id,
+      )
     })
   }
 

@@ -26,6 +26,10 @@ export interface ApiKeyRecord {
   status: KeyStatus
   /** ISO timestamp, informational. */
   createdAt: string
+  /** A label for people (customer, project), or null. */
+  name: string | null
+  /** The last day ('YYYY-MM-DD', Africa/Johannesburg) a request verified with the key, or null. */
+  lastUsed: string | null
 }
 
 /** Outcome of verifying a presented key: a discriminated union, never a thrown error. */
