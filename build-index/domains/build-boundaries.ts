@@ -24,7 +24,7 @@ import {
 import { encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
 import { bboxOf, multiPolygonAreaSqm } from '../../src/geo/polygon.js'
 import { labelPoint } from '../../src/geo/label-point.js'
-import { outsideCountry } from '../transform/country-extent.js'
+import { outsideCountry } from '../../src/geo/country-extent.js'
 import { simplifyPreserveTopology } from '../../src/geo/simplify.js'
 import { createProgress } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'

@@ -18,7 +18,7 @@ import type { MultiPolygon } from '../../src/geo/polygon.js'
 import { provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
-import { outsideCountry } from './country-extent.js'
+import { outsideCountry } from '../../src/geo/country-extent.js'
 import { normalisePolygonGeometry } from './polygon-geometry.js'
 import { round } from '../../src/geo/round.js'
 

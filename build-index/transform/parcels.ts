@@ -10,7 +10,7 @@ import { labelPoint } from '../../src/geo/label-point.js'
 import { multiPolygonAreaSqm } from '../../src/geo/polygon.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
-import { outsideCountry } from './country-extent.js'
+import { outsideCountry } from '../../src/geo/country-extent.js'
 import { normalisePolygonGeometry } from './polygon-geometry.js'
 import { round } from '../../src/geo/round.js'
 

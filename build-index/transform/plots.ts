@@ -1,5 +1,5 @@
 import { PROVINCES, provinceCode } from '../../src/data/provinces.js'
-import { outsideCountry } from './country-extent.js'
+import { outsideCountry } from '../../src/geo/country-extent.js'
 
 /** A plot or erf ready to store. */
 export interface PlotRecord {

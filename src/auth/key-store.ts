@@ -20,7 +20,7 @@ import {
   type IssueKeyOptions,
 } from './key-options.js'
 import { ADDED_COLUMNS, type KeyStatements, prepareKeyStatements, rowToRecord, SCHEMA } from './key-rows.js'
-import type { ApiKeyRecord, Country, KeyStatus, KeyVerifier, VerifyResult } from './types.js'
+import type { ApiKeyRecord, Country, KeyVerifier, VerifyResult } from './types.js'
 
 /** Thrown by store mutations for an id that has no key. */
 export class KeyNotFoundError extends Error {

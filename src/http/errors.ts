@@ -10,6 +10,7 @@ import { json, setHeader } from './reply.js'
  */
 export const ERROR_STATUS = {
   ValidationError: 400,
+  GeometryTooComplex: 400,
   ApiKeyMissing: 401,
   ApiKeyInvalid: 401,
   ApiKeySuspended: 401,

@@ -173,12 +173,9 @@ export const CoverageEnvelopeSchema = z
             reoriented: z.number().int().openapi({
               description: 'Rows with rings wound clockwise (the ESRI convention), turned; not counted as repaired.',
             }),
-            duplicates: z
-              .number()
-              .int()
-              .openapi({
-                description: 'Exact duplicates of an earlier row (same uid, fields and geometry), loaded once.',
-              }),
+            duplicates: z.number().int().openapi({
+              description: 'Exact duplicates of an earlier row (same uid, fields and geometry), loaded once.',
+            }),
           }),
         ),
         missing_classes: z.array(z.string()),

@@ -5,12 +5,14 @@
  *
  * @module
  */
-import type { FieldError } from '../../http/errors.js'
+import { ApiError, type FieldError } from '../../http/errors.js'
+import { cellWork, SEARCH_CELL_DEG } from '../../geo/cells.js'
+import { inServedCountries, SERVED_COUNTRIES_LABEL } from '../../geo/country-extent.js'
 import type { Lines } from '../../geo/lines.js'
 import { areaSqm, lineLengthM } from '../../geo/overlay/measure.js'
 import { lineProblems, polygonProblems } from '../../geo/overlay/validity.js'
 import { ringSignedArea2, type MultiPolygon, type Ring } from '../../geo/polygon.js'
-import { AREA_MAX_SQM, GEOMETRY_MAX_POSITIONS, ROUTE_MAX_M } from './schemas.js'
+import { AREA_MAX_SQM, GEOMETRY_MAX_POSITIONS, MAX_CELL_WORK, ROUTE_MAX_M } from './schemas.js'
 
 export type InputGeometry = { lines: Lines; lengthM: number } | { mp: MultiPolygon; areaSqm: number }
 
@@ -40,9 +42,36 @@ function positions(raw: unknown, path: string, errors: FieldError[]): [number, n
         errors.push({ field: where, message: `[${x}, ${y}] is out of range (longitude -180..180, latitude -90..90)` })
       return
     }
+    // the served countries only: a geometry elsewhere (or across the antimeridian) meets no
+    // record, and its planar box could be the width of the world
+    if (!inServedCountries(x, y)) {
+      if (bad++ < 3)
+        errors.push({
+          field: where,
+          message: `[${x}, ${y}] is outside ${SERVED_COUNTRIES_LABEL}, the countries served`,
+        })
+      return
+    }
     out.push([x, y])
   })
   return bad ? null : out
+}
+
+/**
+ * Bounds the search work of a geometry before any cell is built (docs/api.md "Bounded work"): the
+ * cells its edges cross, about (|Δlon| + |Δlat|) / 0.005° per edge. A 200 km route is about
+ * 600, the outline of a 2 500 km² area a few thousand; a comb of long thin teeth within the area
+ * limit is what reaches the budget.
+ */
+function checkWork(parts: [number, number][][]): void {
+  const work = cellWork(parts)
+  if (work > MAX_CELL_WORK)
+    throw new ApiError(
+      'GeometryTooComplex',
+      `the geometry's edges cross about ${Math.round(work)} search cells of ${SEARCH_CELL_DEG}°; at most ` +
+        `${MAX_CELL_WORK}: simplify it or split it into smaller requests`,
+      [{ field: FIELD, message: `crosses more than ${MAX_CELL_WORK} search cells` }],
+    )
 }
 
 /** Checks and converts the body's `geometry`; errors name every problem found. */
@@ -56,6 +85,7 @@ export function parseInputGeometry(g: { type: string; coordinates: unknown[] }):
     if (!line) return errors
     const problems = lineProblems(line)
     if (problems.length) return problems.map((message) => ({ field: `${FIELD}.coordinates`, message }))
+    checkWork([line])
     const lengthM = lineLengthM([line])
     if (lengthM > ROUTE_MAX_M)
       return [
@@ -73,6 +103,7 @@ export function parseInputGeometry(g: { type: string; coordinates: unknown[] }):
   })
   if (errors.length) return errors
   if (!rings.length) return [{ field: `${FIELD}.coordinates`, message: 'a Polygon needs at least its outer ring' }]
+  checkWork(rings)
   const problems = polygonProblems(rings)
   if (problems.length) return problems.map((message) => ({ field: `${FIELD}.coordinates`, message }))
   // RFC 7946 winding whatever the caller sent: exterior counter-clockwise, holes clockwise

@@ -23,6 +23,31 @@ import type { EncumbranceStore } from './store.js'
 /** /intersect stops listing after this many parcels or encumbrances and says so. */
 export const INTERSECT_MAX_PARCELS = 10_000
 export const INTERSECT_MAX_ENCUMBRANCES = 5_000
+/**
+ * Candidates gathered from the indexes before any geometry is read: past these the list is cut
+ * and flagged truncated, so the work of one request is bounded whatever its shape (docs/api.md
+ * "Bounded work").
+ */
+export const INTERSECT_MAX_PARCEL_CANDIDATES = 4 * INTERSECT_MAX_PARCELS
+export const INTERSECT_MAX_ENCUMBRANCE_CANDIDATES = 4 * INTERSECT_MAX_ENCUMBRANCES
+/**
+ * The edges of the caller's area an overlay may handle, summed over the parcels and records it
+ * is clipped with (each counts the area's edges within its box). Clipping costs about 35 µs per
+ * such edge on the sample township (2 cores): the budget holds a request to about 1.5 s, where an
+ * outline of thousands of vertices a metre apart over a township (a comb) took 8-30 s; a
+ * 2 500 km² square over Johannesburg charges 137, a 1 500 km sliver 120 (docs/api.md "Bounded
+ * work").
+ */
+export const INTERSECT_MAX_OVERLAY_EDGES = 40_000
+
+/** Thrown when an area would need more overlay work than INTERSECT_MAX_OVERLAY_EDGES. */
+export class OverlayTooComplex extends Error {
+  constructor(readonly edges: number) {
+    super(
+      `the area's outline meets the parcels and records under it ${edges} times; at most ${INTERSECT_MAX_OVERLAY_EDGES}`,
+    )
+  }
+}
 
 /** A parcel the caller's geometry enters: route length or area inside it. */
 export interface ParcelEntered {
@@ -59,7 +84,17 @@ export function intersect(
   const boxes = isRoute ? cellsAlongLines(geometry.lines) : cellsOverPolygon(geometry.mp)
   const flags = s.flags
 
+  // the overlay work an area will need, charged as candidates are found (routes are measured
+  // along their lines, in time linear in the vertices near each parcel)
+  let overlayEdges = 0
+  const charge = (x0: number, y0: number, x1: number, y1: number) => {
+    overlayEdges += prepArea!.edgesInBox(x0, y0, x1, y1)
+    if (overlayEdges > INTERSECT_MAX_OVERLAY_EDGES) throw new OverlayTooComplex(overlayEdges)
+    return true
+  }
   const encIds = new Set<number>()
+  let encCapped = false
+  const encRoom = () => encIds.size < INTERSECT_MAX_ENCUMBRANCE_CANDIDATES || !(encCapped = true)
   if (isRoute) {
     // as for parcels below: only records whose box meets a piece of the route are read
     const pieces = routePieces(geometry.lines)
@@ -68,7 +103,8 @@ export function intersect(
       for (const [ax, ay, bx, by] of pieces) {
         const hit = (i: number, x0: number, y0: number, x1: number, y1: number) =>
           !(flags[ids[i] - 1] & FLAG_NOT_CURRENT) &&
-          segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
+          segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 }) &&
+          (encIds.has(ids[i]) || encRoom())
         for (const i of index.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit))
           encIds.add(ids[i])
       }
@@ -79,12 +115,16 @@ export function intersect(
     for (const { cls, index, ids } of s.indexes) {
       if (!classes.includes(cls)) continue
       const near = (i: number, x0: number, y0: number, x1: number, y1: number) =>
-        !encIds.has(ids[i]) && !(flags[ids[i] - 1] & FLAG_NOT_CURRENT) && prepArea!.nearBox(x0, y0, x1, y1, NEAR_BOX_M)
+        !encIds.has(ids[i]) &&
+        !(flags[ids[i] - 1] & FLAG_NOT_CURRENT) &&
+        prepArea!.nearBox(x0, y0, x1, y1, NEAR_BOX_M) &&
+        encRoom() &&
+        charge(x0, y0, x1, y1)
       for (const b of boxes) for (const i of index.search(b.minX, b.minY, b.maxX, b.maxY, near)) encIds.add(ids[i])
     }
   }
   const encumbrances: { row: EncumbranceRow; overlap: Overlap }[] = []
-  let encTruncated = false
+  let encTruncated = encCapped
   for (const id of [...encIds].sort((a, b) => a - b)) {
     const r = recordById(s, id)
     const o = isRoute ? routeMeets(prepLines!, r, stripOf(s, r)) : areaMeets(prepArea!, geometry.mp, r, stripOf(s, r))
@@ -106,18 +146,23 @@ export function intersect(
     // a route's candidates are the parcels whose box meets one of its pieces (not every parcel
     // of the 500 m cells it passes: in a township that is ten times as many geometry reads)
     const cands = new Set<number>()
+    let capped = false
+    const room = () => cands.size < INTERSECT_MAX_PARCEL_CANDIDATES || !(capped = true)
     if (isRoute) {
       for (const [ax, ay, bx, by] of routePieces(geometry.lines)) {
         const hit = (i: number, x0: number, y0: number, x1: number, y1: number) =>
-          ok(i) && segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 })
+          ok(i) &&
+          segmentMeetsBox(ax, ay, bx, by, { minX: x0, minY: y0, maxX: x1, maxY: y1 }) &&
+          (cands.has(i) || room())
         for (const i of parcelIndex.search(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by), hit))
           cands.add(i)
       }
     } else {
       const near = (i: number, x0: number, y0: number, x1: number, y1: number) =>
-        !cands.has(i) && ok(i) && prepArea!.nearBox(x0, y0, x1, y1, NEAR_BOX_M)
+        !cands.has(i) && ok(i) && prepArea!.nearBox(x0, y0, x1, y1, NEAR_BOX_M) && room() && charge(x0, y0, x1, y1)
       for (const b of boxes) for (const i of parcelIndex.search(b.minX, b.minY, b.maxX, b.maxY, near)) cands.add(i)
     }
+    parcelsTruncated = capped
     for (const i of [...cands].sort((a, b) => a - b)) {
       const mp = ps.geometry(i + 1)
       let item: ParcelEntered | null = null

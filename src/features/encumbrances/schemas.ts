@@ -16,6 +16,8 @@ export const ROUTE_MAX_M = 200_000
 export const AREA_MAX_SQM = 2_500_000_000
 /** Positions accepted in one /intersect geometry. */
 export const GEOMETRY_MAX_POSITIONS = 20_000
+/** The search cells (0.005°) an /intersect geometry's edges may cross (docs/api.md "Bounded work"). */
+export const MAX_CELL_WORK = 50_000
 
 const CLASS_LIST = ENCUMBRANCE_CLASSES.join(', ')
 

@@ -67,6 +67,8 @@ export class PreparedLines {
  * A (large) polygon prepared for many tests: its edges indexed (Flatbush), so point location and edge search cost
  * O(√n).
  */
+const EDGE_SCRATCH: number[] = []
+
 export class PreparedPolygon {
   readonly bbox: BBox
   readonly areaSqm: number
@@ -76,6 +78,11 @@ export class PreparedPolygon {
     this.edges = buildEdges(geometry.flat(), true, true)
     this.bbox = this.edges.bbox
     this.areaSqm = areaSqm(geometry)
+  }
+
+  /** How many of the polygon's edges meet the box: the part of it an overlay with a geometry in that box handles. */
+  edgesInBox(minX: number, minY: number, maxX: number, maxY: number): number {
+    return searchEdges(this.edges, minX, minY, maxX, maxY, EDGE_SCRATCH).length
   }
 
   /** Whether the polygon comes within `marginM` metres of the box or holds it (see edgesNearBox). */

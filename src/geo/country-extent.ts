@@ -1,9 +1,11 @@
 /**
- * Whether a row's coordinates lie in the country its layer belongs to (docs/decisions.md "Ingest
- * integrity"): every position within the country's extent widened by about 50 km. A row outside
+ * The served countries' extents. At build time: whether a row's coordinates lie in the country
+ * its layer belongs to (docs/decisions.md "Ingest integrity"): every position within the country's extent widened by about 50 km. A row outside
  * is rejected saying so, and when swapping latitude and longitude would put it inside (the most
  * common export slip: a CSV with its columns crossed, a GIS layer with the axis order flipped),
- * the reason says that too. Coordinates already in -180..180 / -90..90 reach this check.
+ * the reason says that too. Coordinates already in -180..180 / -90..90 reach this check. At run
+ * time: whether a caller's geometry stays within the countries served (docs/api.md "Bounded
+ * work"), which also keeps it clear of the antimeridian.
  */
 
 export type Country = 'SOUTH_AFRICA' | 'BOTSWANA'
@@ -64,3 +66,11 @@ export function outsideCountry(coordinates: unknown, country: Country): string |
     (swappedAllInside ? ': latitude and longitude look swapped' : '')
   )
 }
+
+/** True when the position lies in the extent of any served country (South Africa or Botswana, with the margin). */
+export function inServedCountries(lon: number, lat: number): boolean {
+  return inside(EXTENTS.SOUTH_AFRICA.boxes, lon, lat) || inside(EXTENTS.BOTSWANA.boxes, lon, lat)
+}
+
+/** The served countries, as messages name them. */
+export const SERVED_COUNTRIES_LABEL = `${EXTENTS.SOUTH_AFRICA.label} or ${EXTENTS.BOTSWANA.label}`
