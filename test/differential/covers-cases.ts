@@ -77,20 +77,11 @@ export function coversCase(r: Rand, seed: number): CoversCase {
     if (r() < 0.5) ring.splice(4, 0, F(-A / 2, v0 + (v1 - v0) * (0.2 + 0.6 * r())))
     inner = stored(plane, [ring])
     // the shell's corners it reaches are the shell's own stored positions
-    const [c0, c1, c2, c3] = outer.deg[0][0]
+    const [c0, , , c3] = outer.deg[0][0]
     const own = inner.deg[0][0]
     if (v0 === -B / 2) own[0] = own[own.length - 1] = c0
     if (v1 === B / 2) own[3] = c3
     inner.xy = [[plane.back(own)]]
-    // a turned shell holds the inner's other vertices on its edges as vertices of its own (a
-    // subdivided farm's ring holds its portions' beacons): rounded, they are off its edges
-    if (rot !== 0) {
-      const leftDown = [...own.slice(3, own.length - 1), own[0]].filter((p) => p !== c0 && p !== c3)
-      const shellRing = [c0, ...(v0 === -B / 2 ? [own[1]] : []), c1, c2, ...(v1 === B / 2 ? [own[2]] : []), c3]
-      shellRing.push(...leftDown, c0)
-      outer.deg[0][0] = shellRing
-      outer.xy[0][0] = plane.back(shellRing)
-    }
   } else {
     const c = F(-A / 2, B * (r() - 0.5) * 0.6)
     inner = stored(plane, parcelAround(r, shape, c[0], c[1], 0.05 * m * (0.2 + 0.8 * r())))
