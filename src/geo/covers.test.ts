@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { coversByArea } from './covers.js'
+import { metresPerDegree } from './geodesic.js'
 import { containsPoint, type MultiPolygon, type Ring } from './polygon.js'
 
 /** What the neighbours used to ask: every shell vertex of `inner` inside or on `outer`. */
@@ -67,5 +68,103 @@ describe('coversByArea', () => {
     const acrossHole: MultiPolygon = [[box(18.003, -33.9955, 18.007, -33.9945)]]
     expect(coversPolygon(farm, acrossHole)).toBe(true)
     expect(coversByArea(farm, acrossHole)).toBe(false)
+  })
+})
+
+describe('coversByArea: within the 2 cm that stored boundaries may differ by', () => {
+  // a farm and its west half, whose beacons on the farm's south and north sides the farm's ring
+  // does not carry (T-junctions): rounded to 1e-7°, they lie 0.5 mm and 6 mm outside it
+  const farm2: MultiPolygon = [
+    [
+      [
+        [27, -26],
+        [27.0039753, -25.9996396],
+        [27.0036762, -25.9969452],
+        [26.9997009, -25.9973057],
+        [27, -26],
+      ],
+    ],
+  ]
+  const westHalf: MultiPolygon = [
+    [
+      [
+        [27, -26],
+        [27.0019877, -25.9998198],
+        [27.0016885, -25.9971254],
+        [26.9997009, -25.9973057],
+        [27, -26],
+      ],
+    ],
+  ]
+  const m = metresPerDegree(-34)
+
+  it('counts a portion whose beacons are rounded a few millimetres outside its farm as covered', () => {
+    expect(coversPolygon(farm2, westHalf)).toBe(false) // what the exact vertex test said
+    expect(coversByArea(farm2, westHalf)).toBe(true)
+    expect(coversByArea(westHalf, farm2)).toBe(false)
+  })
+
+  it('does the same where the farm is not convex, so the part outside is clipped and measured', () => {
+    // the U of the test above, and a portion of its left arm with a beacon 5 mm west of the U's
+    // west side; 3 cm west it is not covered
+    const u: MultiPolygon = [
+      [
+        [
+          [18, -34],
+          [18.01, -34],
+          [18.01, -33.99],
+          [18.006, -33.99],
+          [18.006, -33.997],
+          [18.004, -33.997],
+          [18.004, -33.99],
+          [18, -33.99],
+          [18, -34],
+        ],
+      ],
+    ]
+    const arm = (out: number): MultiPolygon => [
+      [
+        [
+          [18, -34],
+          [18.004, -34],
+          [18.004, -33.995],
+          [18, -33.995],
+          [18 - out / m.lon, -33.9975],
+          [18, -34],
+        ],
+      ],
+    ]
+    expect(coversByArea(u, arm(0.005))).toBe(true)
+    expect(coversByArea(u, arm(0.03))).toBe(false)
+  })
+
+  it('does not count a large parcel across a small notch as covered, though the notch is under 2 cm × its perimeter', () => {
+    // a square of 0.01° (about 1 km) less a notch of 0.00005° (about 5 m) from its top edge: the
+    // whole square leaves the 5 m × 5 m notch outside, no sliver; 2 cm × 4 km would be 80 m²
+    const notched: MultiPolygon = [
+      [
+        [
+          [18, -34],
+          [18.01, -34],
+          [18.01, -33.99],
+          [18.00505, -33.99],
+          [18.00505, -33.99005],
+          [18.005, -33.99005],
+          [18.005, -33.99],
+          [18, -33.99],
+          [18, -34],
+        ],
+      ],
+    ]
+    expect(coversByArea(notched, [[box(18, -34, 18.01, -33.99)]])).toBe(false)
+    expect(coversByArea(notched, [[box(18, -34, 18.005, -33.99)]])).toBe(true)
+  })
+
+  it('still does not count a parcel filling or lying in a hole as covered, rounded off the hole’s ring or not', () => {
+    // the erf filling the farm's hole, moved 5 mm east: its west corners lie in the hole 5 mm off its
+    // ring, its east corners in the farm 5 mm beyond it; and an erf well inside the hole
+    const dx = 0.005 / m.lon
+    expect(coversByArea(farm, [[box(18.004 + dx, -33.996, 18.006 + dx, -33.994)]])).toBe(false)
+    expect(coversByArea(farm, [[box(18.0045, -33.9955, 18.0055, -33.9945)]])).toBe(false)
   })
 })
