@@ -170,6 +170,30 @@ describe('error envelope', () => {
       }
     })
 
+    it('answers a body nested deeper than 64 levels with 400 naming the limit, before parsing it', async () => {
+      const deep = await post(`{"n":${'['.repeat(5000)}${']'.repeat(5000)}}`)
+      expect(deep.status).toBe(400)
+      const body = await json(deep)
+      expect(body.error).toBe('ValidationError')
+      expect(body.message).toContain('64')
+      expect(body.details).toEqual([{ field: '(body)', message: expect.stringContaining('64 levels') }])
+      // 64 levels is parsed and checked as usual; brackets inside strings do not count
+      const at64 = await json(await post(`{"n":${'['.repeat(63)}${']'.repeat(63)}}`))
+      expect(at64.details).toEqual([{ field: 'n', message: expect.any(String) }])
+      expect((await post(`{"n": 3, "s": "${'['.repeat(100)}"}`)).status).toBe(200)
+    })
+
+    it('answers a 5,000-deep geometry to /encumbrances/intersect with 400, never 500', async () => {
+      const deep = `{"geometry":{"type":"Polygon","coordinates":${'['.repeat(5000)}${']'.repeat(5000)}}}`
+      const res = await f.app.request('/api/v1/encumbrances/intersect', {
+        method: 'POST',
+        headers: { 'X-API-KEY': fkey, 'Content-Type': 'application/json' },
+        body: deep,
+      })
+      expect(res.status).toBe(400)
+      expect((await json(res)).error).toBe('ValidationError')
+    })
+
     it('answers a JSON body of the wrong shape with the field named', async () => {
       const res = await post('{"n": "three"}')
       expect(res.status).toBe(400)
