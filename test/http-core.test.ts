@@ -202,6 +202,44 @@ describe('error envelope', () => {
   })
 })
 
+describe('a wrong method', () => {
+  const t = makeTestApp()
+  const { key } = t.issue()
+  const send = (method: string, path: string, k?: string) =>
+    t.app.request(path, { method, headers: k ? { 'X-API-KEY': k } : {} })
+
+  it('answers 405 MethodNotAllowed with Allow naming the methods the path has, HEAD with GET', async () => {
+    for (const [method, path, allow] of [
+      ['POST', '/api/v1/parcels/at', 'GET, HEAD'],
+      ['DELETE', '/api/v1/plots/reverse', 'GET, HEAD'],
+      ['GET', '/api/v1/jurisdiction/batch', 'POST'],
+      ['HEAD', '/api/v1/jurisdiction/batch', 'POST'],
+      ['OPTIONS', '/api/v1/openapi.json', 'GET, HEAD'],
+      ['PUT', '/healthz', 'GET, HEAD'],
+      ['POST', '/docs', 'GET, HEAD'],
+    ]) {
+      const res = await send(method, path, key)
+      expect(res.status, `${method} ${path}`).toBe(405)
+      expect(res.headers.get('Allow'), `${method} ${path}`).toBe(allow)
+      if (method === 'HEAD') continue
+      const body = await json(res)
+      expect(body).toEqual({
+        error: 'MethodNotAllowed',
+        message: `${method} is not allowed on ${path} (allowed: ${allow})`,
+        requestId: res.headers.get('X-Request-Id'),
+      })
+    }
+  })
+
+  it('keeps 404 for a path no method has, and 401 first under /api/v1', async () => {
+    expect((await send('PUT', '/api/v1/nope', key)).status).toBe(404)
+    expect((await send('POST', '/nope')).status).toBe(404)
+    const noKey = await send('POST', '/api/v1/parcels/at')
+    expect(noKey.status).toBe(401)
+    expect(noKey.headers.get('Allow')).toBeNull()
+  })
+})
+
 describe('health and docs', () => {
   const t = makeTestApp()
 

@@ -133,3 +133,13 @@ export function handleError(log: Logger) {
 export function handleNotFound(c: Context<AppEnv>): Response {
   return errorResponse(c, new ApiError('NotFound', `no route for ${c.req.method} ${c.req.path}`))
 }
+
+/** 405: the path has routes, for the methods in `allow` only (the `Allow` header). */
+export function handleWrongMethod(c: Context<AppEnv>, allow: string): Response {
+  return errorResponse(
+    c,
+    new ApiError('MethodNotAllowed', `${c.req.method} is not allowed on ${c.req.path} (allowed: ${allow})`, undefined, {
+      Allow: allow,
+    }),
+  )
+}
