@@ -120,10 +120,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
           version: '1.0.0',
           description:
             'Plots and erven, the South African parcel cadastre, encumbrances and jurisdiction. Every /api/v1 ' +
-            'request needs `X-API-KEY`. ' +
+            'request except this document needs `X-API-KEY`. ' +
             'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries ' +
-            '`X-Request-Id`. ' +
-            'Errors share one body: `error`, `message`, `details`, `requestId`.',
+            '`X-Request-Id` and `X-Content-Type-Options: nosniff`. ' +
+            'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`.',
         },
         servers: [{ url: '/' }],
       }),

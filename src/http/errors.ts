@@ -88,6 +88,8 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
     ...(err.details !== undefined ? { details: err.details } : {}),
     requestId: c.get('requestId') ?? '',
   }
+  // an error is about this one request: no cache keeps it (nor a tile's or an asset's caching)
+  setHeader(c, 'Cache-Control', 'no-store')
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) setHeader(c, k, v)
   return json(c, body, err.status)
 }
