@@ -123,7 +123,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
             'request except this document needs `X-API-KEY`. ' +
             'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries ' +
             '`X-Request-Id` and `X-Content-Type-Options: nosniff`. ' +
-            'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`.',
+            'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`. ' +
+            'A path asked with a method it does not have answers 405 `MethodNotAllowed` with `Allow`. A request ' +
+            'that is not valid HTTP/1.1 answers 400, one with headers over 16 KB 431 ' +
+            '`RequestHeaderFieldsTooLarge`, and one not sent within the server timeouts 408 `RequestTimeout`; ' +
+            'these three close the connection.',
         },
         servers: [{ url: '/' }],
       }),
