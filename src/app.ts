@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context, Next } from 'hono'
+import type { H, RouterRoute } from 'hono/types'
 import { bodyLimit } from 'hono/body-limit'
 import type { Logger } from 'pino'
 import { API_KEY_HEADER, authenticate } from './auth/middleware.js'
@@ -7,7 +8,7 @@ import type { ApiKeyRecord, KeyVerifier } from './auth/types.js'
 import type { DatasetHandle } from './data/open-dataset.js'
 import { mountDocs } from './http/docs.js'
 import type { AppEnv } from './http/env.js'
-import { ApiError, handleError, handleNotFound } from './http/errors.js'
+import { ApiError, handleError, handleNotFound, handleWrongMethod } from './http/errors.js'
 import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
 import { PrefixRouter } from './http/prefix-router.js'
@@ -40,7 +41,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const clock = deps.clock ?? Date.now
   // routes picked by service first, then one regular expression per route of that service
   // (see PrefixRouter for why not Hono's default router)
-  const app = new OpenAPIHono<AppEnv>({ router: new PrefixRouter(API_BASE) })
+  const routes = new PrefixRouter<[H, RouterRoute]>(API_BASE)
+  const app = new OpenAPIHono<AppEnv>({ router: routes })
   // every route is one handler: the front door around the gate (API routes) around the route
   // (see frontDoor for why not middleware); onError only answers failures outside them
   const onError = handleError(deps.log)
@@ -76,9 +78,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     const counted = countRequest(c, deps.limiter, key, now)
     return counted instanceof Promise ? counted.then(() => run(c)) : run(c)
   }
-  // no route: under the API root the key and the count come first (401 before 404), as for a route
-  const notFound: Answerer = (c) =>
-    c.req.path.startsWith(`${API_BASE}/`) ? gated(c, handleNotFound) : handleNotFound(c)
+  // no route: 405 with `Allow` when the path has routes for other methods, else 404; under the
+  // API root the key and the count come first (401 before 404 or 405), as for a route
+  const miss: Answerer = (c) => {
+    const allow = routes.allowed(c.req.method, c.req.path)
+    return allow === null ? handleNotFound(c) : handleWrongMethod(c, allow)
+  }
+  const notFound: Answerer = (c) => (c.req.path.startsWith(`${API_BASE}/`) ? gated(c, miss) : miss(c))
   app.notFound(open(notFound))
 
   app.get(
@@ -114,10 +120,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
           version: '1.0.0',
           description:
             'Plots and erven, the South African parcel cadastre, encumbrances and jurisdiction. Every /api/v1 ' +
-            'request needs `X-API-KEY`. ' +
+            'request except this document needs `X-API-KEY`. ' +
             'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries ' +
-            '`X-Request-Id`. ' +
-            'Errors share one body: `error`, `message`, `details`, `requestId`.',
+            '`X-Request-Id` and `X-Content-Type-Options: nosniff`. ' +
+            'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`. ' +
+            'A path asked with a method it does not have answers 405 `MethodNotAllowed` with `Allow`. A request ' +
+            'that is not valid HTTP/1.1 answers 400, one with headers over 16 KB 431 ' +
+            '`RequestHeaderFieldsTooLarge`, and one not sent within the server timeouts 408 `RequestTimeout`; ' +
+            'these three close the connection.',
         },
         servers: [{ url: '/' }],
       }),

@@ -22,4 +22,17 @@ describe('loadConfig', () => {
     )
     expect(() => loadConfig({ SQLITE_MMAP_MB: '-1' })).toThrow(/SQLITE_MMAP_MB/)
   })
+
+  it('gives slow clients seconds, not minutes: headers 10 s, the whole request 30 s', () => {
+    expect(loadConfig({})).toMatchObject({ HEADERS_TIMEOUT_MS: 10_000, REQUEST_TIMEOUT_MS: 30_000 })
+    expect(loadConfig({ HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000' })).toMatchObject({
+      HEADERS_TIMEOUT_MS: 500,
+      REQUEST_TIMEOUT_MS: 1000,
+    })
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' })).toThrow(/REQUEST_TIMEOUT_MS: /)
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: 'soon' })).toThrow(/HEADERS_TIMEOUT_MS: /)
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '5000' })).toThrow(
+      /HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS \(5000\)/,
+    )
+  })
 })

@@ -20,6 +20,10 @@ const ConfigSchema = z.object({
     .enum(['0', '1'])
     .default('1')
     .transform((v) => v === '1'),
+  /** ms a client has to send its request line and headers (see docs/operations.md, Configuration) */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** ms a client has to send its whole request, body included; at least HEADERS_TIMEOUT_MS */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 })
 export type Config = z.infer<typeof ConfigSchema>
 
@@ -30,6 +34,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!r.success)
     throw new Error(
       `invalid configuration: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    )
+  // Node refuses to start a server whose headers timeout exceeds its request timeout
+  if (r.data.HEADERS_TIMEOUT_MS > r.data.REQUEST_TIMEOUT_MS)
+    throw new Error(
+      `invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (${r.data.REQUEST_TIMEOUT_MS})`,
     )
   return r.data
 }

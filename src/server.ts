@@ -1,10 +1,11 @@
 import cluster from 'node:cluster'
-import { serve } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
 import { createApp } from './app.js'
 import { SqliteKeyStore } from './auth/key-store.js'
 import type { Config } from './config.js'
 import { DatasetError, DatasetHandle, openDataset } from './data/open-dataset.js'
 import { createLogger } from './http/log.js'
+import { createHttpServer } from './http/node-server.js'
 import { ClusterRateLimiter, serveRateLimitsFromPrimary } from './rate-limit/cluster.js'
 import { MemoryRateLimiter } from './rate-limit/memory.js'
 import { buildServices, loadServices } from './services.js'
@@ -26,8 +27,15 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
   const keys = new SqliteKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
   const app = createApp({ log, keys, limiter, data })
+  const server = createHttpServer(
+    app.fetch,
+    log,
+    { headersTimeoutMs: config.HEADERS_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS },
+    config.HOST,
+  )
   return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+    server.listen(config.PORT, config.HOST, () => {
+      const info = server.address() as AddressInfo
       log.info(
         {
           port: info.port,

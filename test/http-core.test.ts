@@ -170,11 +170,73 @@ describe('error envelope', () => {
       }
     })
 
+    it('answers a body nested deeper than 64 levels with 400 naming the limit, before parsing it', async () => {
+      const deep = await post(`{"n":${'['.repeat(5000)}${']'.repeat(5000)}}`)
+      expect(deep.status).toBe(400)
+      const body = await json(deep)
+      expect(body.error).toBe('ValidationError')
+      expect(body.message).toContain('64')
+      expect(body.details).toEqual([{ field: '(body)', message: expect.stringContaining('64 levels') }])
+      // 64 levels is parsed and checked as usual; brackets inside strings do not count
+      const at64 = await json(await post(`{"n":${'['.repeat(63)}${']'.repeat(63)}}`))
+      expect(at64.details).toEqual([{ field: 'n', message: expect.any(String) }])
+      expect((await post(`{"n": 3, "s": "${'['.repeat(100)}"}`)).status).toBe(200)
+    })
+
+    it('answers a 5,000-deep geometry to /encumbrances/intersect with 400, never 500', async () => {
+      const deep = `{"geometry":{"type":"Polygon","coordinates":${'['.repeat(5000)}${']'.repeat(5000)}}}`
+      const res = await f.app.request('/api/v1/encumbrances/intersect', {
+        method: 'POST',
+        headers: { 'X-API-KEY': fkey, 'Content-Type': 'application/json' },
+        body: deep,
+      })
+      expect(res.status).toBe(400)
+      expect((await json(res)).error).toBe('ValidationError')
+    })
+
     it('answers a JSON body of the wrong shape with the field named', async () => {
       const res = await post('{"n": "three"}')
       expect(res.status).toBe(400)
       expect((await json(res)).details).toEqual([{ field: 'n', message: expect.any(String) }])
     })
+  })
+})
+
+describe('a wrong method', () => {
+  const t = makeTestApp()
+  const { key } = t.issue()
+  const send = (method: string, path: string, k?: string) =>
+    t.app.request(path, { method, headers: k ? { 'X-API-KEY': k } : {} })
+
+  it('answers 405 MethodNotAllowed with Allow naming the methods the path has, HEAD with GET', async () => {
+    for (const [method, path, allow] of [
+      ['POST', '/api/v1/parcels/at', 'GET, HEAD'],
+      ['DELETE', '/api/v1/plots/reverse', 'GET, HEAD'],
+      ['GET', '/api/v1/jurisdiction/batch', 'POST'],
+      ['HEAD', '/api/v1/jurisdiction/batch', 'POST'],
+      ['OPTIONS', '/api/v1/openapi.json', 'GET, HEAD'],
+      ['PUT', '/healthz', 'GET, HEAD'],
+      ['POST', '/docs', 'GET, HEAD'],
+    ]) {
+      const res = await send(method, path, key)
+      expect(res.status, `${method} ${path}`).toBe(405)
+      expect(res.headers.get('Allow'), `${method} ${path}`).toBe(allow)
+      if (method === 'HEAD') continue
+      const body = await json(res)
+      expect(body).toEqual({
+        error: 'MethodNotAllowed',
+        message: `${method} is not allowed on ${path} (allowed: ${allow})`,
+        requestId: res.headers.get('X-Request-Id'),
+      })
+    }
+  })
+
+  it('keeps 404 for a path no method has, and 401 first under /api/v1', async () => {
+    expect((await send('PUT', '/api/v1/nope', key)).status).toBe(404)
+    expect((await send('POST', '/nope')).status).toBe(404)
+    const noKey = await send('POST', '/api/v1/parcels/at')
+    expect(noKey.status).toBe(401)
+    expect(noKey.headers.get('Allow')).toBeNull()
   })
 })
 

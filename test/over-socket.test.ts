@@ -1,13 +1,16 @@
 /**
- * The app served by @hono/node-server on a real socket, as `npm start` serves it. Request
+ * The app served by @hono/node-server on a real socket, as `npm start` serves it (the server of
+ * src/http/node-server.ts, with the default timeouts). Request
  * headers are read from Node's own header object there (src/http/request-header.ts) and the
  * access log is written by hand (src/http/log.ts): paths `app.request` never takes.
  */
+import type { Server } from 'node:http'
 import { Writable } from 'node:stream'
-import { serve } from '@hono/node-server'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { createHttpServer } from '../src/http/node-server.js'
 import { MemoryRateLimiter } from '../src/rate-limit/memory.js'
 import { makeTestApp } from './helpers.js'
 
@@ -20,19 +23,18 @@ describe('served over a socket', () => {
       done()
     },
   })
-  const app = createApp({
-    log: pino({ level: 'info', base: { pid: 7 } }, stream),
-    keys: t.keys,
-    limiter: new MemoryRateLimiter(),
-    data: t.data,
-  })
+  const log = pino({ level: 'info', base: { pid: 7 } }, stream)
+  const app = createApp({ log, keys: t.keys, limiter: new MemoryRateLimiter(), data: t.data })
+  const config = loadConfig({})
   let base = ''
-  let server: ReturnType<typeof serve>
+  let server: Server
   beforeAll(
     () =>
       new Promise<void>((resolve) => {
-        server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-          base = `http://127.0.0.1:${info.port}`
+        const limits = { headersTimeoutMs: config.HEADERS_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS }
+        server = createHttpServer(app.fetch, log, limits, '127.0.0.1')
+        server.listen(0, '127.0.0.1', () => {
+          base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
           resolve()
         })
       }),
@@ -55,6 +57,19 @@ describe('served over a socket', () => {
     const body = JSON.parse(text)
     expect(body).toEqual(await direct.json())
     expect((body as { plots: unknown[] }).plots).toHaveLength(1)
+  })
+
+  it('runs with the configured timeouts (10 s, 30 s), not the 60 s and 300 s of Node', () => {
+    expect(server.headersTimeout).toBe(10_000)
+    expect(server.requestTimeout).toBe(30_000)
+  })
+
+  it('answers a wrong method with 405 and Allow, and HEAD with the GET headers', async () => {
+    const res = await fetch(base + reverse, { method: 'PUT', headers: { 'X-API-KEY': key } })
+    expect(res.status).toBe(405)
+    expect(res.headers.get('Allow')).toBe('GET, HEAD')
+    expect(res.headers.get('X-Content-Type-Options')).toBe('nosniff')
+    expect(((await res.json()) as { error: string }).error).toBe('MethodNotAllowed')
   })
 
   it('answers HEAD with the GET headers and no body', async () => {

@@ -555,6 +555,19 @@ describe('POST /parcels/batch', () => {
     expect((await json(await post({ lpis: ['nope'] }))).details[0].field).toBe('lpis.0')
   })
 
+  it('400 for an empty list, as the other batch endpoints answer', async () => {
+    for (const [body, field, message] of [
+      [{ points: [] }, 'points', 'send at least one point'],
+      [{ lpis: [] }, 'lpis', 'send at least one LPI'],
+    ] as const) {
+      const res = await post(body)
+      expect(res.status, field).toBe(400)
+      const answer = await json(res)
+      expect(answer.error).toBe('ValidationError')
+      expect(answer.details).toEqual([{ field, message }])
+    }
+  })
+
   it('413 for a body over 2 MB', async () => {
     const huge = JSON.stringify({ lpis: Array.from({ length: 120_000 }, () => erfLpi(1)) })
     expect(huge.length).toBeGreaterThan(2 * 1024 * 1024)

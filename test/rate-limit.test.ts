@@ -33,6 +33,20 @@ describe('rate limit through HTTP', () => {
     expect((await t.get('/api/v1/cities', key)).status).toBe(200)
   })
 
+  it('never announces reset or Retry-After beyond the 60 s window, even from a clock behind the window', async () => {
+    const { key } = t.issue({ ratePerMinute: 1 })
+    const opened = now
+    expect((await t.get('/api/v1/cities', key)).headers.get('RateLimit')).toBe('limit=1, remaining=0, reset=60')
+    // the next request is stamped 5 s before the one that opened the window (as a worker whose
+    // clock is behind can stamp it): the window still ends at opened + 60 s
+    now = opened - 5_000
+    const res = await t.get('/api/v1/cities', key)
+    expect(res.status).toBe(429)
+    expect(res.headers.get('RateLimit')).toBe('limit=1, remaining=0, reset=60')
+    expect(res.headers.get('Retry-After')).toBe('60')
+    now = opened + 60_000
+  })
+
   it('shares one allowance across products', async () => {
     const { key } = t.issue({ ratePerMinute: 2 })
     expect((await t.get('/api/v1/cities', key)).status).toBe(200)

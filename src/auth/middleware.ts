@@ -24,7 +24,7 @@ function keyOrThrow(r: VerifyResult): ApiKeyRecord {
     case 'MISSING':
       throw new ApiError(
         'ApiKeyMissing',
-        `the ${API_KEY_HEADER} header is missing: every /api/v1 request needs an API key`,
+        `the ${API_KEY_HEADER} header is missing: the API routes under /api/v1 need an API key (only openapi.json does not)`,
       )
     case 'MALFORMED':
     case 'NOT_FOUND':

@@ -16,6 +16,9 @@ const ASSETS: Record<string, string> = {
 /**
  * `/docs`: Swagger UI over `/api/v1/openapi.json`, served from the swagger-ui-dist package on
  * this machine (nothing is fetched from a CDN, so it works offline and behind firewalls).
+ * An API key typed into "Authorize" lives in the page only: `persistAuthorization: false`
+ * keeps Swagger UI from writing it to the browser's localStorage, where any script of the
+ * origin, and anyone at the machine later, could read it (docs/api.md "Authentication").
  */
 export function mountDocs(
   app: Hono<AppEnv>,
@@ -38,7 +41,7 @@ export function mountDocs(
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <body><div id="ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#ui', deepLinking: true, persistAuthorization: true })</script>
+<script>window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#ui', deepLinking: true, persistAuthorization: false })</script>
 </body></html>`
   app.get('/docs/assets/:file', open(asset))
   app.get(

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Logger } from 'pino'
@@ -25,9 +26,11 @@ export const ERROR_STATUS = {
   NoJurisdictionAtPoint: 404,
   BoundaryNotFound: 404,
   MethodNotAllowed: 405,
+  RequestTimeout: 408,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   RateLimitExceeded: 429,
+  RequestHeaderFieldsTooLarge: 431,
   InternalError: 500,
   ParcelDataUnavailable: 503,
   EncumbranceDataUnavailable: 503,
@@ -81,14 +84,21 @@ export class ApiError extends Error {
   }
 }
 
-export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+/** The envelope of `err` for the request `requestId`; answers built outside Hono use it too (node-server.ts). */
+export function errorBody(err: ApiError, requestId: string): ErrorBody {
   // key order as the specs print it: error, message, details, requestId
-  const body: ErrorBody = {
+  return {
     error: err.code,
     message: err.message,
     ...(err.details !== undefined ? { details: err.details } : {}),
-    requestId: c.get('requestId') ?? '',
+    requestId,
   }
+}
+
+export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+  const body = errorBody(err, c.get('requestId') ?? '')
+  // an error is about this one request: no cache keeps it (nor a tile's or an asset's caching)
+  setHeader(c, 'Cache-Control', 'no-store')
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) setHeader(c, k, v)
   return json(c, body, err.status)
 }
@@ -117,6 +127,13 @@ export function handleError(log: Logger) {
       if (status >= 500) log.error({ requestId: c.get('requestId'), err }, 'unhandled HTTPException')
       return errorResponse(c, new ApiError(code, message))
     }
+    if (cutOff(c))
+      return errorResponse(
+        c,
+        new ApiError('ValidationError', 'the request body was not received whole: the connection closed first', [
+          { field: '(body)', message: 'incomplete body' },
+        ]),
+      )
     log.error(
       { requestId: c.get('requestId'), err: { message: err.message, stack: err.stack, name: err.name } },
       'unhandled error',
@@ -131,6 +148,27 @@ export function handleError(log: Logger) {
   }
 }
 
+/**
+ * Whether the client's connection ended before its request was whole (a body cut off by the
+ * request timeout, src/http/node-server.ts, or by the client leaving): reading the body then
+ * fails, which is the client's doing, not a fault to log. The answer goes nowhere but the
+ * access log.
+ */
+function cutOff(c: Context<AppEnv>): boolean {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
+  return incoming !== undefined && !incoming.complete && (incoming.destroyed || incoming.errored !== null)
+}
+
 export function handleNotFound(c: Context<AppEnv>): Response {
   return errorResponse(c, new ApiError('NotFound', `no route for ${c.req.method} ${c.req.path}`))
+}
+
+/** 405: the path has routes, for the methods in `allow` only (the `Allow` header). */
+export function handleWrongMethod(c: Context<AppEnv>, allow: string): Response {
+  return errorResponse(
+    c,
+    new ApiError('MethodNotAllowed', `${c.req.method} is not allowed on ${c.req.path} (allowed: ${allow})`, undefined, {
+      Allow: allow,
+    }),
+  )
 }

@@ -1,12 +1,16 @@
 import type { Context } from 'hono'
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, RouteGuard } from './env.js'
+import { ERROR_STATUS, type ErrorCode } from './errors.js'
 import type { Answer, Answerer } from './front-door.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
 
 export const ErrorBodySchema = z
   .object({
-    error: z.string().openapi({ example: 'ValidationError' }),
+    error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({
+      example: 'ValidationError',
+      description: 'The error code; each code always comes with the same HTTP status.',
+    }),
     message: z.string(),
     details: z
       .union([z.array(z.object({ field: z.string(), message: z.string() })), z.record(z.string(), z.unknown())])

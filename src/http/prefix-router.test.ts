@@ -79,6 +79,23 @@ describe('PrefixRouter', () => {
     expect(handlersOf(prefixed, 'GET', '/api/v1/plots/any')).toEqual([[1, {}]])
   })
 
+  it('names the methods a path has for a request that found no route, HEAD with GET', () => {
+    expect(prefixed.allowed('POST', '/api/v1/parcels/at')).toBe('GET, HEAD')
+    // parcels/batch is also a GET parcels/:lpi
+    expect(prefixed.allowed('PUT', '/api/v1/parcels/batch')).toBe('GET, HEAD, POST')
+    expect(prefixed.allowed('DELETE', '/api/v1/jurisdiction/late')).toBe('GET, HEAD, POST')
+    expect(prefixed.allowed('OPTIONS', '/healthz')).toBe('GET, HEAD')
+    // no route for any method: a 404
+    expect(prefixed.allowed('POST', '/nope')).toBeNull()
+    expect(prefixed.allowed('GET', '/api/v1/unknown/x')).toBeNull()
+    const postOnly = new PrefixRouter<number>('/api/v1')
+    postOnly.add('POST', '/api/v1/encumbrances/batch', 0)
+    postOnly.add('GET', '/api/v1/encumbrances/at', 1)
+    expect(postOnly.allowed('GET', '/api/v1/encumbrances/batch')).toBe('POST')
+    expect(postOnly.allowed('HEAD', '/api/v1/encumbrances/batch')).toBe('POST')
+    expect(postOnly.allowed('HEAD', '/api/v1/encumbrances/x')).toBeNull()
+  })
+
   it('refuses middleware, which a first-match router would cut off', () => {
     const r = new PrefixRouter<number>('/api/v1')
     expect(() => r.add('ALL', '/api/v1/*', 0)).toThrow(/middleware/)

@@ -21,12 +21,17 @@ import { PatternRouter } from 'hono/router/pattern-router'
  * handler directly instead of through its middleware chain (an async function and a promise
  * per link): `/api/v1/plots/reverse` also matches `/api/v1/plots/:plot_number{.+}`. Middleware
  * (`app.use`, `app.all`: method ALL) would be silently cut off by this, so it is refused.
+ *
+ * On a miss, `allowed` says which other methods the path has routes for: the 405 and its
+ * `Allow` header (docs/api.md "Errors"). A request that finds its route never asks.
  */
 export class PrefixRouter<T> implements Router<T> {
   name = 'PrefixRouter'
   private readonly general: [string, string, T][] = []
   private readonly fallback = new PatternRouter<T>()
   private readonly services = new Map<string, PatternRouter<T>>()
+  /** every method some route has, sorted (HEAD is answered by the GET routes) */
+  private readonly methods: string[] = []
 
   constructor(private readonly root: string) {
     if (!root.startsWith('/') || root.endsWith('/')) throw new Error(`router root must look like /api/v1, got ${root}`)
@@ -38,6 +43,10 @@ export class PrefixRouter<T> implements Router<T> {
         `PrefixRouter: ${path}: middleware and method-less routes are not supported (every route is one answering ` +
           `handler)`,
       )
+    if (!this.methods.includes(method)) {
+      this.methods.push(method)
+      this.methods.sort()
+    }
     const service = this.serviceOf(path, true)
     if (service === null) {
       this.general.push([method, path, handler])
@@ -60,6 +69,21 @@ export class PrefixRouter<T> implements Router<T> {
     const result = r.match(method, path)
     const handlers = result[0]
     return handlers.length > 1 ? ([[handlers[0]]] as unknown as Result<T>) : result
+  }
+
+  /**
+   * The `Allow` value for a request that found no route: the methods with a route for `path`
+   * (`GET, HEAD` for GET), or null when there is none (a 404, not a 405).
+   */
+  allowed(method: string, path: string): string | null {
+    let allow: string | null = null
+    for (const m of this.methods) {
+      if (m === method || (m === 'GET' && method === 'HEAD')) continue
+      if (this.match(m, path)[0].length === 0) continue
+      const value = m === 'GET' ? 'GET, HEAD' : m
+      allow = allow === null ? value : `${allow}, ${value}`
+    }
+    return allow
   }
 
   /**

@@ -11,8 +11,16 @@ import type { AppEnv } from './env.js'
  * it is. `test/reply-only.test.ts` checks that no code answers any other way, so no answer can
  * miss the gathered headers.
  *
+ * The same reason keeps `X-Content-Type-Options: nosniff` here rather than in Hono's
+ * `secureHeaders` middleware: every answer passes through `reply`, and the router takes no
+ * middleware (src/http/prefix-router.ts). Error answers add `Cache-Control: no-store`
+ * (errors.ts); docs/api.md "Errors" states both.
+ *
  * @module
  */
+
+/** Sent on every answer, so no browser guesses a JSON or tile body to be HTML or script. */
+const NOSNIFF = 'nosniff'
 
 /** Sets (replaces) one response header of this request. */
 export function setHeader(c: Context<AppEnv>, name: string, value: string): void {
@@ -29,7 +37,9 @@ export function reply(
   contentType?: string,
 ): Response {
   const gathered = c.get('headers')
-  const headers: Record<string, string> = contentType ? { ...gathered, 'Content-Type': contentType } : { ...gathered }
+  const headers: Record<string, string> = contentType
+    ? { ...gathered, 'X-Content-Type-Options': NOSNIFF, 'Content-Type': contentType }
+    : { ...gathered, 'X-Content-Type-Options': NOSNIFF }
   return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers })
 }
 

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import type { z } from 'zod'
 import { ApiError, type FieldError } from './errors.js'
 import { fastObjectParser } from './fast-params.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 import type { AppEnv } from './env.js'
 
 /** Turns zod issues into one `details` entry per invalid field (first message per field). */
@@ -26,7 +27,10 @@ export interface ValidatedInput<S extends RequestSchemas> {
   body: S['body'] extends z.ZodType ? z.infer<S['body']> : undefined
 }
 
-/** Reads the JSON body; a missing, non-JSON or malformed body is a ValidationError, never a 500. */
+/**
+ * Reads the JSON body; a missing, non-JSON, malformed or too deeply nested body is a
+ * ValidationError, never a 500 (the depth is checked on the text, before anything recurses).
+ */
 async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const type = c.req.header('content-type') ?? ''
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
@@ -41,6 +45,10 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   if (text.trim() === '')
     throw new ApiError('ValidationError', 'the request body is empty', [
       { field: '(body)', message: 'a JSON body is required' },
+    ])
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw new ApiError('ValidationError', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`, [
+      { field: '(body)', message: `arrays and objects may nest at most ${MAX_JSON_DEPTH} levels deep` },
     ])
   try {
     return JSON.parse(text)

@@ -7,6 +7,7 @@ import {
   type LimitReplies,
 } from './cluster.js'
 import { MemoryRateLimiter } from './memory.js'
+import { rateLimitHeaders } from './middleware.js'
 import { WINDOW_MS } from './types.js'
 
 /** A worker's channel to a primary in this process: every batch sent is kept, and answered unless `silent`. */
@@ -87,5 +88,21 @@ describe('ClusterRateLimiter', () => {
     deliver(null)
     expect((await rl.limit('k', 2, 0)).remaining).toBe(1)
     rl.close()
+  })
+
+  it('keeps reset within the window when the workers sharing a primary disagree on the time', async () => {
+    // one primary's store, two workers: B's clock runs 7 s behind A's, and A opened the window
+    const p = fakePrimary()
+    const a = new ClusterRateLimiter(1000, p.channel)
+    const b = new ClusterRateLimiter(1000, fakePrimary(p.store).channel)
+    const tA = 2_000_000
+    const tB = tA - 7_000
+    const first = await a.limit('k', 5, tA)
+    const skewed = await b.limit('k', 5, tB)
+    expect(skewed.resetAt).toBe(first.resetAt)
+    expect(rateLimitHeaders(first, tA).RateLimit).toBe('limit=5, remaining=4, reset=60')
+    expect(rateLimitHeaders(skewed, tB).RateLimit).toBe('limit=5, remaining=3, reset=60')
+    a.close()
+    b.close()
   })
 })

@@ -35,4 +35,23 @@ describe('rateLimitHeaders', () => {
       RateLimit: 'limit=60, remaining=59, reset=42',
     })
   })
+
+  it('never announces a reset beyond the window (w=60), at the edges or from a clock behind the window', () => {
+    const rl = new MemoryRateLimiter()
+    const t0 = 5_000_000
+    const opened = rl.count('k', 10, t0)
+    const reset = (now: number) => rateLimitHeaders(rl.count('k', 10, now), now).RateLimit.split('reset=')[1]
+    expect(rateLimitHeaders(opened, t0).RateLimit).toBe('limit=10, remaining=9, reset=60')
+    expect(reset(t0 + 1)).toBe('60')
+    expect(reset(t0 + 59_999)).toBe('1')
+    // counted with a `now` earlier than the one that opened the window (another worker's clock
+    // 5 s behind): the window still refills at t0 + 60 s, but `reset` may not exceed w
+    expect(reset(t0 - 5_000)).toBe('60')
+    expect(reset(t0 - 3_600_000)).toBe('60')
+    for (let now = t0 - 2_000; now < t0 + 60_000; now += 250) {
+      const r = Number(reset(now))
+      expect(r, String(now - t0)).toBeGreaterThanOrEqual(0)
+      expect(r, String(now - t0)).toBeLessThanOrEqual(60)
+    }
+  })
 })

@@ -5,11 +5,24 @@ import { ApiError } from '../http/errors.js'
 import { WINDOW_MS, type RateLimitResult, type RateLimiter } from './types.js'
 import { setHeader } from '../http/reply.js'
 
+const WINDOW_S = WINDOW_MS / 1000
+
+/**
+ * Whole seconds from `now` until `resetAt`, rounded up, and never more than the window
+ * (docs/api.md "Rate limits"): a window can have been opened by a request stamped later than
+ * this one (another worker's clock, a count batched behind a later one), which would otherwise
+ * promise a reset beyond `w`.
+ */
+function secondsUntil(resetAt: number, now: number, min: number): number {
+  const s = Math.ceil((resetAt - now) / 1000)
+  return s > WINDOW_S ? WINDOW_S : s < min ? min : s
+}
+
 /** The header values of draft-ietf-httpapi-ratelimit-headers-07 (see docs/domain.md 4.1). */
 export function rateLimitHeaders(r: RateLimitResult, now: number): Record<string, string> {
-  const reset = Math.max(0, Math.ceil((r.resetAt - now) / 1000))
+  const reset = secondsUntil(r.resetAt, now, 0)
   return {
-    'RateLimit-Policy': `${r.limit};w=${WINDOW_MS / 1000}`,
+    'RateLimit-Policy': `${r.limit};w=${WINDOW_S}`,
     RateLimit: `limit=${r.limit}, remaining=${r.remaining}, reset=${reset}`,
   }
 }
@@ -34,7 +47,7 @@ function applyLimit(c: Context<AppEnv>, r: RateLimitResult, now: number): void {
   const headers = rateLimitHeaders(r, now)
   for (const k in headers) setHeader(c, k, headers[k])
   if (!r.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((r.resetAt - now) / 1000))
+    const retryAfter = secondsUntil(r.resetAt, now, 1)
     throw new ApiError(
       'RateLimitExceeded',
       `rate limit of ${r.limit} requests per minute reached; retry in ${retryAfter} s`,

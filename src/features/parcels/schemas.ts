@@ -140,6 +140,7 @@ export const BatchBodySchema = z
   .object({
     points: z
       .array(BatchPointSchema, { error: 'points must be an array of {latitude, longitude}' })
+      .min(1, 'send at least one point')
       .max(BATCH_MAX, `at most ${BATCH_MAX} items per call`)
       .optional(),
     lpis: z
@@ -150,6 +151,7 @@ export const BatchBodySchema = z
           .refine((s) => LPI_PATTERN.test(s), { message: 'not a 21-character LPI' }),
         { error: 'lpis must be an array of strings' },
       )
+      .min(1, 'send at least one LPI')
       .max(BATCH_MAX, `at most ${BATCH_MAX} items per call`)
       .optional(),
     include_status: z.literal('all', { error: 'include_status must be "all" or omitted' }).optional(),
