@@ -15,6 +15,7 @@ import { plotsSuite } from './plots.js'
 import { postgisSuite } from './postgis/index.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
+import { worstCaseSuite } from './worst-case.js'
 
 export const SUITES: Suite<any>[] = [
   plotsSuite,
@@ -25,6 +26,7 @@ export const SUITES: Suite<any>[] = [
   jurisdictionSuite,
   boundaryStrategiesSuite,
   encumbrancesSuite,
+  worstCaseSuite,
   startupSuite,
   postgisSuite,
 ]
