@@ -12,7 +12,7 @@ import { buildDataset } from '../build-index/build.js'
 import { exportIsCurrent } from '../build-index/synth/current.js'
 import { runSynth } from '../build-index/synth/synth.js'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
-import { loadConfig } from '../src/config.js'
+import { ConfigError, loadConfig } from '../src/config.js'
 import { runServer } from '../src/server.js'
 
 const SAMPLE_SOURCE = 'data/sources/sample'
@@ -82,5 +82,5 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   console.error(`npm start failed: ${(err as Error).message}`)
-  process.exit(1)
+  process.exit(err instanceof ConfigError ? 2 : 1)
 })

@@ -31,6 +31,8 @@ export interface AppDeps {
   clock?: () => number
   /** further routes, mounted after the services' as they are (tests) */
   routes?: (router: ApiRouter) => void
+  /** why the server is not ready (draining, a failed check), or null when it is: /readyz answers 503 with it */
+  readiness?: () => string | null
 }
 
 export const API_BASE = '/api/v1'
@@ -101,6 +103,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
           return [d, m ? { dataset_version: m.dataset_version, as_of: m.as_of } : null]
         }),
       )
+      const reason = deps.readiness?.() ?? null
+      if (reason !== null) return json(c, { status: 'not_ready', reason, domains }, 503)
       return json(c, { status: 'ready', domains })
     }),
   )

@@ -24,20 +24,27 @@ const ConfigSchema = z.object({
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** ms a client has to send its whole request, body included; at least HEADERS_TIMEOUT_MS */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** s an idle keep-alive connection stays open: above common load-balancer idle timeouts (60 s) */
+  KEEPALIVE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(65),
+  /** s a stopping server gives its in-flight requests before closing their connections */
+  SHUTDOWN_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(30),
 })
 export type Config = z.infer<typeof ConfigSchema>
+
+/** A configuration the server cannot start with: main prints its one line and exits 2. */
+export class ConfigError extends Error {}
 
 /** Reads the environment once at start; a bad value stops the start with every problem named. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked = Object.fromEntries(Object.keys(ConfigSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]))
   const r = ConfigSchema.safeParse(picked)
   if (!r.success)
-    throw new Error(
+    throw new ConfigError(
       `invalid configuration: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     )
   // Node refuses to start a server whose headers timeout exceeds its request timeout
   if (r.data.HEADERS_TIMEOUT_MS > r.data.REQUEST_TIMEOUT_MS)
-    throw new Error(
+    throw new ConfigError(
       `invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (${r.data.REQUEST_TIMEOUT_MS})`,
     )
   return r.data

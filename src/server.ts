@@ -1,4 +1,12 @@
+/**
+ * Starting and stopping the server (docs/operations.md "Running in production"): one process,
+ * or a cluster primary that checks the dataset once, owns the rate-limit counters and supervises
+ * its workers. A stop (SIGTERM, SIGINT) drains: `/readyz` answers 503 at once, listening stops,
+ * in-flight requests finish within SHUTDOWN_TIMEOUT_S, then the process exits 0.
+ */
 import cluster from 'node:cluster'
+import { existsSync } from 'node:fs'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createApp } from './app.js'
 import { SqliteKeyStore } from './auth/key-store.js'
@@ -8,12 +16,53 @@ import { createLogger } from './http/log.js'
 import { createHttpServer } from './http/node-server.js'
 import { ClusterRateLimiter, serveRateLimitsFromPrimary } from './rate-limit/cluster.js'
 import { MemoryRateLimiter } from './rate-limit/memory.js'
-import { buildServices, loadServices } from './services.js'
 import type { RateLimiter } from './rate-limit/types.js'
+import { buildServices, loadServices } from './services.js'
+import { superviseWorkers } from './supervise.js'
 
 export interface RunningServer {
   port: number
+  /** Stops accepting, lets in-flight requests finish (at most `timeoutMs`), then closes the files. */
+  drain(timeoutMs: number): Promise<void>
   close(): Promise<void>
+}
+
+/** A start the configuration or the files make impossible: one line, no stack trace. */
+export class StartError extends Error {}
+
+/**
+ * Opens the key store the server verifies against. It must exist (`npm run keys -- init`
+ * creates it), so a mistyped KEYS_DB never serves with an empty store; a read-only or locked
+ * file fails naming it.
+ */
+export function openKeyStore(path: string): SqliteKeyStore {
+  if (path !== ':memory:' && !existsSync(path))
+    throw new StartError(
+      `the key store ${path} does not exist: create it with \`npm run keys -- init\` (KEYS_DB=${path}), ` +
+        'or point KEYS_DB at the existing one',
+    )
+  try {
+    return new SqliteKeyStore(path)
+  } catch (err) {
+    throw new StartError(`the key store ${path} cannot be used: ${(err as Error).message}`)
+  }
+}
+
+/**
+ * Closes the server gracefully: no new connections, idle keep-alive connections closed at once
+ * and as they fall idle, connections still busy after `timeoutMs` cut.
+ */
+function drainServer(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((done) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 100)
+    const cut = setTimeout(() => server.closeAllConnections(), timeoutMs)
+    server.close(() => {
+      clearInterval(sweep)
+      clearTimeout(cut)
+      done()
+    })
+    server.closeIdleConnections()
+  })
 }
 
 /** Opens the dataset and key store and serves on one process. */
@@ -24,15 +73,25 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
     mapIndexes: config.INDEX_MMAP,
   })
   const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset))
-  const keys = new SqliteKeyStore(config.KEYS_DB)
+  const keys = openKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
-  const app = createApp({ log, keys, limiter, data })
+  let draining = false
+  const app = createApp({ log, keys, limiter, data, readiness: () => (draining ? 'shutting down' : null) })
   const server = createHttpServer(
     app.fetch,
     log,
-    { headersTimeoutMs: config.HEADERS_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS },
+    {
+      headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: config.KEEPALIVE_TIMEOUT_S * 1000,
+    },
     config.HOST,
   )
+  const closeFiles = () => {
+    data.dataset.close()
+    keys.close()
+    limiter.close?.()
+  }
   return new Promise((resolve) => {
     server.listen(config.PORT, config.HOST, () => {
       const info = server.address() as AddressInfo
@@ -45,61 +104,66 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
         },
         'listening',
       )
-      resolve({
-        port: info.port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => {
-              data.dataset.close()
-              keys.close()
-              limiter.close?.()
-              done()
-            })
-          }),
-      })
+      let drained: Promise<void> | null = null
+      const drain = (timeoutMs: number) => {
+        if (!drained) {
+          draining = true
+          log.info({ timeoutMs }, 'draining: not ready, finishing in-flight requests')
+          drained = drainServer(server, timeoutMs).then(closeFiles)
+        }
+        return drained
+      }
+      resolve({ port: info.port, drain, close: () => drain(0) })
     })
   })
 }
 
 /**
- * WORKERS > 1: the primary checks the dataset once (so a damaged dataset stops the start with
- * one clear message), owns the rate-limit counters, forks the workers and replaces any that die.
+ * Turns SIGTERM and SIGINT into a drain and exit 0. On its own, a second signal exits at once (a
+ * second Ctrl-C); a cluster worker gets the terminal's signal and its primary's, so it ignores
+ * the second.
+ */
+function stopOnSignals(server: RunningServer, timeoutMs: number, inCluster: boolean): void {
+  let stopping = false
+  const stop = () => {
+    if (stopping) {
+      if (!inCluster) process.exit(1)
+      return
+    }
+    stopping = true
+    void server.drain(timeoutMs).then(() => process.exit(0))
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+}
+
+/**
+ * WORKERS > 1: the primary checks the dataset and the key store once (so a damaged dataset or
+ * a missing store stops the start with one clear line), owns the rate-limit counters, forks the
+ * workers and supervises them (src/supervise.ts).
  */
 export async function runServer(config: Config): Promise<void> {
-  try {
-    if (cluster.isPrimary) openDataset(config.DATASET_DIR).close()
-  } catch (err) {
-    if (err instanceof DatasetError) {
-      console.error(`cannot start: ${err.message}`)
-      process.exit(1)
+  if (cluster.isPrimary) {
+    try {
+      openDataset(config.DATASET_DIR).close()
+      openKeyStore(config.KEYS_DB).close()
+    } catch (err) {
+      if (err instanceof DatasetError || err instanceof StartError) {
+        console.error(`cannot start: ${err.message}`)
+        process.exit(1)
+      }
+      throw err
     }
-    throw err
   }
+  const timeoutMs = config.SHUTDOWN_TIMEOUT_S * 1000
   if (config.WORKERS <= 1) {
-    const server = await startServer(config)
-    // a graceful stop (docker stop, Ctrl-C): finish in-flight requests, close the files
-    const stop = () => void server.close().then(() => process.exit(0))
-    process.once('SIGTERM', stop)
-    process.once('SIGINT', stop)
+    stopOnSignals(await startServer(config), timeoutMs, false)
     return
   }
   if (cluster.isPrimary) {
     serveRateLimitsFromPrimary()
-    let stopping = false
-    for (let i = 0; i < config.WORKERS; i++) cluster.fork()
-    cluster.on('exit', (w, code, signal) => {
-      if (stopping) return
-      console.error(`worker ${w.process.pid} exited (${signal ?? code}); starting a replacement`)
-      cluster.fork()
-    })
-    const stop = () => {
-      stopping = true
-      for (const w of Object.values(cluster.workers ?? {})) w?.kill()
-      process.exit(0)
-    }
-    process.on('SIGTERM', stop)
-    process.on('SIGINT', stop)
+    superviseWorkers(config.WORKERS, timeoutMs)
   } else {
-    await startServer(config, { inCluster: true })
+    stopOnSignals(await startServer(config, { inCluster: true }), timeoutMs, true)
   }
 }

@@ -23,6 +23,7 @@ export function makeTestApp(
     keyRecheckMs?: number
     loaded?: { dataset: OpenDataset; services: Services }
     routes?: AppDeps['routes']
+    readiness?: AppDeps['readiness']
   } = {},
 ) {
   const keysDb = join(mkdtempSync(join(inject('workDir'), 'keys-')), 'keys.db')
@@ -37,6 +38,7 @@ export function makeTestApp(
     data,
     clock: opts.clock,
     routes: opts.routes,
+    readiness: opts.readiness,
   })
   const issue = (o: Partial<Parameters<SqliteKeyStore['issue']>[0]> = {}) =>
     keys.issue({ products: ALL_PRODUCTS, countries: BOTH, ratePerMinute: 100000, ...o })

@@ -253,6 +253,17 @@ describe('health and docs', () => {
     expect(ready.domains.jurisdiction.dataset_version).toMatch(/^mdb-/)
   })
 
+  it('readyz answers 503 with the reason while the server is not ready (draining), 200 again after', async () => {
+    let reason: string | null = 'shutting down'
+    const draining = makeTestApp({ readiness: () => reason })
+    const res = await draining.get('/readyz')
+    expect(res.status).toBe(503)
+    expect(await json(res)).toMatchObject({ status: 'not_ready', reason: 'shutting down' })
+    expect((await draining.get('/healthz')).status).toBe(200)
+    reason = null
+    expect((await draining.get('/readyz')).status).toBe(200)
+  })
+
   it('publishes OpenAPI 3.1 describing every plot endpoint with its parameters', async () => {
     const doc = await json(await t.get('/api/v1/openapi.json'))
     expect(doc.openapi).toBe('3.1.0')

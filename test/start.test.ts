@@ -85,6 +85,8 @@ describe('npm start', () => {
 
   it('with DATASET_DIR set serves that dataset and generates nothing', async () => {
     const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
+    // with DATASET_DIR set, npm start makes no key store: it must exist (`keys init`)
+    new SqliteKeyStore(join(cwd, 'keys.db')).close()
     const s = await start(cwd, { DATASET_DIR: inject('datasetDir'), KEYS_DB: join(cwd, 'keys.db') })
     try {
       expect(s.output()).not.toMatch(/generating|building|ldk_/)
@@ -104,6 +106,7 @@ describe('npm start', () => {
     'its name', async () => {
     const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
     const keysDb = join(cwd, 'keys.db')
+    new SqliteKeyStore(keysDb).close()
     const s = await start(cwd, {
       DATASET_DIR: inject('datasetDir'),
       KEYS_DB: keysDb,
@@ -130,7 +133,8 @@ describe('npm start', () => {
       encoding: 'utf8',
       timeout: 30_000,
     })
-    expect(bad.status).toBe(1)
+    // a bad variable exits 2 (docs/operations.md "Configuration")
+    expect(bad.status).toBe(2)
     expect(bad.stderr).toMatch(/invalid configuration: SQLITE_MMAP_MB: /)
     const bad2 = spawnSync(process.execPath, [START], {
       cwd,
@@ -138,7 +142,7 @@ describe('npm start', () => {
       encoding: 'utf8',
       timeout: 30_000,
     })
-    expect(bad2.status).toBe(1)
+    expect(bad2.status).toBe(2)
     expect(bad2.stderr).toMatch(/invalid configuration: INDEX_MMAP: /)
   }, 60_000)
 })

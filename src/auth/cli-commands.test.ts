@@ -448,3 +448,34 @@ describe('keys usage errors (exit 2, nothing written)', () => {
     expect(r.err).toBe('')
   })
 })
+
+describe('keys init and restore', () => {
+  it('init creates the store once and says so; a second init keeps it', async () => {
+    expect(existsSync(db)).toBe(false)
+    expect(await run('init')).toMatchObject({ code: 0, out: `Key store ${db} created.` })
+    expect(existsSync(db)).toBe(true)
+    await issueJson()
+    expect(await run('init')).toMatchObject({ code: 0, out: `Key store ${db} already exists (1 keys).` })
+  })
+
+  it('restore puts a backup back through SQLite, seen at once by a store already open on the file', async () => {
+    const a = await issueJson()
+    const backup = join(dir, 'backup.db')
+    expect((await run('backup', backup)).code).toBe(0)
+    const b = await issueJson()
+    const open = new SqliteKeyStore(db, { recheckMs: 0 })
+    try {
+      expect(open.verify(b.key, NOW).ok).toBe(true)
+      expect(await run('restore', backup)).toMatchObject({ code: 0, out: expect.stringContaining('(1 keys; 1 in') })
+      // the open store (a running server) reads the restored keys: b is gone, a still works
+      expect(open.verify(b.key, NOW).ok).toBe(false)
+      expect(open.verify(a.key, NOW).ok).toBe(true)
+    } finally {
+      open.close()
+    }
+    expect(await run('restore', join(dir, 'none.db'))).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/does not exist/),
+    })
+  })
+})

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { johannesburgDate } from './dates.js'
 import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, MAX_RATE_PER_MINUTE, normaliseName } from './key-options.js'
 import { KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
@@ -40,6 +41,8 @@ const USAGE = `Usage: keys <command> [flags]
 Manage API keys. The key store is $KEYS_DB (default ${DEFAULT_KEYS_DB}).
 
 Commands:
+  init                                           Create the key store (the server refuses to start without
+                                                 one, so a mistyped KEYS_DB never serves with no keys).
   issue --products LIST --countries LIST [--cities LIST] [--expires YYYY-MM-DD] [--rate N] [--name TEXT] [--json]
         Issue a key. It is printed ONCE; only its SHA-256 digest is stored.
         --products   comma-separated: ${PRODUCTS.join(',')}
@@ -65,6 +68,10 @@ Commands:
   delete --id ID [--json]                        Delete a key and its record for good.
   backup FILE                                    Copy the key store to FILE, consistently,
                                                  while the server runs.
+  restore FILE                                   Replace the key store's keys with those of FILE (a
+                                                 backup), through SQLite's backup API: safe while the
+                                                 server runs, which sees the change within a second.
+                                                 Never copy a file over a running store.
   help                                           Show this text.
 
 Exit codes: 0 ok, 1 failure (e.g. unknown id), 2 usage error.`
@@ -72,6 +79,7 @@ Exit codes: 0 ok, 1 failure (e.g. unknown id), 2 usage error.`
 /** Flags each command accepts; `true` = boolean flag, `false` = takes a value. */
 const COMMANDS: Record<string, Record<string, boolean>> = {
   issue: { products: false, countries: false, cities: false, expires: false, rate: false, name: false, json: true },
+  init: {},
   list: { json: true },
   suspend: { id: false, json: true },
   unsuspend: { id: false, json: true },
@@ -91,6 +99,7 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
   rotate: { id: false, 'overlap-days': false, json: true },
   delete: { id: false, json: true },
   backup: {},
+  restore: {},
 }
 
 /**
@@ -122,13 +131,22 @@ export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number>
   let store: SqliteKeyStore | undefined
   try {
     // backup takes its file as a plain argument
-    const positional = command === 'backup' && rest[0] !== undefined && !rest[0].startsWith('--') ? rest[0] : null
+    const positional =
+      (command === 'backup' || command === 'restore') && rest[0] !== undefined && !rest[0].startsWith('--')
+        ? rest[0]
+        : null
     const flags = parseFlags(positional === null ? rest : rest.slice(1), spec)
     if (positional !== null) flags.set('file', positional)
     const json = flags.has('json')
     // Validate every flag before touching the store, so a typo never creates or changes anything.
     const action = plan(command, flags, io.now ?? new Date())
-    store = new SqliteKeyStore(io.env.KEYS_DB || DEFAULT_KEYS_DB)
+    const path = io.env.KEYS_DB || DEFAULT_KEYS_DB
+    const existed = existsSync(path)
+    store = new SqliteKeyStore(path)
+    if (command === 'init') {
+      io.out(existed ? `Key store ${path} already exists (${store.count()} keys).` : `Key store ${path} created.`)
+      return EXIT_OK
+    }
     await action(store, io, json)
     return EXIT_OK
   } catch (err) {
@@ -151,6 +169,8 @@ type Action = (store: SqliteKeyStore, io: KeysCliIo, json: boolean) => void | Pr
 
 function plan(command: string, flags: Flags, now: Date): Action {
   switch (command) {
+    case 'init':
+      return () => {}
     case 'issue': {
       const products = parseProducts(required(flags, 'products'))
       const countries = parseCountries(required(flags, 'countries'))
@@ -292,7 +312,34 @@ function plan(command: string, flags: Flags, now: Date): Action {
         io.out(`Key store copied to ${file} (${store.count()} keys).`)
       }
     }
+    case 'restore': {
+      if (!flags.has('file')) throw new UsageError('give the backup to restore: keys restore FILE')
+      const file = value(flags, 'file')
+      return async (store, io) => {
+        if (!existsSync(file)) throw new UsageError(`${file} does not exist`)
+        const count = await restoreInto(file, io.env.KEYS_DB || DEFAULT_KEYS_DB)
+        io.out(`Key store restored from ${file} (${count} keys; ${store.count()} in the store now).`)
+      }
+    }
     default:
       throw new UsageError(`unknown command '${command}'`)
+  }
+}
+
+/**
+ * Copies the key store in `file` over the one at `target` with SQLite's backup API, which writes
+ * through the target's own locks and write-ahead log, so every process that has it open reads
+ * the restored keys (unlike a file copied over it). Returns the keys restored.
+ */
+async function restoreInto(file: string, target: string): Promise<number> {
+  const source = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    const table = source.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'api_key'").get()
+    if (!table) throw new UsageError(`${file} is not a key store (no api_key table)`)
+    const count = source.prepare('SELECT count(*) FROM api_key').pluck().get() as number
+    await source.backup(target)
+    return count
+  } finally {
+    source.close()
   }
 }

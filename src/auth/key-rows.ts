@@ -3,7 +3,9 @@
  * to stores made before them), and the row as the frozen `ApiKeyRecord` the rest of the code
  * reads. Only SHA-256 digests of keys are stored, never a key.
  */
-import type Database from 'better-sqlite3'
+import { mkdirSync, statSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
 import { DEFAULT_RATE_PER_MINUTE } from './key-options.js'
 import type { ApiKeyRecord, Country, KeyStatus, Product } from './types.js'
 
@@ -98,3 +100,32 @@ export function prepareKeyStatements(db: Database.Database) {
 }
 
 export type KeyStatements = ReturnType<typeof prepareKeyStatements>
+
+/**
+ * Opens the key database at `path` (creating file, parent directory and table if missing), with
+ * the columns added since the first stores were made.
+ */
+export function openKeyDatabase(path: string): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path)
+  try {
+    // busy_timeout first: the server and the CLI may open the same file at the same moment.
+    db.pragma('busy_timeout = 5000')
+    // WAL: the CLI's writes never block the server's reads.
+    db.pragma('journal_mode = WAL')
+    db.exec(SCHEMA)
+    const have = new Set((db.pragma('table_info(api_key)') as { name: string }[]).map((c) => c.name))
+    for (const [name, type] of ADDED_COLUMNS)
+      if (!have.has(name)) db.exec(`ALTER TABLE api_key ADD COLUMN ${name} ${type}`)
+  } catch (err) {
+    db.close()
+    throw err
+  }
+  return db
+}
+
+/** The file's inode, or null (in memory, or gone). */
+export function inodeOf(path: string): number | null {
+  if (path === ':memory:') return null
+  return statSync(path, { throwIfNoEntry: false })?.ino ?? null
+}

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { digestsEqual, generateApiKey, hashApiKey, parseApiKey } from './api-key.js'
 import { addDays, johannesburgDate } from './dates.js'
 import {
@@ -19,27 +19,11 @@ import {
   normaliseRate,
   type IssueKeyOptions,
 } from './key-options.js'
-import { ADDED_COLUMNS, type KeyStatements, prepareKeyStatements, rowToRecord, SCHEMA } from './key-rows.js'
+import { type KeyStatements, inodeOf, openKeyDatabase, prepareKeyStatements, rowToRecord } from './key-rows.js'
 import type { ApiKeyRecord, Country, KeyVerifier, VerifyResult } from './types.js'
+import { KeyNotFoundError, KeyStateError } from './key-errors.js'
 
-/** Thrown by store mutations for an id that has no key. */
-export class KeyNotFoundError extends Error {
-  override readonly name = 'KeyNotFoundError'
-  constructor(readonly id: string) {
-    super(`no API key with id '${id}'`)
-  }
-}
-
-/** Thrown when a change is not allowed in the key's current state (e.g. reinstating a revoked key). */
-export class KeyStateError extends Error {
-  override readonly name = 'KeyStateError'
-  constructor(
-    readonly id: string,
-    message: string,
-  ) {
-    super(message)
-  }
-}
+export { KeyNotFoundError, KeyStateError }
 
 /** Tuning for {@link SqliteKeyStore}; the defaults suit production. */
 export interface SqliteKeyStoreOptions {
@@ -63,10 +47,12 @@ interface CacheEntry {
  * stored, never the key itself.
  */
 export class SqliteKeyStore implements KeyVerifier {
-  private readonly db: Database.Database
+  private db: Database.Database
   private readonly recheckMs: number
   private readonly clock: () => number
-  private readonly stmt: KeyStatements
+  private stmt: KeyStatements
+  /** The file's inode when opened: another file moved into its place (a restore) is reopened. */
+  private inode: number | null
   /** The day each key was last marked used by this process: one write per key and day at most. */
   private readonly markedUsed = new Map<string, string>()
   /**
@@ -87,22 +73,12 @@ export class SqliteKeyStore implements KeyVerifier {
   private lastCheck: number
 
   /** Opens (creating file, parent directory and table if missing) the key store at `path`. */
-  constructor(path: string, options: SqliteKeyStoreOptions = {}) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-    this.db = new Database(path)
-    try {
-      // busy_timeout first: the server and the CLI may open the same file at the same moment.
-      this.db.pragma('busy_timeout = 5000')
-      // WAL: the CLI's writes never block the server's reads.
-      this.db.pragma('journal_mode = WAL')
-      this.db.exec(SCHEMA)
-      const have = new Set((this.db.pragma('table_info(api_key)') as { name: string }[]).map((c) => c.name))
-      for (const [name, type] of ADDED_COLUMNS)
-        if (!have.has(name)) this.db.exec(`ALTER TABLE api_key ADD COLUMN ${name} ${type}`)
-    } catch (err) {
-      this.db.close()
-      throw err
-    }
+  constructor(
+    private readonly path: string,
+    options: SqliteKeyStoreOptions = {},
+  ) {
+    this.db = openKeyDatabase(path)
+    this.inode = inodeOf(path)
     this.recheckMs = options.recheckMs ?? 250
     this.clock = options.clock ?? (() => performance.now())
     this.stmt = prepareKeyStatements(this.db)
@@ -354,6 +330,9 @@ export class SqliteKeyStore implements KeyVerifier {
     const t = this.clock()
     if (t - this.lastCheck >= this.recheckMs) {
       this.lastCheck = t
+      // a store restored from a backup is a new file at the same path: read it, not the old one
+      const inode = inodeOf(this.path)
+      if (inode !== null && inode !== this.inode) this.reopen(inode)
       const v = this.stmt.dataVersion.get() as number
       if (v !== this.dataVersion) {
         this.dataVersion = v
@@ -369,6 +348,28 @@ export class SqliteKeyStore implements KeyVerifier {
       this.cache.set(id, entry)
     }
     return entry
+  }
+
+  /**
+   * Reads the file now at the path. Copying or moving a file over a store in WAL mode while it is
+   * open is unsafe (a connection may still read the old write-ahead log with it), so this also
+   * warns once: `keys restore FILE` copies a backup in through SQLite's backup API instead, which
+   * every open connection sees at once.
+   */
+  private reopen(inode: number): void {
+    process.emitWarning(
+      `the key store ${this.path} was replaced while open; reopened. Use \`npm run keys -- restore FILE\` to ` +
+        'restore a backup safely',
+    )
+    this.db.close()
+    const db = openKeyDatabase(this.path)
+    this.db = db
+    this.inode = inode
+    this.stmt = prepareKeyStatements(db)
+    this.dataVersion = this.stmt.dataVersion.get() as number
+    this.cache.clear()
+    this.verified.clear()
+    this.markedUsed.clear()
   }
 
   private mustGet(id: string): ApiKeyRecord {

@@ -23,6 +23,8 @@ export interface ServerLimits {
   headersTimeoutMs: number
   /** ms a client has to send one whole request, body included */
   requestTimeoutMs: number
+  /** ms an idle keep-alive connection stays open (above the load balancer's idle timeout); Node's default 5 s when absent */
+  keepAliveTimeoutMs?: number
 }
 
 /**
@@ -54,6 +56,7 @@ export function createHttpServer(
     },
     listener,
   )
+  if (limits.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = limits.keepAliveTimeoutMs
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, log, limits))
   return server
 }

@@ -1,0 +1,236 @@
+/**
+ * Graceful shutdown and supervision with real processes on loopback (docs/operations.md "Running
+ * in production"): a stop lets in-flight requests finish and exits 0, with one process or a
+ * cluster; a worker killed under load is replaced and only its in-flight requests may fail;
+ * workers that keep dying make the primary exit 1; a missing key store or a bad variable stops
+ * the start with one line. Every wait is bounded.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { request } from 'node:http'
+import { createServer, type Server } from 'node:net'
+import { join } from 'node:path'
+import { describe, expect, inject, it } from 'vitest'
+import { SqliteKeyStore } from '../src/auth/key-store.js'
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+interface Proc {
+  child: ChildProcess
+  port: number
+  key: string
+  output: () => string
+  exited: Promise<number | null>
+}
+
+/** The production entry (`dist/server.js`) on a free loopback port, once it listens (WORKERS of them). */
+async function serve(env: Record<string, string>, workers = 1): Promise<Proc> {
+  const dir = mkdtempSync(join(inject('workDir'), 'shutdown-'))
+  const keysDb = join(dir, 'keys.db')
+  const store = new SqliteKeyStore(keysDb)
+  const { key } = store.issue({
+    products: ['parcels', 'jurisdiction'],
+    countries: ['SOUTH_AFRICA'],
+    ratePerMinute: 1e6,
+  })
+  store.close()
+  const port = await freePort()
+  const child = spawn(process.execPath, ['dist/server.js'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKERS: String(workers),
+      KEYS_DB: keysDb,
+      DATASET_DIR: inject('datasetDir'),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (out += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const deadline = Date.now() + 20_000
+  while ((out.match(/"msg":"listening"/g) ?? []).length < workers) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start: ${out}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { child, port, key, output: () => out, exited }
+}
+
+/** A POST whose body arrives in two halves, `gapMs` apart: in flight for that long. */
+function slowPost(p: Proc, gapMs: number): Promise<{ status: number; body: string }> {
+  const body = JSON.stringify({ points: [{ latitude: -34.9045, longitude: 17.0015 }] })
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: p.port,
+        method: 'POST',
+        path: '/api/v1/jurisdiction/batch',
+        headers: { 'X-API-KEY': p.key, 'Content-Type': 'application/json', 'Content-Length': body.length },
+      },
+      (res) => {
+        let text = ''
+        res.on('data', (d) => (text += d))
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+      },
+    )
+    req.on('error', reject)
+    req.write(body.slice(0, 10))
+    setTimeout(() => req.end(body.slice(10)), gapMs)
+  })
+}
+
+async function get(p: Proc, path: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${p.port}${path}`, { headers: { 'X-API-KEY': p.key } })
+  await res.arrayBuffer()
+  return res.status
+}
+
+describe('graceful shutdown', () => {
+  for (const workers of [1, 2])
+    it(`WORKERS=${workers}: SIGTERM lets an in-flight request finish, refuses new connections, exits 0`, async () => {
+      const p = await serve({ SHUTDOWN_TIMEOUT_S: '10' }, workers)
+      try {
+        expect(await get(p, '/readyz')).toBe(200)
+        const inFlight = slowPost(p, 1500)
+        await new Promise((r) => setTimeout(r, 300))
+        const stoppedAt = Date.now()
+        p.child.kill('SIGTERM')
+        await new Promise((r) => setTimeout(r, 400))
+        await expect(get(p, '/healthz')).rejects.toThrow()
+        const answer = await inFlight
+        expect(answer.status).toBe(200)
+        expect(JSON.parse(answer.body).results).toHaveLength(1)
+        expect(await p.exited).toBe(0)
+        expect(Date.now() - stoppedAt).toBeLessThan(8_000)
+        expect(p.output()).toMatch(/draining: not ready, finishing in-flight requests/)
+      } finally {
+        p.child.kill('SIGKILL')
+      }
+    }, 40_000)
+
+  it('a request still in flight after SHUTDOWN_TIMEOUT_S is cut and the process exits 0', async () => {
+    const p = await serve({ SHUTDOWN_TIMEOUT_S: '1' })
+    try {
+      const inFlight = slowPost(p, 5000).catch((err: Error) => err)
+      await new Promise((r) => setTimeout(r, 300))
+      const stoppedAt = Date.now()
+      p.child.kill('SIGTERM')
+      expect(await p.exited).toBe(0)
+      expect(Date.now() - stoppedAt).toBeLessThan(4_000)
+      expect(await inFlight).toBeInstanceOf(Error)
+    } finally {
+      p.child.kill('SIGKILL')
+    }
+  }, 30_000)
+})
+
+describe('supervision', () => {
+  it('replaces a worker killed under load; only requests in flight on it fail', async () => {
+    const p = await serve({}, 2)
+    try {
+      const pids = [...p.output().matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1]))
+      const victim = pids[0]
+      let ok = 0
+      let failed = 0
+      let stop = false
+      const CONNECTIONS = 8
+      const loops = Array.from({ length: CONNECTIONS }, async () => {
+        while (!stop) {
+          try {
+            if ((await get(p, '/api/v1/parcels/C01307770000000200000')) === 200) ok++
+            else failed++
+          } catch {
+            failed++
+          }
+        }
+      })
+      await new Promise((r) => setTimeout(r, 500))
+      process.kill(victim, 'SIGKILL')
+      await new Promise((r) => setTimeout(r, 1500))
+      stop = true
+      await Promise.all(loops)
+      // at most the requests each connection had in flight on the killed worker
+      expect(failed).toBeLessThanOrEqual(CONNECTIONS)
+      expect(ok).toBeGreaterThan(100)
+      expect(p.output()).toMatch(new RegExp(`worker ${victim} exited \\(SIGKILL\\); starting a replacement in 250 ms`))
+      const deadline = Date.now() + 10_000
+      while ((p.output().match(/"msg":"listening"/g) ?? []).length < 3 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50))
+      expect((p.output().match(/"msg":"listening"/g) ?? []).length).toBe(3)
+      expect(await get(p, '/readyz')).toBe(200)
+    } finally {
+      p.child.kill('SIGKILL')
+    }
+  }, 40_000)
+
+  it('exits 1 when workers keep dying, instead of forking without end', async () => {
+    // the port is taken: every worker's listen fails
+    const taken: Server = await new Promise((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => resolve(s))
+    })
+    const port = (taken.address() as { port: number }).port
+    const dir = mkdtempSync(join(inject('workDir'), 'crash-'))
+    new SqliteKeyStore(join(dir, 'keys.db')).close()
+    try {
+      const started = Date.now()
+      const r = spawnSync(process.execPath, ['dist/server.js'], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          WORKERS: '2',
+          KEYS_DB: join(dir, 'keys.db'),
+          DATASET_DIR: inject('datasetDir'),
+        },
+        timeout: 30_000,
+      })
+      expect(r.status).toBe(1)
+      expect(r.stderr).toMatch(/workers died 5 times within 60 s .*stopping/)
+      expect(Date.now() - started).toBeLessThan(20_000)
+    } finally {
+      taken.close()
+    }
+  }, 40_000)
+})
+
+describe('start-up checks', () => {
+  const start = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['dist/server.js'], {
+      encoding: 'utf8',
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATASET_DIR: inject('datasetDir'), ...env },
+      timeout: 20_000,
+    })
+
+  it('a key store that does not exist stops the start, naming it and `keys init`', () => {
+    const missing = join(mkdtempSync(join(inject('workDir'), 'nokeys-')), 'typo', 'keys.db')
+    for (const workers of ['1', '2']) {
+      const r = start({ KEYS_DB: missing, WORKERS: workers })
+      expect(r.status).toBe(1)
+      expect(r.stderr.trim()).toBe(
+        `cannot start: the key store ${missing} does not exist: create it with \`npm run keys -- init\` ` +
+          `(KEYS_DB=${missing}), or point KEYS_DB at the existing one`,
+      )
+    }
+  })
+
+  it('a bad variable is one line naming it, exit 2, no stack trace', () => {
+    const r = start({ WORKERS: 'many', KEYS_DB: ':memory:' })
+    expect(r.status).toBe(2)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toMatch(/^cannot start: invalid configuration: WORKERS: /)
+    expect(r.stderr).not.toMatch(/ at /)
+  })
+})
