@@ -33,6 +33,10 @@ export interface AppDeps {
   routes?: (router: ApiRouter) => void
   /** why the server is not ready (draining, a failed check), or null when it is: /readyz answers 503 with it */
   readiness?: () => string | null
+  /** the served build, named in every access-log line (the dataset directory's name) */
+  build?: string
+  /** proxies whose X-Forwarded-For names the client in the access log (TRUSTED_PROXIES) */
+  trustedProxies?: ReadonlySet<string>
 }
 
 export const API_BASE = '/api/v1'
@@ -48,7 +52,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // every route is one handler: the front door around the gate (API routes) around the route
   // (see frontDoor for why not middleware); onError only answers failures outside them
   const onError = handleError(deps.log)
-  const enter = frontDoor(deps.log, onError)
+  const enter = frontDoor(deps.log, onError, { build: deps.build, trustedProxies: deps.trustedProxies })
   app.onError(onError)
   // built once per route, so a request allocates no closure on its way in
   const open = (handler: Answerer) => (c: Context<AppEnv>) => enter(c, handler)

@@ -5,13 +5,15 @@
  * in-flight requests finish within SHUTDOWN_TIMEOUT_S, then the process exits 0.
  */
 import cluster from 'node:cluster'
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { basename } from 'node:path'
 import { createApp } from './app.js'
 import { SqliteKeyStore } from './auth/key-store.js'
 import type { Config } from './config.js'
 import { DatasetError, DatasetHandle, openDataset } from './data/open-dataset.js'
+import { trustedProxies } from './http/client-address.js'
 import { createLogger } from './http/log.js'
 import { createHttpServer } from './http/node-server.js'
 import { ClusterRateLimiter, serveRateLimitsFromPrimary } from './rate-limit/cluster.js'
@@ -76,7 +78,15 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
   const keys = openKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
   let draining = false
-  const app = createApp({ log, keys, limiter, data, readiness: () => (draining ? 'shutting down' : null) })
+  const app = createApp({
+    log,
+    keys,
+    limiter,
+    data,
+    readiness: () => (draining ? 'shutting down' : null),
+    build: basename(realpathSync(config.DATASET_DIR)),
+    trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
+  })
   const server = createHttpServer(
     app.fetch,
     log,

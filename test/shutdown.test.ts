@@ -234,3 +234,36 @@ describe('start-up checks', () => {
     expect(r.stderr).not.toMatch(/ at /)
   })
 })
+
+describe('access log', () => {
+  it('names the error code, bytes sent, the served build, the client behind a trusted proxy and the agent', async () => {
+    const p = await serve({ TRUSTED_PROXIES: '127.0.0.1' })
+    try {
+      const res = await fetch(`http://127.0.0.1:${p.port}/api/v1/parcels/C01300000000000000000`, {
+        headers: { 'X-API-KEY': p.key, 'X-Forwarded-For': '203.0.113.5, 198.51.100.7', 'User-Agent': 'probe/1.0' },
+      })
+      const body = await res.arrayBuffer()
+      expect(res.status).toBe(404)
+      const deadline = Date.now() + 5_000
+      let line: Record<string, unknown> | undefined
+      while (!line && Date.now() < deadline) {
+        line = p
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"requestId"') && l.includes('C01300000000000000000'))
+          .map((l) => JSON.parse(l))[0]
+        if (!line) await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(line).toMatchObject({
+        status: 404,
+        error: 'ParcelNotFound',
+        bytes: body.byteLength,
+        build: expect.any(String),
+        client: '198.51.100.7',
+        userAgent: 'probe/1.0',
+      })
+    } finally {
+      p.child.kill('SIGKILL')
+    }
+  }, 30_000)
+})

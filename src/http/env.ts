@@ -10,6 +10,10 @@ export interface AppEnv {
     apiKey: ApiKeyRecord
     /** Response headers gathered for this request (see reply.ts). */
     headers: Record<string, string>
+    /** The error code of an error answer (errors.ts), for the access log. */
+    errorCode: string
+    /** Body bytes of the answer (reply.ts), for the access log. */
+    bodyBytes: number
   }
 }
 

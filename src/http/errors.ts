@@ -97,6 +97,7 @@ export function errorBody(err: ApiError, requestId: string): ErrorBody {
 
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   const body = errorBody(err, c.get('requestId') ?? '')
+  c.set('errorCode', err.code)
   // an error is about this one request: no cache keeps it (nor a tile's or an asset's caching)
   setHeader(c, 'Cache-Control', 'no-store')
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) setHeader(c, k, v)

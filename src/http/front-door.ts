@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
 import type { Logger } from 'pino'
 import type { AppEnv } from './env.js'
+import type { IncomingMessage } from 'node:http'
+import { clientAddress } from './client-address.js'
 import { accessLogWriter } from './log.js'
 import { acceptClientRequestId, REQUEST_ID_HEADER } from './request-id.js'
 import { requestHeader } from './request-header.js'
@@ -28,8 +30,25 @@ export type Answerer = (c: Context<AppEnv>) => Answer
  * The error answer is built here rather than by Hono's `onError`, so it is logged like any
  * other; `onError` stays registered for failures outside any route.
  */
-export function frontDoor(log: Logger, onError: (err: Error, c: Context<AppEnv>) => Response) {
-  const write = accessLogWriter(log)
+export function frontDoor(
+  log: Logger,
+  onError: (err: Error, c: Context<AppEnv>) => Response,
+  opts: { build?: string; trustedProxies?: ReadonlySet<string> } = {},
+) {
+  const write = accessLogWriter(log, opts.build)
+  const trusted = opts.trustedProxies ?? new Set<string>()
+  const line = (c: Context<AppEnv>, id: string, r: Response, start: number) => {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
+    write(id, c.req.method, c.req.path, {
+      status: r.status,
+      ms: performance.now() - start,
+      keyId: c.get('apiKey')?.id,
+      error: r.status >= 400 ? c.get('errorCode') : undefined,
+      bytes: c.get('bodyBytes') ?? 0,
+      client: clientAddress(incoming?.socket?.remoteAddress, requestHeader(c, 'x-forwarded-for'), trusted),
+      userAgent: requestHeader(c, 'user-agent'),
+    })
+  }
   const fail = (c: Context<AppEnv>, err: unknown): Response =>
     onError(err instanceof Error ? err : new Error(String(err)), c)
   return function enter(c: Context<AppEnv>, run: Answerer): Answer {
@@ -48,11 +67,11 @@ export function frontDoor(log: Logger, onError: (err: Error, c: Context<AppEnv>)
       const settled = res.catch((err: unknown) => fail(c, err))
       if (!logging) return settled
       return settled.then((r) => {
-        write(id, c.req.method, c.req.path, r.status, performance.now() - start, c.get('apiKey')?.id)
+        line(c, id, r, start)
         return r
       })
     }
-    if (logging) write(id, c.req.method, c.req.path, res.status, performance.now() - start, c.get('apiKey')?.id)
+    if (logging) line(c, id, res, start)
     return res
   }
 }

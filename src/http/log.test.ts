@@ -21,7 +21,15 @@ describe('access log line', () => {
     const fixed = { timestamp: () => ',"time":1700000000000' }
     const byHand = capture('info', fixed)
     const byPino = capture('info', fixed)
-    accessLogWriter(byHand.log)('id-1', 'GET', '/api/v1/plots/reverse', 200, 0.12345, 'k_abc')
+    accessLogWriter(byHand.log, '2026-11-27')('id-1', 'GET', '/api/v1/plots/reverse', {
+      status: 200,
+      ms: 0.12345,
+      keyId: 'k_abc',
+      error: undefined,
+      bytes: 312,
+      client: '198.51.100.7',
+      userAgent: 'curl/8.5 "x"',
+    })
     byPino.log.info({
       requestId: 'id-1',
       method: 'GET',
@@ -29,9 +37,21 @@ describe('access log line', () => {
       status: 200,
       ms: 0.123,
       keyId: 'k_abc',
+      bytes: 312,
+      build: '2026-11-27',
+      client: '198.51.100.7',
+      userAgent: 'curl/8.5 "x"',
     })
-    accessLogWriter(a.log)('id-2', 'POST', '/nope', 404, 1.5, undefined)
-    b.log.info({ requestId: 'id-2', method: 'POST', path: '/nope', status: 404, ms: 1.5 })
+    accessLogWriter(a.log)('id-2', 'POST', '/nope', {
+      status: 404,
+      ms: 1.5,
+      keyId: undefined,
+      error: 'NotFound',
+      bytes: 90,
+      client: undefined,
+      userAgent: undefined,
+    })
+    b.log.info({ requestId: 'id-2', method: 'POST', path: '/nope', status: 404, ms: 1.5, error: 'NotFound', bytes: 90 })
     await new Promise((r) => setImmediate(r))
     expect(byHand.lines).toEqual(byPino.lines)
     const [x] = a.lines.map((l) => JSON.parse(l))
@@ -43,7 +63,15 @@ describe('access log line', () => {
   it('escapes a path that holds quotes, backslashes and control characters', async () => {
     const c = capture()
     const path = '/a"b\\c\n\u0001é'
-    accessLogWriter(c.log)('id', 'GET', path, 400, 0, 'k')
+    accessLogWriter(c.log)('id', 'GET', path, {
+      status: 400,
+      ms: 0,
+      keyId: 'k',
+      error: 'ValidationError',
+      bytes: 0,
+      client: undefined,
+      userAgent: undefined,
+    })
     await new Promise((r) => setImmediate(r))
     expect(JSON.parse(c.lines[0]).path).toBe(path)
   })

@@ -40,6 +40,7 @@ export function reply(
   const headers: Record<string, string> = contentType
     ? { ...gathered, 'X-Content-Type-Options': NOSNIFF, 'Content-Type': contentType }
     : { ...gathered, 'X-Content-Type-Options': NOSNIFF }
+  c.set('bodyBytes', body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
   return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers })
 }
 
