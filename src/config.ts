@@ -24,6 +24,11 @@ const ConfigSchema = z.object({
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** ms a client has to send its whole request, body included; at least HEADERS_TIMEOUT_MS */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * How much of the dataset is hashed against its manifest at start: quick, full, background (quick,
+   * then every file on a worker thread while serving) or off (see docs/operations.md, Dataset integrity)
+   */
+  VERIFY_ON_START: z.enum(['quick', 'full', 'background', 'off']).default('background'),
 })
 export type Config = z.infer<typeof ConfigSchema>
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { createApp } from './app.js'
 import { SqliteKeyStore } from './auth/key-store.js'
 import type { Config } from './config.js'
+import { integrityStatus, verifyOnStart } from './data/integrity.js'
 import { DatasetError, DatasetHandle, openDataset } from './data/open-dataset.js'
 import { createLogger } from './http/log.js'
 import { createHttpServer } from './http/node-server.js'
@@ -26,7 +27,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
   const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset))
   const keys = new SqliteKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
-  const app = createApp({ log, keys, limiter, data })
+  const app = createApp({ log, keys, limiter, data, integrity: integrityStatus() })
   const server = createHttpServer(
     app.fetch,
     log,
@@ -67,7 +68,11 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
  */
 export async function runServer(config: Config): Promise<void> {
   try {
-    if (cluster.isPrimary) openDataset(config.DATASET_DIR).close()
+    if (cluster.isPrimary) {
+      const checked = openDataset(config.DATASET_DIR)
+      checked.close()
+      await verifyOnStart(config.DATASET_DIR, checked.manifest, config.VERIFY_ON_START, createLogger(config.LOG_LEVEL))
+    }
   } catch (err) {
     if (err instanceof DatasetError) {
       console.error(`cannot start: ${err.message}`)
