@@ -57,7 +57,8 @@ export class IntegrityError extends DatasetError {
   }
 }
 
-type Log = Pick<Logger, 'info' | 'warn' | 'error'>
+/** The logger the checks write to (a pino Logger is one). */
+export type IntegrityLog = Pick<Logger, 'info' | 'warn' | 'error'>
 type Failure = { failed: string; reason: string }
 
 /** The integrity of the dataset this process serves, as the checks find it. */
@@ -68,7 +69,7 @@ export class IntegrityMonitor implements IntegrityStatus {
 
   constructor(
     initial: IntegrityState,
-    private readonly log: Log,
+    private readonly log: IntegrityLog,
   ) {
     this.current = initial
   }
@@ -147,32 +148,34 @@ function workerScript(): string | null {
   return existsSync(script) ? script : null
 }
 
-/** Hashes `files` off the request path, paced to about half a core; `stop` abandons it. */
+/** Hashes `files` off the request path, paced to about half a core; `stop` abandons it (done: null). */
 function hashAside(
   dir: string,
   files: ManifestFile[],
   paced: boolean,
-): { done: Promise<IntegrityAnswer>; stop: () => void } {
+): { done: Promise<IntegrityAnswer | null>; stop: () => void } {
   const script = workerScript()
   if (script) {
     const job: IntegrityJob = { dir, files, paced }
     const worker = new Worker(script, { workerData: job })
     // a graceful stop must not wait for the hashing
     worker.unref()
-    const done = new Promise<IntegrityAnswer>((resolve) => {
+    const done = new Promise<IntegrityAnswer | null>((resolve) => {
       worker.once('message', (a: IntegrityAnswer) => resolve(a))
       worker.once('error', (err) => resolve({ failed: dir, reason: `integrity check thread failed: ${err.message}` }))
+      // terminated by stop() (a settled promise ignores a later resolve)
+      worker.once('exit', () => resolve(null))
     })
     return { done, stop: () => void worker.terminate() }
   }
   let stopped = false
-  const run = async (): Promise<IntegrityAnswer> => {
+  const run = async (): Promise<IntegrityAnswer | null> => {
     const buf = Buffer.allocUnsafe(HASH_CHUNK)
     const pacer = new Pacer(paced ? 10 : Number.POSITIVE_INFINITY)
     let bytes = 0
     for (const f of files) {
       const reason = await checkFileDigest(dir, f, buf, pacer, () => stopped)
-      if (stopped) break
+      if (stopped) return null
       if (reason) return { failed: f.path, reason }
       bytes += f.size
     }
@@ -193,7 +196,7 @@ export async function verifyOnStart(
   dir: string,
   manifest: Manifest,
   mode: VerifyMode,
-  log: Log,
+  log: IntegrityLog,
 ): Promise<IntegrityMonitor> {
   const t0 = performance.now()
   if (manifest.build_digest === undefined)
@@ -230,7 +233,7 @@ export async function verifyOnStart(
     const job = hashAside(dir, rest, true)
     m.set('checking', job.stop)
     void job.done.then((a) => {
-      if (m.state !== 'checking') return
+      if (a === null || m.state !== 'checking') return
       if ('failed' in a) m.set(a)
       else {
         m.set('ok')
@@ -253,7 +256,7 @@ export async function verifyBeforeSwitch(dir: string): Promise<Manifest> {
   const manifest = readManifest(dir)
   for (const f of manifest.files) checkFile(dir, f)
   const a = await hashAside(dir, manifest.files, true).done
-  if ('failed' in a) throw new IntegrityError(a.failed, a.reason)
+  if (a && 'failed' in a) throw new IntegrityError(a.failed, a.reason)
   return manifest
 }
 
