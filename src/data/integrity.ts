@@ -148,28 +148,27 @@ function workerScript(): string | null {
   return existsSync(script) ? script : null
 }
 
-/** Hashes `files` off the request path, paced to about half a core; `stop` abandons it (done: null). */
-function hashAside(
-  dir: string,
-  files: ManifestFile[],
-  paced: boolean,
-): { done: Promise<IntegrityAnswer | null>; stop: () => void } {
+/** The hashing's outcome; `error`: the thread itself failed (nothing said about the files), null: stopped. */
+type Outcome = IntegrityAnswer | { error: string } | null
+
+/** Hashes `files` off the request path, paced to about half a core; `stop` abandons it. */
+function hashAside(dir: string, files: ManifestFile[], paced: boolean): { done: Promise<Outcome>; stop: () => void } {
   const script = workerScript()
   if (script) {
     const job: IntegrityJob = { dir, files, paced }
     const worker = new Worker(script, { workerData: job })
     // a graceful stop must not wait for the hashing
     worker.unref()
-    const done = new Promise<IntegrityAnswer | null>((resolve) => {
+    const done = new Promise<Outcome>((resolve) => {
       worker.once('message', (a: IntegrityAnswer) => resolve(a))
-      worker.once('error', (err) => resolve({ failed: dir, reason: `integrity check thread failed: ${err.message}` }))
+      worker.once('error', (err) => resolve({ error: err.message }))
       // terminated by stop() (a settled promise ignores a later resolve)
       worker.once('exit', () => resolve(null))
     })
     return { done, stop: () => void worker.terminate() }
   }
   let stopped = false
-  const run = async (): Promise<IntegrityAnswer | null> => {
+  const run = async (): Promise<Outcome> => {
     const buf = Buffer.allocUnsafe(HASH_CHUNK)
     const pacer = new Pacer(paced ? 10 : Number.POSITIVE_INFINITY)
     let bytes = 0
@@ -234,7 +233,9 @@ export async function verifyOnStart(
     m.set('checking', job.stop)
     void job.done.then((a) => {
       if (a === null || m.state !== 'checking') return
-      if ('failed' in a) m.set(a)
+      // not a verdict on the dataset: say so, keep serving, leave the state at checking
+      if ('error' in a) log.error({ err: a.error }, 'dataset integrity: the background check thread failed')
+      else if ('failed' in a) m.set(a)
       else {
         m.set('ok')
         log.info(
@@ -256,6 +257,7 @@ export async function verifyBeforeSwitch(dir: string): Promise<Manifest> {
   const manifest = readManifest(dir)
   for (const f of manifest.files) checkFile(dir, f)
   const a = await hashAside(dir, manifest.files, true).done
+  if (a && 'error' in a) throw new DatasetError(`${dir}: the integrity check thread failed: ${a.error}`)
   if (a && 'failed' in a) throw new IntegrityError(a.failed, a.reason)
   return manifest
 }
