@@ -17,6 +17,8 @@ const ENTRIES = {
   'overlap-worker': 'build-index/domains/overlap-worker.ts',
   // the parcel relation pass's worker thread
   'relation-worker': 'build-index/domains/relation-worker.ts',
+  // the background dataset check's worker thread, loaded next to the server bundle
+  'integrity-worker': 'src/data/integrity-worker.ts',
   verify: 'build-index/verify.ts',
   synth: 'build-index/synth/main.ts',
   bench: 'bench/main.ts',

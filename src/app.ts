@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit'
 import type { Logger } from 'pino'
 import { API_KEY_HEADER, authenticate } from './auth/middleware.js'
 import type { ApiKeyRecord, KeyVerifier } from './auth/types.js'
+import { describeIntegrity, type IntegrityStatus } from './data/integrity.js'
 import type { DatasetHandle } from './data/open-dataset.js'
 import { mountDocs } from './http/docs.js'
 import type { AppEnv } from './http/env.js'
@@ -27,6 +28,8 @@ export interface AppDeps {
   keys: KeyVerifier
   limiter: RateLimiter
   data: DatasetHandle<Services>
+  /** the dataset's integrity check (src/data/integrity.ts): `/readyz` answers 503 once it fails; absent: `off` */
+  integrity?: IntegrityStatus
   /** injectable for tests */
   clock?: () => number
   /** further routes, mounted after the services' as they are (tests) */
@@ -107,9 +110,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
           return [d, m ? { dataset_version: m.dataset_version, as_of: m.as_of } : null]
         }),
       )
+      const state = deps.integrity?.state ?? 'off'
+      const integrity = describeIntegrity(state)
+      // a file that does not match the manifest: out of rotation until the process is replaced
+      if (typeof state === 'object') return json(c, { status: 'failed', integrity, reason: state.reason, domains }, 503)
       const reason = deps.readiness?.() ?? null
-      if (reason !== null) return json(c, { status: 'not_ready', reason, domains }, 503)
-      return json(c, { status: 'ready', domains })
+      if (reason !== null) return json(c, { status: 'not_ready', reason, integrity, domains }, 503)
+      return json(c, { status: 'ready', integrity, domains })
     }),
   )
 

@@ -35,4 +35,11 @@ describe('loadConfig', () => {
       /HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS \(5000\)/,
     )
   })
+
+  it('hashes the dataset in the background unless VERIFY_ON_START says quick, full or off', () => {
+    expect(loadConfig({}).VERIFY_ON_START).toBe('background')
+    for (const mode of ['quick', 'full', 'background', 'off'] as const)
+      expect(loadConfig({ VERIFY_ON_START: mode }).VERIFY_ON_START).toBe(mode)
+    expect(() => loadConfig({ VERIFY_ON_START: 'yes' })).toThrow(/invalid configuration: VERIFY_ON_START: /)
+  })
 })

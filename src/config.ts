@@ -30,6 +30,11 @@ const ConfigSchema = z.object({
   TRUSTED_PROXIES: z.string().default(''),
   /** s a stopping server gives its in-flight requests before closing their connections */
   SHUTDOWN_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(30),
+  /**
+   * How much of the dataset is hashed against its manifest at start: quick, full, background (quick,
+   * then every file on a worker thread while serving) or off (see docs/operations.md, Dataset integrity)
+   */
+  VERIFY_ON_START: z.enum(['quick', 'full', 'background', 'off']).default('background'),
 })
 export type Config = z.infer<typeof ConfigSchema>
 

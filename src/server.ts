@@ -12,6 +12,7 @@ import { basename } from 'node:path'
 import { createApp } from './app.js'
 import { SqliteKeyStore } from './auth/key-store.js'
 import type { Config } from './config.js'
+import { FAILURE_EXIT_AFTER_MS, type IntegrityMonitor, integrityStatus, verifyOnStart } from './data/integrity.js'
 import { DatasetError, DatasetHandle, openDataset } from './data/open-dataset.js'
 import { trustedProxies } from './http/client-address.js'
 import { createLogger } from './http/log.js'
@@ -21,6 +22,9 @@ import { MemoryRateLimiter } from './rate-limit/memory.js'
 import type { RateLimiter } from './rate-limit/types.js'
 import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
+
+/** The exit code of a server stopped because a dataset file does not match its manifest. */
+export const INTEGRITY_EXIT = 3
 
 export interface RunningServer {
   port: number
@@ -83,6 +87,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
     keys,
     limiter,
     data,
+    integrity: integrityStatus(),
     readiness: () => (draining ? 'shutting down' : null),
     build: basename(realpathSync(config.DATASET_DIR)),
     trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
@@ -153,9 +158,17 @@ function stopOnSignals(server: RunningServer, timeoutMs: number, inCluster: bool
  * workers and supervises them (src/supervise.ts).
  */
 export async function runServer(config: Config): Promise<void> {
+  let integrity: IntegrityMonitor | null = null
   if (cluster.isPrimary) {
     try {
-      openDataset(config.DATASET_DIR).close()
+      const checked = openDataset(config.DATASET_DIR)
+      checked.close()
+      integrity = await verifyOnStart(
+        config.DATASET_DIR,
+        checked.manifest,
+        config.VERIFY_ON_START,
+        createLogger(config.LOG_LEVEL),
+      )
       openKeyStore(config.KEYS_DB).close()
     } catch (err) {
       if (err instanceof DatasetError || err instanceof StartError) {
@@ -165,15 +178,25 @@ export async function runServer(config: Config): Promise<void> {
       throw err
     }
   }
+  // a file found damaged while serving (VERIFY_ON_START=background): /readyz answers 503 naming
+  // it at once; FAILURE_EXIT_AFTER_MS later, once load balancers have seen that, drain and exit
+  // 3 so the supervisor restarts on a good build
+  let onFailure: (() => void) | null = null
+  let failedEarly = false
+  integrity?.onFailure(() => {
+    setTimeout(() => (onFailure ? onFailure() : (failedEarly = true)), FAILURE_EXIT_AFTER_MS)
+  })
   const timeoutMs = config.SHUTDOWN_TIMEOUT_S * 1000
   if (config.WORKERS <= 1) {
-    stopOnSignals(await startServer(config), timeoutMs, false)
-    return
-  }
-  if (cluster.isPrimary) {
+    const server = await startServer(config)
+    stopOnSignals(server, timeoutMs, false)
+    onFailure = () => void server.drain(timeoutMs).then(() => process.exit(INTEGRITY_EXIT))
+  } else if (cluster.isPrimary) {
     serveRateLimitsFromPrimary()
-    superviseWorkers(config.WORKERS, timeoutMs)
+    const supervisor = superviseWorkers(config.WORKERS, timeoutMs)
+    onFailure = () => supervisor.stop(INTEGRITY_EXIT)
   } else {
     stopOnSignals(await startServer(config, { inCluster: true }), timeoutMs, true)
   }
+  if (failedEarly) onFailure?.()
 }

@@ -26,15 +26,17 @@ function note(level: 'info' | 'warn' | 'error', msg: string, extra: Record<strin
   process.stderr.write(`${JSON.stringify({ level, time: Date.now(), role: 'primary', ...extra, msg })}\n`)
 }
 
-export function superviseWorkers(count: number, shutdownTimeoutMs: number): void {
+/** Forks `count` workers and supervises them; `stop(code)` drains them all and exits with `code`. */
+export function superviseWorkers(count: number, shutdownTimeoutMs: number): { stop(code: number): void } {
   let stopping = false
   const deaths: number[] = []
   const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w))
   for (let i = 0; i < count; i++) cluster.fork()
 
+  let exitCode = 0
   cluster.on('exit', (w, code, signal) => {
     if (stopping) {
-      if (live().length === 0) process.exit(0)
+      if (live().length === 0) process.exit(exitCode)
       return
     }
     const now = Date.now()
@@ -63,17 +65,19 @@ export function superviseWorkers(count: number, shutdownTimeoutMs: number): void
     }, delay)
   })
 
-  const stop = () => {
+  const stop = (code: number) => {
     if (stopping) process.exit(1)
     stopping = true
+    exitCode = code
     note('info', `stopping: ${live().length} workers draining (at most ${shutdownTimeoutMs} ms)`)
-    if (live().length === 0) process.exit(0)
+    if (live().length === 0) process.exit(code)
     for (const w of live()) w.process.kill('SIGTERM')
     setTimeout(() => {
       for (const w of live()) w.process.kill('SIGKILL')
-      process.exit(0)
+      process.exit(code)
     }, shutdownTimeoutMs + 1000).unref()
   }
-  process.on('SIGTERM', stop)
-  process.on('SIGINT', stop)
+  process.on('SIGTERM', () => stop(0))
+  process.on('SIGINT', () => stop(0))
+  return { stop }
 }

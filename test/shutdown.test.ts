@@ -140,7 +140,12 @@ describe('supervision', () => {
   it('replaces a worker killed under load; only requests in flight on it fail', async () => {
     const p = await serve({}, 2)
     try {
-      const pids = [...p.output().matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1]))
+      // the workers' pids, from their "listening" lines (the primary logs too)
+      const pids = p
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"listening"'))
+        .map((l) => JSON.parse(l).pid as number)
       const victim = pids[0]
       let ok = 0
       let failed = 0

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import {
+  buildDigest,
   DATASET_FORMAT_VERSION,
   MANIFEST_FILE,
   stringifyManifest,
@@ -71,6 +72,7 @@ export class DatasetWriter {
       ...(source ? { source } : {}),
       domains: this.domains,
       files,
+      build_digest: buildDigest(files),
     }
     writeFileSync(join(this.dir, MANIFEST_FILE), stringifyManifest(manifest))
     return manifest

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { z } from 'zod'
 
 /** Bumped whenever the layout or meaning of a dataset file changes; the server refuses others. */
@@ -61,6 +62,14 @@ export const ManifestSchema = z.object({
     jurisdiction: DomainSchema.optional(),
   }),
   files: z.array(FileSchema),
+  /**
+   * One digest of the whole build: `buildDigest(files)`. Absent from datasets built before it; the
+   * server still opens those, and says so when it starts (docs/operations.md "Dataset integrity").
+   */
+  build_digest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 })
 export type Manifest = z.infer<typeof ManifestSchema>
 
@@ -77,4 +86,17 @@ export function stringifyManifest(m: Manifest): string {
     return v
   }
   return JSON.stringify(sort(m), null, 2) + '\n'
+}
+
+/**
+ * The digest of a whole build: the SHA-256 of one line `path\tsha256\tsize\n` per file, the
+ * lines sorted by code unit (paths hold only `[a-z0-9_\-./]`, all above the tab, so that is path
+ * order), so the order the files are listed in does not matter and any file's change does. Written
+ * by build-index into the manifest, and checked against the file list by the server.
+ */
+export function buildDigest(files: readonly Pick<ManifestFile, 'path' | 'sha256' | 'size'>[]): string {
+  const lines = files.map((f) => `${f.path}\t${f.sha256}\t${f.size}\n`).sort()
+  const h = createHash('sha256')
+  for (const line of lines) h.update(line)
+  return h.digest('hex')
 }

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import { checkFileHeader } from './file-headers.js'
 import { fileMapper } from './file-map.js'
 import {
+  buildDigest,
   DATASET_FORMAT_VERSION,
   MANIFEST_FILE,
   ManifestSchema,
@@ -91,13 +92,19 @@ export function readManifest(dir: string): Manifest {
         `this version's build-index`,
     )
   }
+  // a manifest without one is from before the digest and is still served (verifyOnStart says so)
+  if (r.data.build_digest !== undefined && r.data.build_digest !== buildDigest(r.data.files))
+    throw new DatasetError(
+      `${file}: build_digest does not match the files it lists: the manifest was edited or damaged (rebuild the dataset)`,
+    )
   return r.data
 }
 
 /**
- * Cheap start-up check of one file: present, the manifest's size, the right header. Full hashes are `npm run verify`.
+ * Cheap start-up check of one file: present, the manifest's size, the right header. Hashes are
+ * src/data/integrity.ts (VERIFY_ON_START) and `npm run verify`.
  */
-function checkFile(dir: string, f: ManifestFile): void {
+export function checkFile(dir: string, f: ManifestFile): void {
   const p = join(dir, f.path)
   if (!existsSync(p)) throw new DatasetError(`dataset file ${f.path} is missing from ${dir}`)
   const size = statSync(p).size
