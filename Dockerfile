@@ -1,5 +1,8 @@
-# Land-data API: a small Node 20 image. The dataset is either built into the image by the
-# `dataset` stage (default: the sample) or mounted at /data/dataset (see README "Docker").
+# Land-data API: a small Node 20 image. The dataset is mounted at /data/dataset (the default),
+# or built into the image when asked: --build-arg DATASET=baked [--build-arg SCALE=sample]
+# (docs/operations.md "Docker"). scripts/docker-stages.sh replays these stages without Docker.
+ARG DATASET=mounted
+
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary is reachable, and `npm run build`
@@ -10,12 +13,17 @@ RUN npm ci
 COPY . .
 RUN npm run build
 
-FROM build AS dataset
+FROM build AS dataset-baked
 ARG SCALE=sample
 ARG SEED=1
 RUN node dist/synth.js --scale ${SCALE} --seed ${SEED} --out /tmp/source \
  && node dist/build-index.js --source /tmp/source --out /data/dataset \
  && node dist/verify.js /data/dataset
+
+FROM node:20-bookworm-slim AS dataset-mounted
+RUN mkdir -p /data/dataset
+
+FROM dataset-${DATASET} AS dataset
 
 FROM build AS prod-deps
 RUN npm ci --omit=dev
@@ -26,7 +34,7 @@ WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/native/build/Release/mmap.node ./native/build/Release/mmap.node
-COPY package.json ./
+COPY package.json LICENSE ./
 COPY --from=dataset /data/dataset /data/dataset
 RUN mkdir -p /data/keys && chown -R node:node /data/keys
 USER node

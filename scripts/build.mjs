@@ -1,7 +1,6 @@
 // Bundles the TypeScript entry points into dist/ with esbuild (about 100 ms), so that starting
 // the server never type-checks or transpiles the tree at run time. `--if-stale` skips the
 // bundle when every source file is older than the newest output.
-import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync, existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -75,6 +74,25 @@ if (process.argv.includes('--if-stale')) {
     if (newestSrc < oldestOut) process.exit(0)
   }
 }
+
+// esbuild is a development dependency: a production install (`npm ci --omit=dev`, the Docker
+// runtime image) runs the bundles already in dist/ and never needs it
+const esbuild = await import('esbuild').catch(() => null)
+if (!esbuild) {
+  const missing = Object.keys(entries).filter(
+    (n) => !existsSync(`dist/${n}.js`) && ['start', 'server', 'keys'].includes(n),
+  )
+  if (missing.length) {
+    console.error(
+      `build: esbuild is not installed (a production install) and dist/ lacks ${missing.join(', ')}: ` +
+        'run `npm ci` with the development dependencies, then `npm run build`',
+    )
+    process.exit(1)
+  }
+  console.error('build: esbuild is not installed (a production install): using the bundles already in dist/')
+  process.exit(0)
+}
+const { build } = esbuild
 
 const common = {
   outdir: 'dist',
