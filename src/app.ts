@@ -22,6 +22,7 @@ import { countRequest } from './rate-limit/middleware.js'
 import type { RateLimiter } from './rate-limit/types.js'
 import type { Services } from './services.js'
 import { json } from './http/reply.js'
+import { type AppMetrics, UNMATCHED } from './metrics/metrics.js'
 
 export interface AppDeps {
   log: Logger
@@ -40,6 +41,8 @@ export interface AppDeps {
   build?: string
   /** proxies whose X-Forwarded-For names the client in the access log (TRUSTED_PROXIES) */
   trustedProxies?: ReadonlySet<string>
+  /** the Prometheus metrics (src/metrics), absent when METRICS_PORT is unset: nothing is recorded */
+  metrics?: AppMetrics
 }
 
 export const API_BASE = '/api/v1'
@@ -55,10 +58,18 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // every route is one handler: the front door around the gate (API routes) around the route
   // (see frontDoor for why not middleware); onError only answers failures outside them
   const onError = handleError(deps.log)
-  const enter = frontDoor(deps.log, onError, { build: deps.build, trustedProxies: deps.trustedProxies })
+  const enter = frontDoor(deps.log, onError, {
+    build: deps.build,
+    trustedProxies: deps.trustedProxies,
+    metrics: deps.metrics,
+  })
   app.onError(onError)
-  // built once per route, so a request allocates no closure on its way in
-  const open = (handler: Answerer) => (c: Context<AppEnv>) => enter(c, handler)
+  // built once per route, so a request allocates no closure on its way in; `route` is the
+  // route's pattern, its metrics label (never the raw path)
+  const open = (handler: Answerer, route: string) => {
+    const metrics = deps.metrics?.route(route)
+    return (c: Context<AppEnv>) => enter(c, handler, metrics)
+  }
 
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -94,11 +105,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     return allow === null ? handleNotFound(c) : handleWrongMethod(c, allow)
   }
   const notFound: Answerer = (c) => (c.req.path.startsWith(`${API_BASE}/`) ? gated(c, miss) : miss(c))
-  app.notFound(open(notFound))
+  app.notFound(open(notFound, UNMATCHED))
 
   app.get(
     '/healthz',
-    open((c) => json(c, { status: 'ok' })),
+    open((c) => json(c, { status: 'ok' }), '/healthz'),
   )
   app.get(
     '/readyz',
@@ -117,7 +128,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       const reason = deps.readiness?.() ?? null
       if (reason !== null) return json(c, { status: 'not_ready', reason, integrity, domains }, 503)
       return json(c, { status: 'ready', integrity, domains })
-    }),
+    }, '/readyz'),
   )
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
@@ -147,10 +158,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         servers: [{ url: '/' }],
       }),
     )
-  app.get(`${API_BASE}/openapi.json`, open(openapi))
+  app.get(`${API_BASE}/openapi.json`, open(openapi, `${API_BASE}/openapi.json`))
   mountDocs(app, `${API_BASE}/openapi.json`, open)
 
-  const router = new ApiRouter(app, API_BASE, (run, authenticated) => open(authenticated ? (c) => gated(c, run) : run))
+  const router = new ApiRouter(app, API_BASE, (run, authenticated, route) =>
+    open(authenticated ? (c) => gated(c, run) : run, route),
+  )
   registerPlotRoutes(router, () => deps.data.services.plots)
   registerParcelRoutes(router, () => deps.data.services.parcels)
   registerEncumbranceRoutes(router, () => deps.data.services.encumbrances)

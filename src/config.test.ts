@@ -43,3 +43,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ VERIFY_ON_START: 'yes' })).toThrow(/invalid configuration: VERIFY_ON_START: /)
   })
 })
+
+describe('METRICS_PORT', () => {
+  it('is off unless set; a port alone listens on loopback, a host:port where named', () => {
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined()
+    expect(loadConfig({ METRICS_PORT: '' }).METRICS_PORT).toBeUndefined()
+    expect(loadConfig({ METRICS_PORT: '9464' }).METRICS_PORT).toEqual({ host: '127.0.0.1', port: 9464 })
+    expect(loadConfig({ METRICS_PORT: '0.0.0.0:9464' }).METRICS_PORT).toEqual({ host: '0.0.0.0', port: 9464 })
+    expect(loadConfig({ METRICS_PORT: '[::1]:9464' }).METRICS_PORT).toEqual({ host: '::1', port: 9464 })
+  })
+
+  it('stops the start on anything else', () => {
+    for (const bad of ['metrics', '70000', 'host:', ':9464', '::1:9464'])
+      expect(() => loadConfig({ METRICS_PORT: bad }), bad).toThrow(/invalid configuration: METRICS_PORT: /)
+  })
+})

@@ -1,5 +1,8 @@
 import { z } from 'zod'
 
+/** METRICS_PORT: `[host:]port`, the host possibly a bracketed IPv6 address */
+const LISTEN_ADDRESS = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d{1,5})$/
+
 const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -35,6 +38,19 @@ const ConfigSchema = z.object({
    * then every file on a worker thread while serving) or off (see docs/operations.md, Dataset integrity)
    */
   VERIFY_ON_START: z.enum(['quick', 'full', 'background', 'off']).default('background'),
+  /**
+   * `[host:]port` of the Prometheus `/metrics` listener, host 127.0.0.1 unless named; unset: no
+   * metrics (see docs/operations.md, Metrics)
+   */
+  METRICS_PORT: z
+    .string()
+    .regex(LISTEN_ADDRESS, 'expected [host:]port, e.g. 9464 or 0.0.0.0:9464')
+    .transform((v, ctx) => {
+      const [, host, port] = LISTEN_ADDRESS.exec(v)!
+      if (Number(port) > 65535) ctx.addIssue({ code: 'custom', message: 'port above 65535' })
+      return { host: host === undefined ? '127.0.0.1' : host.replace(/^\[(.*)\]$/, '$1'), port: Number(port) }
+    })
+    .optional(),
 })
 export type Config = z.infer<typeof ConfigSchema>
 

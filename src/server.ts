@@ -17,6 +17,16 @@ import { DatasetError, DatasetHandle, openDataset } from './data/open-dataset.js
 import { trustedProxies } from './http/client-address.js'
 import { createLogger } from './http/log.js'
 import { createHttpServer } from './http/node-server.js'
+import { createMetrics } from './metrics/metrics.js'
+import {
+  answerPrimaryScrapes,
+  clusterMetrics,
+  type MetricsAddress,
+  type MetricsSource,
+  processMetrics,
+  serveMetrics,
+} from './metrics/serve.js'
+import { TimedKeyVerifier, TimedRateLimiter } from './metrics/timed.js'
 import { ClusterRateLimiter, serveRateLimitsFromPrimary } from './rate-limit/cluster.js'
 import { MemoryRateLimiter } from './rate-limit/memory.js'
 import type { RateLimiter } from './rate-limit/types.js'
@@ -54,6 +64,25 @@ export function openKeyStore(path: string): SqliteKeyStore {
   }
 }
 
+/** Serves the metrics on `address`, or fails the start naming it (a port in use, a bad host). */
+async function listenForMetrics(
+  address: MetricsAddress,
+  source: MetricsSource,
+  log: { info(o: object, msg: string): void; error(o: object, msg: string): void },
+): Promise<Server> {
+  try {
+    const { server, port } = await serveMetrics(address, source, (err) =>
+      log.error({ err: err.message }, 'metrics scrape failed'),
+    )
+    log.info({ host: address.host, port }, 'metrics listening')
+    return server
+  } catch (err) {
+    throw new StartError(
+      `the metrics cannot listen on ${address.host}:${address.port} (METRICS_PORT): ${(err as Error).message}`,
+    )
+  }
+}
+
 /**
  * Closes the server gracefully: no new connections, idle keep-alive connections closed at once
  * and as they fall idle, connections still busy after `timeoutMs` cut.
@@ -81,16 +110,26 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
   const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset))
   const keys = openKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
+  const build = basename(realpathSync(config.DATASET_DIR))
+  // METRICS_PORT (docs/operations.md "Metrics"): one process serves its own; a cluster worker
+  // answers its primary, which serves them all summed
+  const metrics = config.METRICS_PORT ? createMetrics(build, dataset.manifest) : undefined
+  let metricsServer: Server | null = null
+  if (metrics && config.METRICS_PORT) {
+    if (opts.inCluster) answerPrimaryScrapes()
+    else metricsServer = await listenForMetrics(config.METRICS_PORT, processMetrics, log)
+  }
   let draining = false
   const app = createApp({
     log,
-    keys,
-    limiter,
+    keys: metrics ? new TimedKeyVerifier(keys, metrics.keyStore) : keys,
+    limiter: metrics ? new TimedRateLimiter(limiter, metrics.rateLimit) : limiter,
     data,
     integrity: integrityStatus(),
     readiness: () => (draining ? 'shutting down' : null),
-    build: basename(realpathSync(config.DATASET_DIR)),
+    build,
     trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
+    metrics,
   })
   const server = createHttpServer(
     app.fetch,
@@ -103,6 +142,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
     config.HOST,
   )
   const closeFiles = () => {
+    metricsServer?.close()
     data.dataset.close()
     keys.close()
     limiter.close?.()
@@ -193,6 +233,15 @@ export async function runServer(config: Config): Promise<void> {
     onFailure = () => void server.drain(timeoutMs).then(() => process.exit(INTEGRITY_EXIT))
   } else if (cluster.isPrimary) {
     serveRateLimitsFromPrimary()
+    if (config.METRICS_PORT) {
+      const log = createLogger(config.LOG_LEVEL)
+      try {
+        await listenForMetrics(config.METRICS_PORT, clusterMetrics(), log)
+      } catch (err) {
+        console.error(`cannot start: ${(err as Error).message}`)
+        process.exit(1)
+      }
+    }
     const supervisor = superviseWorkers(config.WORKERS, timeoutMs)
     onFailure = () => supervisor.stop(INTEGRITY_EXIT)
   } else {

@@ -23,7 +23,7 @@ const ASSETS: Record<string, string> = {
 export function mountDocs(
   app: Hono<AppEnv>,
   specUrl: string,
-  open: (handler: Answerer) => (c: Context<AppEnv>) => Answer,
+  open: (handler: Answerer, route: string) => (c: Context<AppEnv>) => Answer,
 ): void {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
   const cache = new Map<string, string>()
@@ -43,9 +43,9 @@ export function mountDocs(
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script>window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#ui', deepLinking: true, persistAuthorization: false })</script>
 </body></html>`
-  app.get('/docs/assets/:file', open(asset))
+  app.get('/docs/assets/:file', open(asset, '/docs/assets/{file}'))
   app.get(
     '/docs',
-    open((c) => reply(c, page, 200, 'text/html; charset=UTF-8')),
+    open((c) => reply(c, page, 200, 'text/html; charset=UTF-8'), '/docs'),
   )
 }

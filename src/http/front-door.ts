@@ -8,6 +8,7 @@ import { accessLogWriter } from './log.js'
 import { acceptClientRequestId, REQUEST_ID_HEADER } from './request-id.js'
 import { requestHeader } from './request-header.js'
 import { setHeader } from './reply.js'
+import type { AppMetrics, RouteMetrics } from '../metrics/metrics.js'
 
 /** An answer, at once when every step was synchronous. */
 export type Answer = Response | Promise<Response>
@@ -29,19 +30,41 @@ export type Answerer = (c: Context<AppEnv>) => Answer
  *
  * The error answer is built here rather than by Hono's `onError`, so it is logged like any
  * other; `onError` stays registered for failures outside any route.
+ *
+ * With metrics on (docs/operations.md "Metrics"), the answer is also recorded under `route`,
+ * the route's metrics made once when it was registered (its pattern, never the raw path), and
+ * an error answer under its code.
  */
 export function frontDoor(
   log: Logger,
   onError: (err: Error, c: Context<AppEnv>) => Response,
-  opts: { build?: string; trustedProxies?: ReadonlySet<string> } = {},
+  opts: { build?: string; trustedProxies?: ReadonlySet<string>; metrics?: AppMetrics } = {},
 ) {
   const write = accessLogWriter(log, opts.build)
   const trusted = opts.trustedProxies ?? new Set<string>()
-  const line = (c: Context<AppEnv>, id: string, r: Response, start: number) => {
+  const errors = opts.metrics?.errors
+  const record = (c: Context<AppEnv>, route: RouteMetrics, r: Response, ms: number) => {
+    route.observe(r.status, ms / 1000)
+    if (r.status >= 400) errors!.inc(c.get('errorCode') ?? 'unknown')
+  }
+  // after the answer: its metrics, then its access-log line
+  const done = (
+    c: Context<AppEnv>,
+    id: string,
+    r: Response,
+    start: number,
+    route: RouteMetrics | undefined,
+    logging: boolean,
+  ) => {
+    const ms = performance.now() - start
+    if (route !== undefined) record(c, route, r, ms)
+    if (logging) line(c, id, r, ms)
+  }
+  const line = (c: Context<AppEnv>, id: string, r: Response, ms: number) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
     write(id, c.req.method, c.req.path, {
       status: r.status,
-      ms: performance.now() - start,
+      ms,
       keyId: c.get('apiKey')?.id,
       error: r.status >= 400 ? c.get('errorCode') : undefined,
       bytes: c.get('bodyBytes') ?? 0,
@@ -51,12 +74,14 @@ export function frontDoor(
   }
   const fail = (c: Context<AppEnv>, err: unknown): Response =>
     onError(err instanceof Error ? err : new Error(String(err)), c)
-  return function enter(c: Context<AppEnv>, run: Answerer): Answer {
+  /** `route`: the route's metrics, or undefined with metrics off */
+  return function enter(c: Context<AppEnv>, run: Answerer, route?: RouteMetrics): Answer {
     const id = acceptClientRequestId(requestHeader(c, 'x-request-id')) ?? randomUUID()
     c.set('requestId', id)
     setHeader(c, REQUEST_ID_HEADER, id)
     const logging = write.enabled()
-    const start = logging ? performance.now() : 0
+    const timing = logging || route !== undefined
+    const start = timing ? performance.now() : 0
     let res: Answer
     try {
       res = run(c)
@@ -65,13 +90,13 @@ export function frontDoor(
     }
     if (res instanceof Promise) {
       const settled = res.catch((err: unknown) => fail(c, err))
-      if (!logging) return settled
+      if (!timing) return settled
       return settled.then((r) => {
-        line(c, id, r, start)
+        done(c, id, r, start, route, logging)
         return r
       })
     }
-    if (logging) line(c, id, res, start)
+    if (timing) done(c, id, res, start, route, logging)
     return res
   }
 }

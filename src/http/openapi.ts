@@ -62,9 +62,10 @@ export type RouteHandler<S extends RequestSchemas> = (
 
 /**
  * The Hono handler of a route, made once at registration: the front door, and for an
- * authenticated route the key check and the rate limit, around `run` (see app.ts).
+ * authenticated route the key check and the rate limit, around `run` (see app.ts). `route` is
+ * the route's OpenAPI path from the root, e.g. `/api/v1/parcels/{lpi}` (its metrics label).
  */
-export type RouteDoor = (run: Answerer, authenticated: boolean) => (c: Context<AppEnv>) => Answer
+export type RouteDoor = (run: Answerer, authenticated: boolean, route: string) => (c: Context<AppEnv>) => Answer
 
 /**
  * The API root: registers each route in the OpenAPI registry and mounts it on Hono as one
@@ -113,6 +114,6 @@ export class ApiRouter {
       const input = validateRequest(c, spec.request)
       return input instanceof Promise ? input.then((i) => handler(c, i)) : handler(c, input)
     }
-    this.app.on([spec.method.toUpperCase()], [honoPath], this.door(run, authenticated))
+    this.app.on([spec.method.toUpperCase()], [honoPath], this.door(run, authenticated, this.basePath + spec.path))
   }
 }

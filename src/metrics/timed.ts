@@ -1,0 +1,56 @@
+/**
+ * The key store and the rate limiter, timed into their histograms (docs/operations.md
+ * "Metrics"): wrappers made once at start, only when metrics are on, so the app calls them as
+ * it calls the stores themselves. A store that answers at once is timed without allocating; one
+ * that answers with a promise (the cluster primary's rate limit) through one `then` that
+ * carries the start time.
+ */
+import type { KeyVerifier, VerifyResult } from '../auth/types.js'
+import type { RateLimiter, RateLimitResult } from '../rate-limit/types.js'
+import type { Series } from './series.js'
+
+export class TimedKeyVerifier implements KeyVerifier {
+  constructor(
+    private readonly inner: KeyVerifier,
+    private readonly series: Series,
+  ) {}
+
+  verify(rawKey: string | undefined, now: Date | number): VerifyResult | Promise<VerifyResult> {
+    const start = performance.now()
+    const r = this.inner.verify(rawKey, now)
+    if (r instanceof Promise)
+      return r.then((v) => {
+        this.series.observe((performance.now() - start) / 1000)
+        return v
+      })
+    this.series.observe((performance.now() - start) / 1000)
+    return r
+  }
+
+  close(): void {
+    this.inner.close()
+  }
+}
+
+export class TimedRateLimiter implements RateLimiter {
+  constructor(
+    private readonly inner: RateLimiter,
+    private readonly series: Series,
+  ) {}
+
+  limit(keyId: string, limit: number, now: number): RateLimitResult | Promise<RateLimitResult> {
+    const start = performance.now()
+    const r = this.inner.limit(keyId, limit, now)
+    if (r instanceof Promise)
+      return r.then((v) => {
+        this.series.observe((performance.now() - start) / 1000)
+        return v
+      })
+    this.series.observe((performance.now() - start) / 1000)
+    return r
+  }
+
+  close(): void {
+    this.inner.close?.()
+  }
+}
