@@ -231,6 +231,29 @@ describe('a wrong method', () => {
     }
   })
 
+  it('answers HEAD on every GET route with the GET status and headers, Content-Length, and no body', async () => {
+    const volatile = new Set(['x-request-id', 'ratelimit', 'content-length'])
+    const headersOf = (r: Response) => [...r.headers].filter(([name]) => !volatile.has(name))
+    const paths = t.app.routes
+      .filter((r) => r.method === 'GET')
+      .map((r) =>
+        r.path.replace(/:(\w+)(\{[^}]*\})?/g, (_m, name: string) => (name === 'file' ? 'swagger-ui.css' : '1')),
+      )
+    paths.push('/api/v1/cities', '/api/v1/plots/revers', '/api/v1/plots/reverse?latitude=x', '/nope')
+    for (const path of paths) {
+      const get = await send('GET', path, key)
+      const head = await send('HEAD', path, key)
+      const body = new Uint8Array(await get.arrayBuffer())
+      expect(head.status, path).toBe(get.status)
+      expect(headersOf(head), path).toEqual(headersOf(get))
+      // an error message names the method (`no route for HEAD ...`), so only a success has the GET's length
+      if (get.status < 400)
+        expect(head.headers.get('Content-Length'), path).toBe(body.byteLength ? String(body.byteLength) : null)
+      else expect(head.headers.get('Content-Length'), path).toMatch(/^\d+$/)
+      expect(await head.text(), path).toBe('')
+    }
+  })
+
   it('keeps 404 for a path no method has, and 401 first under /api/v1', async () => {
     expect((await send('PUT', '/api/v1/nope', key)).status).toBe(404)
     expect((await send('POST', '/nope')).status).toBe(404)

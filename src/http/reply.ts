@@ -40,7 +40,14 @@ export function reply(
   const headers: Record<string, string> = contentType
     ? { ...gathered, 'X-Content-Type-Options': NOSNIFF, 'Content-Type': contentType }
     : { ...gathered, 'X-Content-Type-Options': NOSNIFF }
-  c.set('bodyBytes', body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+  const bytes = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+  // HEAD: Hono answers it with the GET route and drops the body, and @hono/node-server counts
+  // Content-Length from the body; without it here a HEAD would lack the header and close the
+  // connection (docs/api.md "HTTP conventions")
+  if (body !== null && c.req.method === 'HEAD') {
+    headers['Content-Length'] = String(bytes)
+    c.set('bodyBytes', 0)
+  } else c.set('bodyBytes', bytes)
   return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers })
 }
 
