@@ -9,6 +9,7 @@ import { describeIntegrity, type IntegrityStatus } from './data/integrity.js'
 import type { DatasetHandle } from './data/open-dataset.js'
 import { mountDocs } from './http/docs.js'
 import type { AppEnv } from './http/env.js'
+import { AnswerTags } from './http/etag.js'
 import { ApiError, handleError, handleNotFound, handleWrongMethod } from './http/errors.js'
 import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
@@ -139,6 +140,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
             'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries ' +
             '`X-Request-Id` and `X-Content-Type-Options: nosniff`. ' +
             'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`. ' +
+            'Every other answer of an authenticated JSON GET carries a strong `ETag`, `Cache-Control: private, ' +
+            'max-age=60` and `Vary: X-API-KEY`; `If-None-Match` naming the ETag answers 304. ' +
             'A path asked with a method it does not have answers 405 `MethodNotAllowed` with `Allow`. A request ' +
             'that is not valid HTTP/1.1 answers 400, one with headers over 16 KB 431 ' +
             '`RequestHeaderFieldsTooLarge`, and one not sent within the server timeouts 408 `RequestTimeout`; ' +
@@ -150,7 +153,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.get(`${API_BASE}/openapi.json`, open(openapi))
   mountDocs(app, `${API_BASE}/openapi.json`, open)
 
-  const router = new ApiRouter(app, API_BASE, (run, authenticated) => open(authenticated ? (c) => gated(c, run) : run))
+  const router = new ApiRouter(
+    app,
+    API_BASE,
+    (run, authenticated) => open(authenticated ? (c) => gated(c, run) : run),
+    new AnswerTags(() => deps.data.dataset),
+  )
   registerPlotRoutes(router, () => deps.data.services.plots)
   registerParcelRoutes(router, () => deps.data.services.parcels)
   registerEncumbranceRoutes(router, () => deps.data.services.encumbrances)
