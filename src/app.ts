@@ -9,6 +9,7 @@ import { describeIntegrity, type IntegrityStatus } from './data/integrity.js'
 import type { DatasetHandle } from './data/open-dataset.js'
 import { mountDocs } from './http/docs.js'
 import type { AppEnv } from './http/env.js'
+import { Cors } from './http/cors.js'
 import { AnswerTags } from './http/etag.js'
 import { ApiError, handleError, handleNotFound, handleWrongMethod } from './http/errors.js'
 import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
@@ -41,6 +42,8 @@ export interface AppDeps {
   build?: string
   /** proxies whose X-Forwarded-For names the client in the access log (TRUSTED_PROXIES) */
   trustedProxies?: ReadonlySet<string>
+  /** origins whose pages may call the API from a browser (CORS_ORIGINS); absent or empty: no CORS */
+  corsOrigins?: readonly string[]
 }
 
 export const API_BASE = '/api/v1'
@@ -58,8 +61,15 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const onError = handleError(deps.log)
   const enter = frontDoor(deps.log, onError, { build: deps.build, trustedProxies: deps.trustedProxies })
   app.onError(onError)
+  // CORS_ORIGINS: the CORS headers gathered before anything answers, and preflights answered
+  // before the key is asked for (src/http/cors.ts); none: no step at all
+  const cors = deps.corsOrigins?.length ? new Cors(deps.corsOrigins, (m, p) => routes.allowed(m, p)) : null
   // built once per route, so a request allocates no closure on its way in
-  const open = (handler: Answerer) => (c: Context<AppEnv>) => enter(c, handler)
+  const open = (handler: Answerer) => {
+    if (cors === null) return (c: Context<AppEnv>) => enter(c, handler)
+    const crossing: Answerer = (c) => cors.around(c, handler)
+    return (c: Context<AppEnv>) => enter(c, crossing)
+  }
 
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,

@@ -91,6 +91,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
     readiness: () => (draining ? 'shutting down' : null),
     build: basename(realpathSync(config.DATASET_DIR)),
     trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
+    corsOrigins: config.CORS_ORIGINS,
   })
   const server = createHttpServer(
     app.fetch,

@@ -2,7 +2,7 @@ import type { Context } from 'hono'
 import type { ApiKeyRecord } from '../auth/types.js'
 import type { AppEnv } from './env.js'
 import { requestHeader } from './request-header.js'
-import { reply, setHeader } from './reply.js'
+import { appendHeader, reply, setHeader } from './reply.js'
 
 /**
  * Conditional JSON answers (docs/api.md "HTTP conventions"): every authenticated JSON `GET`
@@ -116,7 +116,7 @@ export class AnswerTags {
       .tag()
     setHeader(c, 'ETag', etag)
     setHeader(c, 'Cache-Control', ANSWER_CACHE_CONTROL)
-    setHeader(c, 'Vary', 'X-API-KEY')
+    appendHeader(c, 'Vary', 'X-API-KEY')
     const inm = requestHeader(c, 'if-none-match')
     return inm !== undefined && noneMatch(inm, etag) ? reply(c, null, 304) : null
   }

@@ -29,6 +29,12 @@ export function setHeader(c: Context<AppEnv>, name: string, value: string): void
   else c.set('headers', { [name]: value })
 }
 
+/** Adds a value to a list header of this request (`Vary`), after any value already gathered. */
+export function appendHeader(c: Context<AppEnv>, name: string, value: string): void {
+  const prev = c.get('headers')?.[name]
+  setHeader(c, name, prev === undefined ? value : `${prev}, ${value}`)
+}
+
 /** The answer: `body` with the gathered headers and, when given, its Content-Type. */
 export function reply(
   c: Context<AppEnv>,

@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import type { AppEnv } from './env.js'
-import { reply, setHeader } from './reply.js'
+import { appendHeader, reply, setHeader } from './reply.js'
 
 /** The media type of every vector tile we serve (Mapbox Vector Tile 2.1). */
 export const MVT_CONTENT_TYPE = 'application/vnd.mapbox-vector-tile'
@@ -19,7 +19,7 @@ export function tileAnswer(c: Context<AppEnv>, etag: string, encode: () => Uint8
   // keyed: only the browser of the key may keep it, and not for another key (docs/api.md
   // "HTTP conventions")
   setHeader(c, 'Cache-Control', TILE_CACHE_CONTROL)
-  setHeader(c, 'Vary', 'X-API-KEY')
+  appendHeader(c, 'Vary', 'X-API-KEY')
   if (c.req.header('if-none-match') === etag) return reply(c, null, 304)
   const bytes = encode()
   if (bytes.byteLength === 0) return reply(c, null, 204)
