@@ -55,14 +55,17 @@ describe('AnswerTags', () => {
 })
 
 describe('noneMatch', () => {
-  it('matches the tag alone, in a list, weak, or *', () => {
+  it('matches the tag alone, in a list, weak, coded, or *', () => {
     const t = '"0123456789abcdef"'
-    expect(noneMatch(t, t)).toBe(true)
-    expect(noneMatch(`"x", ${t}`, t)).toBe(true)
-    expect(noneMatch(`W/${t}`, t)).toBe(true)
-    expect(noneMatch('*', t)).toBe(true)
-    expect(noneMatch('"0123456789abcdee"', t)).toBe(false)
-    expect(noneMatch('0123456789abcdef', t)).toBe(false)
-    expect(noneMatch('', t)).toBe(false)
+    expect(noneMatch(t, t)).toBe(t)
+    expect(noneMatch(`"x", ${t}`, t)).toBe(t)
+    expect(noneMatch(`W/${t}`, t)).toBe(t)
+    expect(noneMatch('*', t)).toBe(t)
+    expect(noneMatch('"0123456789abcdef-br"', t)).toBe('"0123456789abcdef-br"')
+    expect(noneMatch('"x", W/"0123456789abcdef-gzip"', t)).toBe('"0123456789abcdef-gzip"')
+    expect(noneMatch('"0123456789abcdef-zstd"', t)).toBeNull()
+    expect(noneMatch('"0123456789abcdee"', t)).toBeNull()
+    expect(noneMatch('0123456789abcdef', t)).toBeNull()
+    expect(noneMatch('', t)).toBeNull()
   })
 })

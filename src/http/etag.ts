@@ -83,15 +83,24 @@ class TagHash {
   }
 }
 
-/** Whether `If-None-Match` names `etag` (weak comparison, RFC 9110 13.1.2: `W/` ignored; `*` matches). */
-export function noneMatch(header: string, etag: string): boolean {
-  if (header === etag || header === '*') return true
-  if (!header.includes(',') && !header.startsWith('W/')) return false
+/**
+ * The tag of `If-None-Match` that names `etag` (weak comparison, RFC 9110 13.1.2: `W/` ignored),
+ * itself or with a coding's suffix (`"…-br"`, `"…-gzip"`: the compressed answer, reply.ts), or
+ * `etag` for `*`; null when none does.
+ */
+export function noneMatch(header: string, etag: string): string | null {
+  if (header === etag) return etag
+  if (header === '*') return etag
   for (const part of header.split(',')) {
-    const t = part.trim()
-    if (t === etag || t === '*' || (t.startsWith('W/') && t.slice(2) === etag)) return true
+    let t = part.trim()
+    if (t.startsWith('W/')) t = t.slice(2)
+    if (t === etag || t === '*') return etag
+    if (t.length > etag.length && t.startsWith(etag.slice(0, -1))) {
+      const coding = t.slice(etag.length - 1)
+      if (coding === '-br"' || coding === '-gzip"') return t
+    }
   }
-  return false
+  return null
 }
 
 /** Tags JSON answers and answers 304 for them; one per app (see the module comment). */
@@ -118,7 +127,11 @@ export class AnswerTags {
     setHeader(c, 'Cache-Control', ANSWER_CACHE_CONTROL)
     appendHeader(c, 'Vary', 'X-API-KEY')
     const inm = requestHeader(c, 'if-none-match')
-    return inm !== undefined && noneMatch(inm, etag) ? reply(c, null, 304) : null
+    const held = inm === undefined ? null : noneMatch(inm, etag)
+    if (held === null) return null
+    // the 304 names the representation the client holds (compressed or not)
+    if (held !== etag) setHeader(c, 'ETag', held)
+    return reply(c, null, 304)
   }
 
   /** The hash of the build's string, made once per dataset. */

@@ -1,5 +1,7 @@
 import type { Context } from 'hono'
+import { COMPRESS_MIN_BYTES, compress, negotiate } from './compress.js'
 import type { AppEnv } from './env.js'
+import { requestHeader } from './request-header.js'
 
 /**
  * Every answer is built here, with the headers gathered for the request (request id, rate
@@ -42,19 +44,41 @@ export function reply(
   status = 200,
   contentType?: string,
 ): Response {
+  let sent = body
+  let bytes = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+  if (body !== null && bytes > COMPRESS_MIN_BYTES && contentType === 'application/json') {
+    const coded = encoded(c, body)
+    if (coded !== null) {
+      sent = coded
+      bytes = coded.byteLength
+    }
+  }
   const gathered = c.get('headers')
   const headers: Record<string, string> = contentType
     ? { ...gathered, 'X-Content-Type-Options': NOSNIFF, 'Content-Type': contentType }
     : { ...gathered, 'X-Content-Type-Options': NOSNIFF }
-  const bytes = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
   // HEAD: Hono answers it with the GET route and drops the body, and @hono/node-server counts
-  // Content-Length from the body; without it here a HEAD would lack the header and close the
-  // connection (docs/api.md "HTTP conventions")
+  // Content-Length from the body, so a HEAD would lack it (docs/api.md "HTTP conventions")
   if (body !== null && c.req.method === 'HEAD') {
     headers['Content-Length'] = String(bytes)
     c.set('bodyBytes', 0)
   } else c.set('bodyBytes', bytes)
-  return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers })
+  return new Response(sent as ConstructorParameters<typeof Response>[0], { status, headers })
+}
+
+/**
+ * A large JSON body as the request's `Accept-Encoding` allows (src/http/compress.ts), with
+ * `Vary: Accept-Encoding`, `Content-Encoding`, and a strong `ETag` naming the coding (RFC 9110
+ * 8.8.3: each coding is its own representation; etag.ts matches either form); null: as it is.
+ */
+function encoded(c: Context<AppEnv>, body: string | Uint8Array): Buffer | null {
+  appendHeader(c, 'Vary', 'Accept-Encoding')
+  const coding = negotiate(requestHeader(c, 'accept-encoding'))
+  if (coding === null) return null
+  setHeader(c, 'Content-Encoding', coding)
+  const tag = c.get('headers')?.ETag
+  if (tag?.endsWith('"')) setHeader(c, 'ETag', `${tag.slice(0, -1)}-${coding}"`)
+  return compress(body, coding)
 }
 
 /** A JSON answer (JSON.stringify of `value`). */
