@@ -62,8 +62,28 @@ describe('request ids', () => {
     }
   })
 
-  it('refuses middleware: the router returns one handler per request', () => {
-    expect(() => t.app.use('/api/v1/*', async (_c, next) => next())).toThrow(/middleware/)
+  it('runs ordinary Hono middleware before the route, the route still answering through the door', async () => {
+    const mw = makeTestApp()
+    const { key } = mw.issue()
+    const seen: string[] = []
+    mw.app.use('/api/v1/plots/*', async (c, next) => {
+      seen.push(c.req.path)
+      await next()
+      c.res.headers.set('X-Seen', 'yes')
+    })
+    const res = await mw.get('/api/v1/plots/reverse?latitude=-24.6282&longitude=25.9231', key, {
+      'X-Request-Id': 'mw-1',
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('X-Seen')).toBe('yes')
+    expect(res.headers.get('X-Request-Id')).toBe('mw-1')
+    expect((await json(res)).plots).toHaveLength(1)
+    // a path the middleware does not cover, and the not-found answer after middleware
+    expect((await mw.get('/api/v1/cities', key)).headers.get('X-Seen')).toBeNull()
+    const missing = await mw.app.request('/api/v1/plots/reverse', { method: 'DELETE', headers: { 'X-API-KEY': key } })
+    expect(missing.status).toBe(405)
+    expect(missing.headers.get('X-Seen')).toBe('yes')
+    expect(seen).toEqual(['/api/v1/plots/reverse', '/api/v1/plots/reverse'])
   })
 
   it('accepts an id of exactly 128 characters', async () => {

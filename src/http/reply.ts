@@ -14,9 +14,9 @@ import { requestHeader } from './request-header.js'
  * miss the gathered headers.
  *
  * The same reason keeps `X-Content-Type-Options: nosniff` here rather than in Hono's
- * `secureHeaders` middleware: every answer passes through `reply`, and the router takes no
- * middleware (src/http/prefix-router.ts). Error answers add `Cache-Control: no-store`
- * (errors.ts); docs/api.md "Errors" states both.
+ * `secureHeaders` middleware: every answer passes through `reply`, and middleware would put
+ * every request on Hono's chain (src/http/prefix-router.ts). Error answers add
+ * `Cache-Control: no-store` (errors.ts); docs/api.md "Errors" states both.
  *
  * @module
  */
