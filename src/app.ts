@@ -9,6 +9,8 @@ import { describeIntegrity, type IntegrityStatus } from './data/integrity.js'
 import type { DatasetHandle } from './data/open-dataset.js'
 import { mountDocs } from './http/docs.js'
 import type { AppEnv } from './http/env.js'
+import { Cors } from './http/cors.js'
+import { AnswerTags } from './http/etag.js'
 import { ApiError, handleError, handleNotFound, handleWrongMethod } from './http/errors.js'
 import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
@@ -43,6 +45,8 @@ export interface AppDeps {
   trustedProxies?: ReadonlySet<string>
   /** the Prometheus metrics (src/metrics), absent when METRICS_PORT is unset: nothing is recorded */
   metrics?: AppMetrics
+  /** origins whose pages may call the API from a browser (CORS_ORIGINS); absent or empty: no CORS */
+  corsOrigins?: readonly string[]
 }
 
 export const API_BASE = '/api/v1'
@@ -64,11 +68,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     metrics: deps.metrics,
   })
   app.onError(onError)
+  // CORS_ORIGINS: the CORS headers gathered before anything answers, and preflights answered
+  // before the key is asked for (src/http/cors.ts); none: no step at all
+  const cors = deps.corsOrigins?.length ? new Cors(deps.corsOrigins, (m, p) => routes.allowed(m, p)) : null
   // built once per route, so a request allocates no closure on its way in; `route` is the
   // route's pattern, its metrics label (never the raw path)
   const open = (handler: Answerer, route: string) => {
     const metrics = deps.metrics?.route(route)
-    return (c: Context<AppEnv>) => enter(c, handler, metrics)
+    if (cors === null) return (c: Context<AppEnv>) => enter(c, handler, metrics)
+    const crossing: Answerer = (c) => cors.around(c, handler)
+    return (c: Context<AppEnv>) => enter(c, crossing, metrics)
   }
 
   const limitBody = bodyLimit({
@@ -150,6 +159,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
             'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries ' +
             '`X-Request-Id` and `X-Content-Type-Options: nosniff`. ' +
             'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`. ' +
+            'Every other answer of an authenticated JSON GET carries a strong `ETag`, `Cache-Control: private, ' +
+            'max-age=60` and `Vary: X-API-KEY`; `If-None-Match` naming the ETag answers 304. JSON answers over ' +
+            '1 KB are compressed (br or gzip) as `Accept-Encoding` allows, the ETag then suffixed `-br` or `-gzip`. ' +
             'A path asked with a method it does not have answers 405 `MethodNotAllowed` with `Allow`. A request ' +
             'that is not valid HTTP/1.1 answers 400, one with headers over 16 KB 431 ' +
             '`RequestHeaderFieldsTooLarge`, and one not sent within the server timeouts 408 `RequestTimeout`; ' +
@@ -161,8 +173,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.get(`${API_BASE}/openapi.json`, open(openapi, `${API_BASE}/openapi.json`))
   mountDocs(app, `${API_BASE}/openapi.json`, open)
 
-  const router = new ApiRouter(app, API_BASE, (run, authenticated, route) =>
-    open(authenticated ? (c) => gated(c, run) : run, route),
+  const router = new ApiRouter(
+    app,
+    API_BASE,
+    (run, authenticated, route) => open(authenticated ? (c) => gated(c, run) : run, route),
+    new AnswerTags(() => deps.data.dataset),
   )
   registerPlotRoutes(router, () => deps.data.services.plots)
   registerParcelRoutes(router, () => deps.data.services.parcels)

@@ -15,6 +15,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ INDEX_MMAP: 'yes' })).toThrow(/invalid configuration: INDEX_MMAP: /)
   })
 
+  it('reads CORS_ORIGINS as a list of bare origins, none by default', () => {
+    expect(loadConfig({}).CORS_ORIGINS).toEqual([])
+    expect(loadConfig({ CORS_ORIGINS: ' https://app.example , http://localhost:3000,' }).CORS_ORIGINS).toEqual([
+      'https://app.example',
+      'http://localhost:3000',
+    ])
+    for (const bad of ['https://app.example/', '*', 'app.example', 'https://app.example/x'])
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(
+        /invalid configuration: CORS_ORIGINS: .* is not an origin/,
+      )
+  })
+
   it('stops the start on a bad value, naming every bad setting', () => {
     expect(() => loadConfig({ SQLITE_MMAP_MB: '4096' })).toThrow(/invalid configuration: SQLITE_MMAP_MB: /)
     expect(() => loadConfig({ SQLITE_MMAP_MB: 'lots', WORKERS: '0' })).toThrow(

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseCorsOrigins } from './http/cors.js'
 
 /** METRICS_PORT: `[host:]port`, the host possibly a bracketed IPv6 address */
 const LISTEN_ADDRESS = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d{1,5})$/
@@ -31,6 +32,21 @@ const ConfigSchema = z.object({
   KEEPALIVE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(65),
   /** comma-separated proxy addresses whose X-Forwarded-For names the client in the access log */
   TRUSTED_PROXIES: z.string().default(''),
+  /**
+   * comma-separated origins (`https://app.example`) whose pages may call the API from a browser;
+   * empty: no CORS header at all (see docs/operations.md, Configuration)
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parseCorsOrigins(v)
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message })
+        return z.NEVER
+      }
+    }),
   /** s a stopping server gives its in-flight requests before closing their connections */
   SHUTDOWN_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(30),
   /**

@@ -130,6 +130,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
     build,
     trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
     metrics,
+    corsOrigins: config.CORS_ORIGINS,
   })
   const server = createHttpServer(
     app.fetch,

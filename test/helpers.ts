@@ -24,6 +24,7 @@ export function makeTestApp(
     loaded?: { dataset: OpenDataset; services: Services }
     routes?: AppDeps['routes']
     readiness?: AppDeps['readiness']
+    corsOrigins?: AppDeps['corsOrigins']
   } = {},
 ) {
   const keysDb = join(mkdtempSync(join(inject('workDir'), 'keys-')), 'keys.db')
@@ -39,6 +40,7 @@ export function makeTestApp(
     clock: opts.clock,
     routes: opts.routes,
     readiness: opts.readiness,
+    corsOrigins: opts.corsOrigins,
   })
   const issue = (o: Partial<Parameters<SqliteKeyStore['issue']>[0]> = {}) =>
     keys.issue({ products: ALL_PRODUCTS, countries: BOTH, ratePerMinute: 100000, ...o })

@@ -62,8 +62,28 @@ describe('request ids', () => {
     }
   })
 
-  it('refuses middleware: the router returns one handler per request', () => {
-    expect(() => t.app.use('/api/v1/*', async (_c, next) => next())).toThrow(/middleware/)
+  it('runs ordinary Hono middleware before the route, the route still answering through the door', async () => {
+    const mw = makeTestApp()
+    const { key } = mw.issue()
+    const seen: string[] = []
+    mw.app.use('/api/v1/plots/*', async (c, next) => {
+      seen.push(c.req.path)
+      await next()
+      c.res.headers.set('X-Seen', 'yes')
+    })
+    const res = await mw.get('/api/v1/plots/reverse?latitude=-24.6282&longitude=25.9231', key, {
+      'X-Request-Id': 'mw-1',
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('X-Seen')).toBe('yes')
+    expect(res.headers.get('X-Request-Id')).toBe('mw-1')
+    expect((await json(res)).plots).toHaveLength(1)
+    // a path the middleware does not cover, and the not-found answer after middleware
+    expect((await mw.get('/api/v1/cities', key)).headers.get('X-Seen')).toBeNull()
+    const missing = await mw.app.request('/api/v1/plots/reverse', { method: 'DELETE', headers: { 'X-API-KEY': key } })
+    expect(missing.status).toBe(405)
+    expect(missing.headers.get('X-Seen')).toBe('yes')
+    expect(seen).toEqual(['/api/v1/plots/reverse', '/api/v1/plots/reverse'])
   })
 
   it('accepts an id of exactly 128 characters', async () => {
@@ -228,6 +248,29 @@ describe('a wrong method', () => {
         message: `${method} is not allowed on ${path} (allowed: ${allow})`,
         requestId: res.headers.get('X-Request-Id'),
       })
+    }
+  })
+
+  it('answers HEAD on every GET route with the GET status and headers, Content-Length, and no body', async () => {
+    const volatile = new Set(['x-request-id', 'ratelimit', 'content-length'])
+    const headersOf = (r: Response) => [...r.headers].filter(([name]) => !volatile.has(name))
+    const paths = t.app.routes
+      .filter((r) => r.method === 'GET')
+      .map((r) =>
+        r.path.replace(/:(\w+)(\{[^}]*\})?/g, (_m, name: string) => (name === 'file' ? 'swagger-ui.css' : '1')),
+      )
+    paths.push('/api/v1/cities', '/api/v1/plots/revers', '/api/v1/plots/reverse?latitude=x', '/nope')
+    for (const path of paths) {
+      const get = await send('GET', path, key)
+      const head = await send('HEAD', path, key)
+      const body = new Uint8Array(await get.arrayBuffer())
+      expect(head.status, path).toBe(get.status)
+      expect(headersOf(head), path).toEqual(headersOf(get))
+      // an error message names the method (`no route for HEAD ...`), so only a success has the GET's length
+      if (get.status < 400)
+        expect(head.headers.get('Content-Length'), path).toBe(body.byteLength ? String(body.byteLength) : null)
+      else expect(head.headers.get('Content-Length'), path).toMatch(/^\d+$/)
+      expect(await head.text(), path).toBe('')
     }
   })
 

@@ -81,6 +81,9 @@ describe('served over a socket', () => {
     expect(res.headers.get('X-Request-Id')).toBe('sock-head')
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     expect(res.headers.get('RateLimit')).toMatch(/^limit=50, remaining=\d+, reset=\d+$/)
+    // the length the GET body has, though none is sent
+    const get = await fetch(base + reverse, { headers: { 'X-API-KEY': key } })
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(await get.text())))
     expect(await res.text()).toBe('')
   })
 

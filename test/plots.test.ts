@@ -331,6 +331,18 @@ describe('GET /plots/{plot_number}', () => {
     }
   })
 
+  it('says of a typo of a sibling route that no such plot exists, and lists the lookup routes', async () => {
+    const res = await t.get('/api/v1/plots/revers?city=maun', key)
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body.plots).toEqual([])
+    expect(body.message).toMatch(/^No plot numbered revers found in MAUN; /)
+    for (const route of ['/plots/search-given-coordinates', '/plots/reverse', '/plots/{plot_number}', '/cities'])
+      expect(body.message).toContain(route)
+    // a number that exists says nothing of the routes
+    expect((await json(await t.get('/api/v1/plots/990001', key))).message).not.toContain('/plots/reverse')
+  })
+
   it('400 for a number longer than 64 characters, and for a bad limit', async () => {
     const res = await t.get(`/api/v1/plots/${'9'.repeat(65)}?limit=0`, key)
     expect(res.status).toBe(400)

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { tileAt } from '../src/geo/tiles.js'
+import { json } from '../src/http/reply.js'
 import { makeTestApp } from './helpers.js'
 
 describe('response headers', () => {
@@ -72,8 +73,14 @@ describe('response headers', () => {
       await t.get('/api/v1/boom', key),
     ]
     expect(errors.map((r) => r.status)).toEqual([400, 400, 401, 404, 405, 400, 429, 500])
-    for (const res of errors) expect(res.headers.get('Cache-Control'), String(res.status)).toBe('no-store')
-    expect((await t.get(tile, key)).headers.get('Cache-Control')).toBe('public, max-age=3600')
+    for (const res of errors) {
+      expect(res.headers.get('Cache-Control'), String(res.status)).toBe('no-store')
+      expect(res.headers.get('ETag'), String(res.status)).toBeNull()
+    }
+    // a keyed tile is kept by the key's browser only, and not for another key
+    const tiled = await t.get(tile, key)
+    expect(tiled.headers.get('Cache-Control')).toBe('private, max-age=3600')
+    expect(tiled.headers.get('Vary')).toBe('X-API-KEY')
     expect((await t.get('/docs/assets/swagger-ui.css')).headers.get('Cache-Control')).toBe('public, max-age=86400')
   })
 
@@ -82,6 +89,80 @@ describe('response headers', () => {
     expect(html).toMatch(/SwaggerUIBundle\(\{[^)]*persistAuthorization: false/)
     expect(html).not.toMatch(/persistAuthorization: true/)
     expect(html).not.toMatch(/localStorage|sessionStorage|document\.cookie/)
+  })
+})
+
+describe('conditional JSON answers (docs/api.md "HTTP conventions")', () => {
+  let queries = 0
+  const t = makeTestApp({
+    routes: (router) =>
+      router.add(
+        { method: 'get', path: '/counted', tags: ['test'], summary: 'counts', request: {}, responses: {} },
+        [],
+        (c) => {
+          queries++
+          return json(c, { queries })
+        },
+      ),
+  })
+  const scope = { countries: ['BOTSWANA' as const], cities: { BOTSWANA: ['MAUN', 'GABORONE'] } }
+  const { key } = t.issue(scope)
+  const twin = t.issue({ countries: ['BOTSWANA'], cities: { BOTSWANA: ['GABORONE', 'MAUN'] } }).key
+  const wider = t.issue().key
+  const cities = '/api/v1/cities?country=BOTSWANA'
+  const tagOf = async (path: string, k: string) => (await t.get(path, k)).headers.get('ETag')
+
+  it('tags every JSON GET with a strong ETag, private caching and Vary: X-API-KEY', async () => {
+    for (const path of [cities, '/api/v1/plots/990001', '/api/v1/plots/reverse?latitude=-19.98&longitude=23.42']) {
+      const res = await t.get(path, key)
+      expect(res.status, path).toBe(200)
+      expect(res.headers.get('ETag'), path).toMatch(/^"[0-9a-f]{16}"$/)
+      expect(res.headers.get('Cache-Control'), path).toBe('private, max-age=60')
+      expect(res.headers.get('Vary'), path).toBe('X-API-KEY')
+    }
+    // not the documents served without a key
+    expect((await t.get('/healthz')).headers.get('ETag')).toBeNull()
+  })
+
+  it('one tag per build, path, query and key scope: keys of the same scope share it, HEAD has the GET one', async () => {
+    const tag = await tagOf(cities, key)
+    expect(await tagOf(cities, key)).toBe(tag)
+    expect(await tagOf(cities, twin)).toBe(tag)
+    expect(await tagOf(cities, wider)).not.toBe(tag)
+    expect(await tagOf('/api/v1/cities?country=botswana', key)).not.toBe(tag)
+    expect(await tagOf('/api/v1/plots/990001', key)).not.toBe(tag)
+    const head = await t.app.request(cities, { method: 'HEAD', headers: { 'X-API-KEY': key } })
+    expect(head.headers.get('ETag')).toBe(tag)
+  })
+
+  it('answers 304 without a body when If-None-Match names the tag, and skips the query', async () => {
+    const first = await t.get('/api/v1/counted', key)
+    const tag = first.headers.get('ETag')!
+    const before = queries
+    for (const inm of [tag, `"0000000000000000", ${tag}`, `W/${tag}`, '*']) {
+      const res = await t.get('/api/v1/counted', key, { 'If-None-Match': inm })
+      expect(res.status, inm).toBe(304)
+      expect(res.headers.get('ETag'), inm).toBe(tag)
+      expect(res.headers.get('Cache-Control'), inm).toBe('private, max-age=60')
+      expect(await res.text(), inm).toBe('')
+    }
+    expect(queries).toBe(before)
+    const other = await t.get('/api/v1/counted', key, { 'If-None-Match': '"0000000000000000"' })
+    expect(other.status).toBe(200)
+    expect(queries).toBe(before + 1)
+    // another scope does not get the 304 of this one
+    expect((await t.get('/api/v1/counted', wider, { 'If-None-Match': tag })).status).toBe(200)
+  })
+
+  it('never tags an error, even one for a request another answer was tagged for', async () => {
+    const bad = await t.get('/api/v1/plots/reverse?latitude=x', key)
+    expect(bad.status).toBe(400)
+    expect(bad.headers.get('ETag')).toBeNull()
+    expect(bad.headers.get('Cache-Control')).toBe('no-store')
+    const tag = await tagOf(cities, key)
+    const denied = await t.get('/api/v1/cities?country=SOUTH_AFRICA', key, { 'If-None-Match': tag! })
+    expect(denied.status).toBe(403)
+    expect(denied.headers.get('ETag')).toBeNull()
   })
 })
 

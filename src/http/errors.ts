@@ -100,6 +100,9 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   c.set('errorCode', err.code)
   // an error is about this one request: no cache keeps it (nor a tile's or an asset's caching)
   setHeader(c, 'Cache-Control', 'no-store')
+  // nor a tag set before the route failed (etag.ts): only a success is tagged
+  const gathered = c.get('headers')
+  if (gathered?.ETag !== undefined) delete gathered.ETag
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) setHeader(c, k, v)
   return json(c, body, err.status)
 }

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, RouteGuard } from './env.js'
 import { ERROR_STATUS, type ErrorCode } from './errors.js'
+import type { AnswerTags } from './etag.js'
 import type { Answer, Answerer } from './front-door.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
 
@@ -77,6 +78,8 @@ export class ApiRouter {
     readonly app: OpenAPIHono<AppEnv>,
     readonly basePath: string,
     private readonly door: RouteDoor,
+    /** ETag, caching and 304 of the authenticated JSON GETs (src/http/etag.ts); absent: none */
+    private readonly tags?: AnswerTags,
   ) {}
 
   add<S extends RequestSchemas>(spec: RouteSpec<S>, guards: RouteGuard[], handler: RouteHandler<S>): void {
@@ -86,6 +89,16 @@ export class ApiRouter {
         ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
         : { description: r.description }
     }
+    // an authenticated GET answering JSON is tagged (tiles keep their own ETag: tile-answer.ts)
+    const authenticated = spec.authenticated !== false
+    const tags =
+      spec.method === 'get' &&
+      authenticated &&
+      (spec.responses[200]?.contentType ?? 'application/json') === 'application/json'
+        ? this.tags
+        : undefined
+    if (tags && !responses['304'])
+      responses['304'] = { description: 'Not modified: `If-None-Match` named the ETag of this answer.' }
     for (const [status, description] of Object.entries(STANDARD_ERRORS)) {
       if (spec.authenticated === false && (status === '401' || status === '403' || status === '429')) continue
       if (!responses[status])
@@ -108,12 +121,15 @@ export class ApiRouter {
     })
     const honoPath = this.basePath + (spec.honoPath ?? spec.path.replace(/\{([^}]+)\}/g, ':$1'))
     // one handler per route: the door, guards, validation (synchronous without a body), the route
-    const authenticated = spec.authenticated !== false
+    const method = spec.method.toUpperCase()
     const run = (c: Context<AppEnv>): Answer => {
       for (const guard of guards) guard(c)
       const input = validateRequest(c, spec.request)
-      return input instanceof Promise ? input.then((i) => handler(c, i)) : handler(c, input)
+      if (input instanceof Promise) return input.then((i) => handler(c, i))
+      // the tag before the query, so a 304 skips it
+      const unchanged = tags === undefined ? null : tags.check(c, method)
+      return unchanged ?? handler(c, input)
     }
-    this.app.on([spec.method.toUpperCase()], [honoPath], this.door(run, authenticated, this.basePath + spec.path))
+    this.app.on([method], [honoPath], this.door(run, authenticated, this.basePath + spec.path))
   }
 }

@@ -96,9 +96,27 @@ describe('PrefixRouter', () => {
     expect(postOnly.allowed('HEAD', '/api/v1/encumbrances/x')).toBeNull()
   })
 
-  it('refuses middleware, which a first-match router would cut off', () => {
+  it('puts matching middleware before the first route handler, in registration order', () => {
     const r = new PrefixRouter<number>('/api/v1')
-    expect(() => r.add('ALL', '/api/v1/*', 0)).toThrow(/middleware/)
+    r.add('GET', '/api/v1/plots/reverse', 1)
+    r.add('GET', '/api/v1/plots/:plot_number{.+}', 2)
+    r.add('ALL', '/api/v1/*', 100)
+    r.add('ALL', '/api/v1/plots/*', 101)
+    r.add('ALL', '/healthz', 102)
+    expect(handlersOf(r, 'GET', '/api/v1/plots/reverse').map(([h]) => h)).toEqual([100, 101, 1])
+    expect(handlersOf(r, 'GET', '/api/v1/plots/12/3')).toEqual([
+      [100, {}],
+      [101, {}],
+      [2, { plot_number: '12/3' }],
+    ])
+    // no route: the middleware alone (Hono then answers not found after it)
+    expect(handlersOf(r, 'POST', '/api/v1/plots/reverse').map(([h]) => h)).toEqual([100, 101])
+    // no middleware for the path: the route alone, as without any
+    r.add('GET', '/other', 3)
+    expect(handlersOf(r, 'GET', '/other')).toEqual([[3, {}]])
+    // middleware is not a route: the 405's Allow ignores it
+    expect(r.allowed('POST', '/api/v1/plots/reverse')).toBe('GET, HEAD')
+    expect(r.allowed('POST', '/healthz')).toBeNull()
   })
 
   it('rejects a malformed root', () => {

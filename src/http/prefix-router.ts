@@ -16,11 +16,18 @@ import { PatternRouter } from 'hono/router/pattern-router'
  * and a service router created later first replays those, so each router holds its routes in
  * registration order and a match finds first the handler a single router would find first.
  *
- * Only that first handler is returned. Every route of the app is one handler that always
+ * Only the first route handler is returned. Every route of the app is one handler that always
  * answers (src/http/front-door.ts), so a second one could never run, and Hono calls a lone
  * handler directly instead of through its middleware chain (an async function and a promise
- * per link): `/api/v1/plots/reverse` also matches `/api/v1/plots/:plot_number{.+}`. Middleware
- * (`app.use`, `app.all`: method ALL) would be silently cut off by this, so it is refused.
+ * per link): `/api/v1/plots/reverse` also matches `/api/v1/plots/:plot_number{.+}`.
+ *
+ * Ordinary Hono middleware (`app.use`, `app.all`: method ALL) is accepted and kept apart: a
+ * request whose path some middleware matches gets every matching middleware, in registration
+ * order and always before the route whatever the order they were added in, then the route's
+ * first handler, and Hono runs them as its chain. Middleware runs outside the front door (no
+ * request id yet; an answer it makes itself is not in the access log). A request that no
+ * middleware matches keeps the lone-handler fast path, and with none registered `match` pays
+ * one length check.
  *
  * On a miss, `allowed` says which other methods the path has routes for: the 405 and its
  * `Allow` header (docs/api.md "Errors"). A request that finds its route never asks.
@@ -30,6 +37,9 @@ export class PrefixRouter<T> implements Router<T> {
   private readonly general: [string, string, T][] = []
   private readonly fallback = new PatternRouter<T>()
   private readonly services = new Map<string, PatternRouter<T>>()
+  /** middleware (method ALL), matched apart from the routes */
+  private readonly middleware = new PatternRouter<T>()
+  private middlewareCount = 0
   /** every method some route has, sorted (HEAD is answered by the GET routes) */
   private readonly methods: string[] = []
 
@@ -38,11 +48,11 @@ export class PrefixRouter<T> implements Router<T> {
   }
 
   add(method: string, path: string, handler: T): void {
-    if (method === 'ALL')
-      throw new Error(
-        `PrefixRouter: ${path}: middleware and method-less routes are not supported (every route is one answering ` +
-          `handler)`,
-      )
+    if (method === 'ALL') {
+      this.middleware.add(method, path, handler)
+      this.middlewareCount++
+      return
+    }
     if (!this.methods.includes(method)) {
       this.methods.push(method)
       this.methods.sort()
@@ -64,6 +74,15 @@ export class PrefixRouter<T> implements Router<T> {
   }
 
   match(method: string, path: string): Result<T> {
+    const result = this.route(method, path)
+    if (this.middlewareCount === 0) return result
+    const chain = this.middleware.match(method, path)[0]
+    if (chain.length === 0) return result
+    return [[...chain, ...result[0]]] as unknown as Result<T>
+  }
+
+  /** The first route handler for the request, without middleware. */
+  private route(method: string, path: string): Result<T> {
     const service = this.serviceOf(path, false)
     const r = service === null ? this.fallback : (this.services.get(service) ?? this.fallback)
     const result = r.match(method, path)
@@ -79,7 +98,7 @@ export class PrefixRouter<T> implements Router<T> {
     let allow: string | null = null
     for (const m of this.methods) {
       if (m === method || (m === 'GET' && method === 'HEAD')) continue
-      if (this.match(m, path)[0].length === 0) continue
+      if (this.route(m, path)[0].length === 0) continue
       const value = m === 'GET' ? 'GET, HEAD' : m
       allow = allow === null ? value : `${allow}, ${value}`
     }

@@ -1,5 +1,7 @@
 import type { Context } from 'hono'
+import { COMPRESS_MIN_BYTES, compress, negotiate } from './compress.js'
 import type { AppEnv } from './env.js'
+import { requestHeader } from './request-header.js'
 
 /**
  * Every answer is built here, with the headers gathered for the request (request id, rate
@@ -12,9 +14,9 @@ import type { AppEnv } from './env.js'
  * miss the gathered headers.
  *
  * The same reason keeps `X-Content-Type-Options: nosniff` here rather than in Hono's
- * `secureHeaders` middleware: every answer passes through `reply`, and the router takes no
- * middleware (src/http/prefix-router.ts). Error answers add `Cache-Control: no-store`
- * (errors.ts); docs/api.md "Errors" states both.
+ * `secureHeaders` middleware: every answer passes through `reply`, and middleware would put
+ * every request on Hono's chain (src/http/prefix-router.ts). Error answers add
+ * `Cache-Control: no-store` (errors.ts); docs/api.md "Errors" states both.
  *
  * @module
  */
@@ -29,6 +31,12 @@ export function setHeader(c: Context<AppEnv>, name: string, value: string): void
   else c.set('headers', { [name]: value })
 }
 
+/** Adds a value to a list header of this request (`Vary`), after any value already gathered. */
+export function appendHeader(c: Context<AppEnv>, name: string, value: string): void {
+  const prev = c.get('headers')?.[name]
+  setHeader(c, name, prev === undefined ? value : `${prev}, ${value}`)
+}
+
 /** The answer: `body` with the gathered headers and, when given, its Content-Type. */
 export function reply(
   c: Context<AppEnv>,
@@ -36,12 +44,41 @@ export function reply(
   status = 200,
   contentType?: string,
 ): Response {
+  let sent = body
+  let bytes = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+  if (body !== null && bytes > COMPRESS_MIN_BYTES && contentType === 'application/json') {
+    const coded = encoded(c, body)
+    if (coded !== null) {
+      sent = coded
+      bytes = coded.byteLength
+    }
+  }
   const gathered = c.get('headers')
   const headers: Record<string, string> = contentType
     ? { ...gathered, 'X-Content-Type-Options': NOSNIFF, 'Content-Type': contentType }
     : { ...gathered, 'X-Content-Type-Options': NOSNIFF }
-  c.set('bodyBytes', body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
-  return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers })
+  // HEAD: Hono answers it with the GET route and drops the body, and @hono/node-server counts
+  // Content-Length from the body, so a HEAD would lack it (docs/api.md "HTTP conventions")
+  if (body !== null && c.req.method === 'HEAD') {
+    headers['Content-Length'] = String(bytes)
+    c.set('bodyBytes', 0)
+  } else c.set('bodyBytes', bytes)
+  return new Response(sent as ConstructorParameters<typeof Response>[0], { status, headers })
+}
+
+/**
+ * A large JSON body as the request's `Accept-Encoding` allows (src/http/compress.ts), with
+ * `Vary: Accept-Encoding`, `Content-Encoding`, and a strong `ETag` naming the coding (RFC 9110
+ * 8.8.3: each coding is its own representation; etag.ts matches either form); null: as it is.
+ */
+function encoded(c: Context<AppEnv>, body: string | Uint8Array): Buffer | null {
+  appendHeader(c, 'Vary', 'Accept-Encoding')
+  const coding = negotiate(requestHeader(c, 'accept-encoding'))
+  if (coding === null) return null
+  setHeader(c, 'Content-Encoding', coding)
+  const tag = c.get('headers')?.ETag
+  if (tag?.endsWith('"')) setHeader(c, 'ETag', `${tag.slice(0, -1)}-${coding}"`)
+  return compress(body, coding)
 }
 
 /** A JSON answer (JSON.stringify of `value`). */

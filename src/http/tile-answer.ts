@@ -1,9 +1,12 @@
 import type { Context } from 'hono'
 import type { AppEnv } from './env.js'
-import { reply, setHeader } from './reply.js'
+import { appendHeader, reply, setHeader } from './reply.js'
 
 /** The media type of every vector tile we serve (Mapbox Vector Tile 2.1). */
 export const MVT_CONTENT_TYPE = 'application/vnd.mapbox-vector-tile'
+
+/** `Cache-Control` of every tile answer. */
+export const TILE_CACHE_CONTROL = 'private, max-age=3600'
 
 /**
  * The one answer of every tile route: `ETag` (a tile of an immutable dataset changes only with
@@ -13,7 +16,10 @@ export const MVT_CONTENT_TYPE = 'application/vnd.mapbox-vector-tile'
  */
 export function tileAnswer(c: Context<AppEnv>, etag: string, encode: () => Uint8Array): Response {
   setHeader(c, 'ETag', etag)
-  setHeader(c, 'Cache-Control', 'public, max-age=3600')
+  // keyed: only the browser of the key may keep it, and not for another key (docs/api.md
+  // "HTTP conventions")
+  setHeader(c, 'Cache-Control', TILE_CACHE_CONTROL)
+  appendHeader(c, 'Vary', 'X-API-KEY')
   if (c.req.header('if-none-match') === etag) return reply(c, null, 304)
   const bytes = encode()
   if (bytes.byteLength === 0) return reply(c, null, 204)
@@ -30,7 +36,8 @@ export function tileRulesText(minZoom: Readonly<Record<string, number>>): string
     .join(', ')
   return (
     `each layer appears from its zoom on: ${zooms}. z 0–22, x and y 0–2^z−1, else 400. ` +
-    'No feature in the tile: 204. ETag from the dataset version; If-None-Match answers 304.'
+    'No feature in the tile: 204. ETag from the dataset version; If-None-Match answers 304. ' +
+    '`Cache-Control: private, max-age=3600` and `Vary: X-API-KEY`: a tile is served for a key.'
   )
 }
 

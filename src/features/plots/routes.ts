@@ -26,6 +26,13 @@ import {
 
 const TAG = ['Plots and coordinates']
 
+/**
+ * Named in the message of a plot number that matches nothing: `/plots/revers` is a plot number
+ * by the spec, so it answers like any other, but says which lookup routes exist beside it
+ * (docs/api.md "Plots (spec 000)").
+ */
+const LOOKUP_ROUTES = '/plots/search-given-coordinates, /plots/reverse, /plots/{plot_number} and /cities'
+
 function scopeOf(key: ApiKeyRecord, countries: Country[]): CityScope {
   const scope: CityScope = {}
   for (const c of countries) scope[c] = citiesAllowed(key, c)
@@ -95,7 +102,12 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
         'Order: Botswana first, then source order.',
       request: { params: PlotNumberParamsSchema, query: ByNumberQuerySchema },
       responses: {
-        200: { description: 'Every matching plot (up to `limit`); empty when none.', schema: PlotsEnvelopeSchema },
+        200: {
+          description:
+            'Every matching plot (up to `limit`); empty when none, with a `message` that says no such plot exists ' +
+            'and lists the lookup routes (a mistyped `/plots/revers` is a plot number).',
+          schema: PlotsEnvelopeSchema,
+        },
       },
     },
     mw,
@@ -159,7 +171,7 @@ function plotsByNumber(
   const where = query.city ? ` in ${query.city}` : ''
   const message = plots.length
     ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}`
-    : `No plot numbered ${plotNumber} found${where}`
+    : `No plot numbered ${plotNumber} found${where}; the plot lookup routes are ${LOOKUP_ROUTES}`
   return json(c, { plots, message })
 }
 

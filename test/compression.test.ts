@@ -1,0 +1,66 @@
+/**
+ * Compression of large JSON answers (src/http/compress.ts, docs/api.md "HTTP conventions"):
+ * negotiated from `Accept-Encoding`, small answers untouched, the ETag naming the coding.
+ */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { describe, expect, it } from 'vitest'
+import { makeTestApp } from './helpers.js'
+
+const t = makeTestApp()
+const { key } = t.issue()
+const near = '/api/v1/plots/search-given-coordinates?latitude=-24.6545&longitude=25.9086&radius=50000&limit=500'
+const raw = async (res: Response) => Buffer.from(await res.arrayBuffer())
+
+describe('compression', () => {
+  it('answers a large JSON body in the coding Accept-Encoding asks for, equal once decoded', async () => {
+    const plain = await t.get(near, key)
+    const identity = await raw(plain)
+    expect(identity.byteLength).toBeGreaterThan(1024)
+    expect(plain.headers.get('Content-Encoding')).toBeNull()
+    expect(plain.headers.get('Vary')).toBe('X-API-KEY, Accept-Encoding')
+    for (const [accept, coding, decode] of [
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+      ['br;q=0.5, gzip', 'gzip', gunzipSync],
+    ] as const) {
+      const res = await t.get(near, key, { 'Accept-Encoding': accept })
+      expect(res.headers.get('Content-Encoding'), accept).toBe(coding)
+      expect(res.headers.get('Vary'), accept).toBe('X-API-KEY, Accept-Encoding')
+      const body = await raw(res)
+      expect(body.byteLength, accept).toBeLessThan(identity.byteLength / 3)
+      expect(decode(body).equals(identity), accept).toBe(true)
+      // one representation per coding: the tag says which, and names it in a 304
+      const tag = res.headers.get('ETag')!
+      expect(tag, accept).toBe(`${plain.headers.get('ETag')!.slice(0, -1)}-${coding}"`)
+      const again = await t.get(near, key, { 'Accept-Encoding': accept, 'If-None-Match': tag })
+      expect(again.status, accept).toBe(304)
+      expect(again.headers.get('ETag'), accept).toBe(tag)
+    }
+  })
+
+  it('compresses the OpenAPI document, and gives HEAD the compressed length', async () => {
+    const res = await t.get('/api/v1/openapi.json', undefined, { 'Accept-Encoding': 'br' })
+    expect(res.headers.get('Content-Encoding')).toBe('br')
+    const body = await raw(res)
+    expect(JSON.parse(brotliDecompressSync(body).toString()).openapi).toBe('3.1.0')
+    const head = await t.app.request('/api/v1/openapi.json', { method: 'HEAD', headers: { 'Accept-Encoding': 'br' } })
+    expect(head.headers.get('Content-Encoding')).toBe('br')
+    expect(head.headers.get('Content-Length')).toBe(String(body.byteLength))
+  })
+
+  it('leaves small answers, and other than JSON, as they are', async () => {
+    for (const [path, k] of [
+      ['/healthz', undefined],
+      ['/api/v1/plots/reverse?latitude=-24.6282&longitude=25.9231', key],
+      ['/api/v1/plots/reverse?latitude=x', key],
+      ['/docs', undefined],
+    ] as const) {
+      const plain = await raw(await t.get(path, k))
+      const res = await t.get(path, k, { 'Accept-Encoding': 'gzip, br' })
+      expect(res.headers.get('Content-Encoding'), path).toBeNull()
+      expect(res.headers.get('Vary') ?? '', path).not.toContain('Accept-Encoding')
+      // the same length (an error's body differs by its request id only)
+      expect((await raw(res)).byteLength, path).toBe(plain.byteLength)
+    }
+  })
+})
