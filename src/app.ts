@@ -39,7 +39,10 @@ export interface AppDeps {
   routes?: (router: ApiRouter) => void
   /** why the server is not ready (draining, a failed check), or null when it is: /readyz answers 503 with it */
   readiness?: () => string | null
-  /** the served build, named in every access-log line (the dataset directory's name) */
+  /**
+   * the served build, named in every access-log line (the dataset directory's name) when the
+   * request's snapshot does not name one (it does: `data` names each build it serves)
+   */
   build?: string
   /** proxies whose X-Forwarded-For names the client in the access log (TRUSTED_PROXIES) */
   trustedProxies?: ReadonlySet<string>
@@ -48,6 +51,9 @@ export interface AppDeps {
   /** origins whose pages may call the API from a browser (CORS_ORIGINS); absent or empty: no CORS */
   corsOrigins?: readonly string[]
 }
+
+/** The services of the build the request pinned (the front door sets `snapshot` from `deps.data`). */
+const servicesOf = (c: Context<AppEnv>): Services => c.get('snapshot').services as Services
 
 export const API_BASE = '/api/v1'
 /** Request bodies above this answer 413 before they are read whole. */
@@ -66,6 +72,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     build: deps.build,
     trustedProxies: deps.trustedProxies,
     metrics: deps.metrics,
+    pins: deps.data,
   })
   app.onError(onError)
   // CORS_ORIGINS: the CORS headers gathered before anything answers, and preflights answered
@@ -123,7 +130,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.get(
     '/readyz',
     open((c) => {
-      const ds = deps.data.dataset
+      const served = c.get('snapshot')
+      const ds = served.dataset
+      // the build being served: its directory's name and digest (docs/operations.md "Swapping datasets")
+      const build = { name: served.build, build_digest: ds.manifest.build_digest ?? null }
       const domains = Object.fromEntries(
         (['plots', 'parcels', 'encumbrances', 'jurisdiction'] as const).map((d) => {
           const m = ds.domain(d)
@@ -133,10 +143,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       const state = deps.integrity?.state ?? 'off'
       const integrity = describeIntegrity(state)
       // a file that does not match the manifest: out of rotation until the process is replaced
-      if (typeof state === 'object') return json(c, { status: 'failed', integrity, reason: state.reason, domains }, 503)
+      if (typeof state === 'object')
+        return json(c, { status: 'failed', integrity, reason: state.reason, build, domains }, 503)
       const reason = deps.readiness?.() ?? null
-      if (reason !== null) return json(c, { status: 'not_ready', reason, integrity, domains }, 503)
-      return json(c, { status: 'ready', integrity, domains })
+      if (reason !== null) return json(c, { status: 'not_ready', reason, integrity, build, domains }, 503)
+      return json(c, { status: 'ready', integrity, build, domains })
     }, '/readyz'),
   )
 
@@ -177,12 +188,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     app,
     API_BASE,
     (run, authenticated, route) => open(authenticated ? (c) => gated(c, run) : run, route),
-    new AnswerTags(() => deps.data.dataset),
+    new AnswerTags((c) => c.get('snapshot').dataset),
   )
-  registerPlotRoutes(router, () => deps.data.services.plots)
-  registerParcelRoutes(router, () => deps.data.services.parcels)
-  registerEncumbranceRoutes(router, () => deps.data.services.encumbrances)
-  registerJurisdictionRoutes(router, () => deps.data.services.jurisdiction)
+  // every service is read from the build the request pinned (the front door's `snapshot`)
+  registerPlotRoutes(router, (c) => servicesOf(c).plots)
+  registerParcelRoutes(router, (c) => servicesOf(c).parcels)
+  registerEncumbranceRoutes(router, (c) => servicesOf(c).encumbrances)
+  registerJurisdictionRoutes(router, (c) => servicesOf(c).jurisdiction)
   deps.routes?.(router)
 
   return app

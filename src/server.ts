@@ -30,6 +30,7 @@ import { TimedKeyVerifier, TimedRateLimiter } from './metrics/timed.js'
 import { ClusterRateLimiter, serveRateLimitsFromPrimary } from './rate-limit/cluster.js'
 import { MemoryRateLimiter } from './rate-limit/memory.js'
 import type { RateLimiter } from './rate-limit/types.js'
+import { datasetSwitcher } from './dataset-switch.js'
 import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
 
@@ -41,6 +42,8 @@ export interface RunningServer {
   /** Stops accepting, lets in-flight requests finish (at most `timeoutMs`), then closes the files. */
   drain(timeoutMs: number): Promise<void>
   close(): Promise<void>
+  /** Switches to the build DATASET_DIR names now, if another (src/dataset-switch.ts); never throws. */
+  reload(): Promise<void>
 }
 
 /** A start the configuration or the files make impossible: one line, no stack trace. */
@@ -100,17 +103,24 @@ function drainServer(server: Server, timeoutMs: number): Promise<void> {
   })
 }
 
+/** The directory a DATASET_DIR symlink names (a missing one as given: openDataset says why). */
+function realPath(dir: string): string {
+  return existsSync(dir) ? realpathSync(dir) : dir
+}
+
 /** Opens the dataset and key store and serves on one process. */
 export async function startServer(config: Config, opts: { inCluster?: boolean } = {}): Promise<RunningServer> {
   const log = createLogger(config.LOG_LEVEL)
-  const dataset = openDataset(config.DATASET_DIR, {
-    mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20,
-    mapIndexes: config.INDEX_MMAP,
-  })
-  const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset))
+  // the build DATASET_DIR names now (a symlink may move to another): its files are opened by
+  // their real path, so a moved symlink changes nothing until a switch (src/dataset-switch.ts)
+  const open = (dir: string) =>
+    openDataset(dir, { mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20, mapIndexes: config.INDEX_MMAP })
+  const dataset = open(realPath(config.DATASET_DIR))
+  const build = basename(dataset.dir)
+  const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset), build)
   const keys = openKeyStore(config.KEYS_DB)
   const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
-  const build = basename(realpathSync(config.DATASET_DIR))
+  const reload = datasetSwitcher({ dir: config.DATASET_DIR, data, open, log })
   // METRICS_PORT (docs/operations.md "Metrics"): one process serves its own; a cluster worker
   // answers its primary, which serves them all summed
   const metrics = config.METRICS_PORT ? createMetrics(build, dataset.manifest) : undefined
@@ -144,7 +154,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
   )
   const closeFiles = () => {
     metricsServer?.close()
-    data.dataset.close()
+    data.current().dataset.close()
     keys.close()
     limiter.close?.()
   }
@@ -155,6 +165,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
         {
           port: info.port,
           dataset: config.DATASET_DIR,
+          build,
           domains: Object.keys(dataset.manifest.domains),
           indexes: dataset.indexes,
         },
@@ -169,7 +180,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
         }
         return drained
       }
-      resolve({ port: info.port, drain, close: () => drain(0) })
+      resolve({ port: info.port, drain, close: () => drain(0), reload })
     })
   })
 }
@@ -194,22 +205,41 @@ function stopOnSignals(server: RunningServer, timeoutMs: number, inCluster: bool
 }
 
 /**
+ * SIGHUP switches the served build (docs/operations.md "Swapping datasets"): a cluster primary
+ * passes it to every worker, a worker or a lone process switches itself. Listened for from the
+ * first moment (Node's default for SIGHUP is to exit): one that comes while the process starts
+ * is handled once it serves.
+ */
+function reloadOnSignal(): (server: RunningServer) => void {
+  let server: RunningServer | null = null
+  let pending = false
+  process.on('SIGHUP', () => {
+    if (cluster.isPrimary && cluster.workers && Object.keys(cluster.workers).length > 0) {
+      for (const w of Object.values(cluster.workers)) if (w?.isConnected()) w.process.kill('SIGHUP')
+    } else if (server) void server.reload()
+    else pending = true
+  })
+  return (s) => {
+    server = s
+    if (pending) void s.reload()
+  }
+}
+
+/**
  * WORKERS > 1: the primary checks the dataset and the key store once (so a damaged dataset or
  * a missing store stops the start with one clear line), owns the rate-limit counters, forks the
  * workers and supervises them (src/supervise.ts).
  */
 export async function runServer(config: Config): Promise<void> {
+  const serving = reloadOnSignal()
   let integrity: IntegrityMonitor | null = null
   if (cluster.isPrimary) {
     try {
-      const checked = openDataset(config.DATASET_DIR)
+      // the build itself, not a symlink that may be moved to another while it is checked
+      const dir = realPath(config.DATASET_DIR)
+      const checked = openDataset(dir)
       checked.close()
-      integrity = await verifyOnStart(
-        config.DATASET_DIR,
-        checked.manifest,
-        config.VERIFY_ON_START,
-        createLogger(config.LOG_LEVEL),
-      )
+      integrity = await verifyOnStart(dir, checked.manifest, config.VERIFY_ON_START, createLogger(config.LOG_LEVEL))
       openKeyStore(config.KEYS_DB).close()
     } catch (err) {
       if (err instanceof DatasetError || err instanceof StartError) {
@@ -231,6 +261,7 @@ export async function runServer(config: Config): Promise<void> {
   if (config.WORKERS <= 1) {
     const server = await startServer(config)
     stopOnSignals(server, timeoutMs, false)
+    serving(server)
     onFailure = () => void server.drain(timeoutMs).then(() => process.exit(INTEGRITY_EXIT))
   } else if (cluster.isPrimary) {
     serveRateLimitsFromPrimary()
@@ -246,7 +277,9 @@ export async function runServer(config: Config): Promise<void> {
     const supervisor = superviseWorkers(config.WORKERS, timeoutMs)
     onFailure = () => supervisor.stop(INTEGRITY_EXIT)
   } else {
-    stopOnSignals(await startServer(config, { inCluster: true }), timeoutMs, true)
+    const server = await startServer(config, { inCluster: true })
+    stopOnSignals(server, timeoutMs, true)
+    serving(server)
   }
   if (failedEarly) onFailure?.()
 }

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import Database from 'better-sqlite3'
 import { checkFileHeader } from './file-headers.js'
 import { fileMapper } from './file-map.js'
@@ -243,20 +243,43 @@ export async function readWhole(file: string, path: string, chunk = PRELOAD_CHUN
 }
 
 /**
+ * One served build: its open dataset, the services built on it, its name (the directory's, for
+ * the access log and `/readyz`) and the requests that hold it.
+ */
+export class DatasetSnapshot<S> {
+  /** Requests that started on this snapshot and have not answered yet. */
+  refs = 0
+  /** Set once another snapshot serves: the dataset closes when `refs` drops to 0. */
+  retired = false
+
+  constructor(
+    readonly dataset: OpenDataset,
+    readonly services: S,
+    readonly build: string,
+  ) {}
+}
+
+/**
  * The one place the server keeps its open dataset and everything built on it, so a new build
- * can be swapped in atomically: a request holds the snapshot it started with, and the old
- * dataset is closed once its requests have drained.
+ * can be swapped in atomically: a request pins the snapshot it started with (`acquire`, then
+ * `release` once answered, see createApp) and reads its services and build from it only, so it
+ * never mixes two builds; the previous dataset is closed (its files unmapped) once the last
+ * request holding it has answered (docs/operations.md "Swapping datasets").
  */
 export class DatasetHandle<S> {
-  private snapshot: { dataset: OpenDataset; services: S }
+  private snapshot: DatasetSnapshot<S>
 
-  /** `services`: already built from `dataset` (the server loads them asynchronously), else built here. */
+  /**
+   * `services`: already built from `dataset` (the server loads them asynchronously), else built
+   * here; `build`: the served build's name (default: the directory's name).
+   */
   constructor(
     dataset: OpenDataset,
     private readonly build: (ds: OpenDataset) => S,
     services: S = build(dataset),
+    name: string = basename(dataset.dir),
   ) {
-    this.snapshot = { dataset, services }
+    this.snapshot = new DatasetSnapshot(dataset, services, name)
   }
 
   get dataset(): OpenDataset {
@@ -267,10 +290,33 @@ export class DatasetHandle<S> {
     return this.snapshot.services
   }
 
-  /** Replaces the dataset; returns the previous one for the caller to close after a grace period. */
-  swap(next: OpenDataset): OpenDataset {
-    const prev = this.snapshot.dataset
-    this.snapshot = { dataset: next, services: this.build(next) }
+  /** The snapshot serving now (not pinned: `acquire` for a request). */
+  current(): DatasetSnapshot<S> {
+    return this.snapshot
+  }
+
+  /** The snapshot serving now, held until `release`. */
+  acquire(): DatasetSnapshot<S> {
+    const s = this.snapshot
+    s.refs++
+    return s
+  }
+
+  /** Lets go of an acquired snapshot; the last request of a retired one closes its dataset. */
+  release(s: DatasetSnapshot<S>): void {
+    if (--s.refs === 0 && s.retired) s.dataset.close()
+  }
+
+  /**
+   * Serves `next` from now on (its services built here unless given); the previous snapshot is
+   * returned, and its dataset is closed at once when no request holds it, else by the last
+   * `release`.
+   */
+  swap(next: OpenDataset, services: S = this.build(next), name: string = basename(next.dir)): DatasetSnapshot<S> {
+    const prev = this.snapshot
+    this.snapshot = new DatasetSnapshot(next, services, name)
+    prev.retired = true
+    if (prev.refs === 0) prev.dataset.close()
     return prev
   }
 }

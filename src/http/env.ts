@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { ApiKeyRecord } from '../auth/types.js'
+import type { DatasetSnapshot } from '../data/open-dataset.js'
 
 /** Context variables set by the front door and the key check (see app.ts); read them with `c.get(...)`. */
 export interface AppEnv {
@@ -14,6 +15,11 @@ export interface AppEnv {
     errorCode: string
     /** Body bytes of the answer (reply.ts), for the access log. */
     bodyBytes: number
+    /**
+     * The build this request is served from, pinned by the front door for its whole life (see
+     * DatasetHandle): its services (`Services` of src/services.ts) and its name.
+     */
+    snapshot: DatasetSnapshot<unknown>
   }
 }
 

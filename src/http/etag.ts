@@ -109,7 +109,8 @@ export class AnswerTags {
   private readonly builds = new WeakMap<object, BuildSeed>()
   private readonly scopes = new WeakMap<ApiKeyRecord, string>()
 
-  constructor(private readonly served: () => BuildIdentity) {}
+  /** `served`: the build that answers this request (its pinned snapshot's dataset) */
+  constructor(private readonly served: (c: Context<AppEnv>) => BuildIdentity) {}
 
   /**
    * Sets the answer's `ETag`, `Cache-Control` and `Vary`; returns the 304 when `If-None-Match`
@@ -118,7 +119,7 @@ export class AnswerTags {
   check(c: Context<AppEnv>, method: string): Response | null {
     const url = c.req.url
     const etag = this.hash
-      .start(this.buildOf(this.served()))
+      .start(this.buildOf(this.served(c)))
       .add(method)
       .add(url, url.indexOf('/', url.indexOf(':') + 3))
       .add(this.scopeOf(c.get('apiKey')))

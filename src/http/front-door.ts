@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
 import type { Logger } from 'pino'
+import type { DatasetSnapshot } from '../data/open-dataset.js'
 import type { AppEnv } from './env.js'
 import type { IncomingMessage } from 'node:http'
 import { clientAddress } from './client-address.js'
@@ -14,6 +15,12 @@ import type { AppMetrics, RouteMetrics } from '../metrics/metrics.js'
 export type Answer = Response | Promise<Response>
 /** What answers one request (a route, the not-found answer, or the gate around either). */
 export type Answerer = (c: Context<AppEnv>) => Answer
+
+/** Where the front door pins the served build for a request (a DatasetHandle). */
+export interface SnapshotPins {
+  acquire(): DatasetSnapshot<unknown>
+  release(s: DatasetSnapshot<unknown>): void
+}
 
 /**
  * What every request goes through exactly once, around whatever answers it (a route or the
@@ -34,12 +41,17 @@ export type Answerer = (c: Context<AppEnv>) => Answer
  * With metrics on (docs/operations.md "Metrics"), the answer is also recorded under `route`,
  * the route's metrics made once when it was registered (its pattern, never the raw path), and
  * an error answer under its code.
+ *
+ * With `pins`, the request holds the snapshot serving when it came in (its dataset, services and
+ * build name, `c.get('snapshot')`) until it has answered, so a dataset switch never closes files
+ * under it and it never mixes two builds.
  */
 export function frontDoor(
   log: Logger,
   onError: (err: Error, c: Context<AppEnv>) => Response,
-  opts: { build?: string; trustedProxies?: ReadonlySet<string>; metrics?: AppMetrics } = {},
+  opts: { build?: string; trustedProxies?: ReadonlySet<string>; metrics?: AppMetrics; pins?: SnapshotPins } = {},
 ) {
+  const pins = opts.pins
   const write = accessLogWriter(log, opts.build)
   const trusted = opts.trustedProxies ?? new Set<string>()
   const errors = opts.metrics?.errors
@@ -70,12 +82,16 @@ export function frontDoor(
       bytes: c.get('bodyBytes') ?? 0,
       client: clientAddress(incoming?.socket?.remoteAddress, requestHeader(c, 'x-forwarded-for'), trusted),
       userAgent: requestHeader(c, 'user-agent'),
+      build: c.get('snapshot')?.build,
     })
   }
   const fail = (c: Context<AppEnv>, err: unknown): Response =>
     onError(err instanceof Error ? err : new Error(String(err)), c)
   /** `route`: the route's metrics, or undefined with metrics off */
   return function enter(c: Context<AppEnv>, run: Answerer, route?: RouteMetrics): Answer {
+    // one build for the request's whole life, even across a switch (docs/operations.md "Swapping datasets")
+    const snapshot = pins === undefined ? undefined : pins.acquire()
+    if (snapshot !== undefined) c.set('snapshot', snapshot)
     const id = acceptClientRequestId(requestHeader(c, 'x-request-id')) ?? randomUUID()
     c.set('requestId', id)
     setHeader(c, REQUEST_ID_HEADER, id)
@@ -90,13 +106,15 @@ export function frontDoor(
     }
     if (res instanceof Promise) {
       const settled = res.catch((err: unknown) => fail(c, err))
-      if (!timing) return settled
+      if (!timing && snapshot === undefined) return settled
       return settled.then((r) => {
-        done(c, id, r, start, route, logging)
+        if (timing) done(c, id, r, start, route, logging)
+        if (snapshot !== undefined) pins!.release(snapshot)
         return r
       })
     }
     if (timing) done(c, id, res, start, route, logging)
+    if (snapshot !== undefined) pins!.release(snapshot)
     return res
   }
 }

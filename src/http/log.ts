@@ -28,6 +28,8 @@ export interface AccessFields {
   /** the client: the socket's address, or the X-Forwarded-For client behind a trusted proxy */
   client: string | undefined
   userAgent: string | undefined
+  /** the build that answered (the request's pinned snapshot), else the writer's `build` */
+  build?: string
 }
 
 /** Writes one access-log line; `enabled()` says whether the logger's level lets info lines through. */
@@ -53,8 +55,14 @@ const text = (name: string, v: string | undefined) => (v === undefined ? '' : `,
  */
 export function accessLogWriter(log: Logger, build?: string): AccessLogWriter {
   const l = log as unknown as Record<symbol, unknown>
-  const buildField = text('build', build)
+  // the field is escaped once per build, not per line: a switch changes it (DatasetHandle)
+  let buildName = build
+  let buildField = text('build', build)
   const write = function writeAccessLine(requestId: string, method: string, path: string, f: AccessFields) {
+    if (f.build !== undefined && f.build !== buildName) {
+      buildName = f.build
+      buildField = text('build', f.build)
+    }
     const line =
       (l[s.lsCacheSym] as Record<number, string>)[30] +
       (l[s.timeSym] as () => string)() +

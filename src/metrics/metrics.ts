@@ -47,10 +47,16 @@ export interface AppMetrics {
 }
 
 let switches: Counter | null = null
+let served: ((build: string, manifest: Manifest) => void) | null = null
 
 /** Counts a switch of the served dataset (`landdata_dataset_switches_total`); nothing when metrics are off. */
 export function countDatasetSwitch(): void {
   switches?.inc()
+}
+
+/** Names the build served from now on in `landdata_build_info` and `landdata_dataset_info` (after a switch). */
+export function describeServedBuild(build: string, manifest: Manifest): void {
+  served?.(build, manifest)
 }
 
 /** Makes this process's metrics, with the served build's (`build`: the dataset directory's name). */
@@ -88,7 +94,6 @@ export function createMetrics(build: string, manifest: Manifest, registry: Regis
     aggregator: 'first',
     registers: [registry],
   })
-  info.set({ build, build_digest: manifest.build_digest ?? '' }, 1)
   const domains = new Gauge({
     name: 'landdata_dataset_info',
     help: 'Each domain of the served build: its dataset_version and as_of date; always 1.',
@@ -96,8 +101,14 @@ export function createMetrics(build: string, manifest: Manifest, registry: Regis
     aggregator: 'first',
     registers: [registry],
   })
-  for (const [domain, m] of Object.entries(manifest.domains))
-    if (m) domains.set({ domain, dataset_version: m.dataset_version, as_of: m.as_of }, 1)
+  served = (build, manifest) => {
+    info.reset()
+    info.set({ build, build_digest: manifest.build_digest ?? '' }, 1)
+    domains.reset()
+    for (const [domain, m] of Object.entries(manifest.domains))
+      if (m) domains.set({ domain, dataset_version: m.dataset_version, as_of: m.as_of }, 1)
+  }
+  served(build, manifest)
   // each worker switches: the cluster shows the most any worker has made
   switches = new Counter({
     name: 'landdata_dataset_switches_total',

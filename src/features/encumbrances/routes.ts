@@ -8,7 +8,7 @@
  */
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
 import type { ApiRouter } from '../../http/openapi.js'
-import { requireService } from '../../http/service-guard.js'
+import { requireService, type Service } from '../../http/service-guard.js'
 import type { EncumbranceQueries } from './queries.js'
 import { registerAtRoute } from './routes/at.js'
 import { registerBatchRoute } from './routes/batch.js'
@@ -21,7 +21,7 @@ import { registerSearchRoute } from './routes/search.js'
 import { registerTileRoute } from './routes/tiles.js'
 import { registerWithinRoute } from './routes/within.js'
 
-export function registerEncumbranceRoutes(router: ApiRouter, queries: () => EncumbranceQueries | null): void {
+export function registerEncumbranceRoutes(router: ApiRouter, queries: Service<EncumbranceQueries | null>): void {
   const guards = [requireProduct('encumbrance'), requireCountry('SOUTH_AFRICA')]
   const service = requireService(
     queries,

@@ -6,7 +6,7 @@
  */
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
 import type { ApiRouter } from '../../http/openapi.js'
-import { requireService } from '../../http/service-guard.js'
+import { requireService, type Service } from '../../http/service-guard.js'
 import type { JurisdictionQueries } from './queries.js'
 import { registerAtRoute } from './routes/at.js'
 import { registerBatchRoute } from './routes/batch.js'
@@ -20,7 +20,7 @@ import { registerSearchRoute } from './routes/search.js'
 export { batchAnswer } from './routes/batch.js'
 export { HEATMAP_MAX_FEATURES, HEATMAP_MAX_SPAN, TILE_MIN_ZOOM } from './routes/map.js'
 
-export function registerJurisdictionRoutes(router: ApiRouter, queries: () => JurisdictionQueries | null): void {
+export function registerJurisdictionRoutes(router: ApiRouter, queries: Service<JurisdictionQueries | null>): void {
   const ctx: JurisdictionRouteContext = {
     guards: [requireProduct('jurisdiction'), requireCountry('SOUTH_AFRICA')],
     service: requireService(

@@ -4,7 +4,7 @@
  */
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
 import type { ApiRouter } from '../../http/openapi.js'
-import { requireService } from '../../http/service-guard.js'
+import { requireService, type Service } from '../../http/service-guard.js'
 import type { ParcelQueries } from './queries.js'
 import { registerAtRoute } from './routes/at.js'
 import { registerBatchRoute } from './routes/batch.js'
@@ -16,7 +16,7 @@ import type { ParcelRoutes } from './routes/shared.js'
 import { registerWithinRoute } from './routes/within.js'
 
 /** The parcel cadastre service (docs/api.md "Parcel cadastre (spec 001)"): South Africa only, `parcels` product. */
-export function registerParcelRoutes(router: ApiRouter, queries: () => ParcelQueries | null): void {
+export function registerParcelRoutes(router: ApiRouter, queries: Service<ParcelQueries | null>): void {
   const routes: ParcelRoutes = {
     guards: [requireProduct('parcels'), requireCountry('SOUTH_AFRICA')],
     service: requireService(queries, 'ParcelDataUnavailable', 'the parcel dataset is not installed on this deployment'),

@@ -7,7 +7,7 @@ import type { z } from '@hono/zod-openapi'
 import { citiesAllowed, countriesInScope, assertCityPermitted, requireProduct } from '../../auth/middleware.js'
 import type { ApiKeyRecord, Country } from '../../auth/types.js'
 import type { AppEnv } from '../../http/env.js'
-import { requireService } from '../../http/service-guard.js'
+import { requireService, type Service } from '../../http/service-guard.js'
 import { JsonBytes } from '../../http/json-bytes.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { json, reply } from '../../http/reply.js'
@@ -51,7 +51,7 @@ function plotsAnswer(c: Context<AppEnv>, plots: FoundPlots, message: string): Re
 }
 
 /** The plot and coordinate lookup service (docs/api.md "Plots (spec 000)"): four GET endpoints, `plots` product. */
-export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries | null): void {
+export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueries | null>): void {
   const mw = [requireProduct('plots')]
   const q = requireService(queries, 'PlotDataUnavailable', 'the plot dataset is not installed on this deployment')
 
@@ -69,7 +69,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       },
     },
     mw,
-    (c, { query }) => plotsNear(c, q(), query),
+    (c, { query }) => plotsNear(c, q(c), query),
   )
 
   router.add(
@@ -85,7 +85,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       responses: { 200: { description: 'Zero or one plot, with `distance_meters`.', schema: PlotsEnvelopeSchema } },
     },
     mw,
-    (c, { query }) => nearestPlot(c, q(), query),
+    (c, { query }) => nearestPlot(c, q(c), query),
   )
 
   router.add(
@@ -111,7 +111,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       },
     },
     mw,
-    (c, { params, query }) => plotsByNumber(c, q(), params.plot_number, query),
+    (c, { params, query }) => plotsByNumber(c, q(c), params.plot_number, query),
   )
 
   router.add(
@@ -130,7 +130,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: () => PlotQueries
       },
     },
     mw,
-    (c, { query }) => cityList(c, q(), query),
+    (c, { query }) => cityList(c, q(c), query),
   )
 }
 

@@ -44,6 +44,6 @@ export function registerAtRoute(router: ApiRouter, guards: RouteGuard[], service
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },
     guards,
-    (c, { query }) => answerAt(c, service(), query),
+    (c, { query }) => answerAt(c, service(c), query),
   )
 }

@@ -58,6 +58,6 @@ export function registerBatchRoute(router: ApiRouter, guards: RouteGuard[], serv
       },
     },
     guards,
-    (c, { body }) => answerBatch(c, service(), body),
+    (c, { body }) => answerBatch(c, service(c), body),
   )
 }

@@ -77,6 +77,6 @@ export function registerCoverageRoute(router: ApiRouter, guards: RouteGuard[], s
       responses: { 200: { description: 'Coverage.', schema: CoverageEnvelopeSchema } },
     },
     guards,
-    (c) => answerCoverage(c, service()),
+    (c) => answerCoverage(c, service(c)),
   )
 }

@@ -67,6 +67,6 @@ export function registerDetailRoute(router: ApiRouter, guards: RouteGuard[], ser
       },
     },
     guards,
-    (c, { params }) => answerDetail(c, service(), params),
+    (c, { params }) => answerDetail(c, service(c), params),
   )
 }

@@ -166,6 +166,6 @@ export function registerHeatmapRoute(router: ApiRouter, guards: RouteGuard[], se
       responses: { 200: { description: 'Cells or features.', schema: HeatmapEnvelopeSchema } },
     },
     guards,
-    (c, { query }) => answerHeatmap(c, service(), query),
+    (c, { query }) => answerHeatmap(c, service(c), query),
   )
 }

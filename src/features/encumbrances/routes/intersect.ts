@@ -139,6 +139,6 @@ export function registerIntersectRoute(router: ApiRouter, guards: RouteGuard[], 
       },
     },
     guards,
-    (c, { body }) => answerIntersect(c, service(), body),
+    (c, { body }) => answerIntersect(c, service(c), body),
   )
 }

@@ -71,7 +71,7 @@ export function registerParcelRoutes(router: ApiRouter, guards: RouteGuard[], se
       },
     },
     guards,
-    (c, { params }) => answerParcel(c, service(), params),
+    (c, { params }) => answerParcel(c, service(c), params),
   )
 
   router.add(
@@ -93,6 +93,6 @@ export function registerParcelRoutes(router: ApiRouter, guards: RouteGuard[], se
       },
     },
     guards,
-    (c, { params }) => answerParcelSummary(c, service(), params),
+    (c, { params }) => answerParcelSummary(c, service(c), params),
   )
 }

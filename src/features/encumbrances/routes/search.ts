@@ -68,6 +68,6 @@ export function registerSearchRoute(router: ApiRouter, guards: RouteGuard[], ser
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },
     guards,
-    (c, { query }) => answerSearch(c, service(), query),
+    (c, { query }) => answerSearch(c, service(c), query),
   )
 }

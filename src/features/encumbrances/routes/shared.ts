@@ -8,11 +8,12 @@ import { ApiError } from '../../../http/errors.js'
 import { plural } from '../../../http/text.js'
 import type { ParcelRef } from '../parcels.js'
 import type { EncumbranceQueries } from '../queries.js'
+import type { Service } from '../../../http/service-guard.js'
 
 export const TAG = ['Encumbrances']
 
 /** The service of the current dataset, or a 503 (requireService). */
-export type EncumbranceService = () => EncumbranceQueries
+export type EncumbranceService = Service<EncumbranceQueries>
 
 const EMPTY_NOTE =
   'Nothing was found in this dataset; this does not mean the property is unencumbered (the export may be ' +

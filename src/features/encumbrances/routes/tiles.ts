@@ -43,6 +43,6 @@ export function registerTileRoute(router: ApiRouter, guards: RouteGuard[], servi
       responses: TILE_RESPONSES,
     },
     guards,
-    (c, { params, query }) => answerTile(c, service(), params, query),
+    (c, { params, query }) => answerTile(c, service(c), params, query),
   )
 }

@@ -47,6 +47,6 @@ export function registerWithinRoute(router: ApiRouter, guards: RouteGuard[], ser
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },
     guards,
-    (c, { query }) => answerWithin(c, service(), query),
+    (c, { query }) => answerWithin(c, service(c), query),
   )
 }

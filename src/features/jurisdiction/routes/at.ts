@@ -44,7 +44,7 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: Jurisdic
       },
     },
     guards,
-    (c, { query }) => chainAtPoint(c, service(), query.lat, query.lon, query.as_at),
+    (c, { query }) => chainAtPoint(c, service(c), query.lat, query.lon, query.as_at),
   )
 }
 

@@ -27,7 +27,7 @@ export function registerBatchRoute(router: ApiRouter, { guards, service }: Juris
       },
     },
     guards,
-    (c, { body }) => chainsOfPoints(c, service(), body.points, body.as_at),
+    (c, { body }) => chainsOfPoints(c, service(c), body.points, body.as_at),
   )
 }
 

@@ -42,7 +42,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       responses: { 200: { description: 'One page.', schema: ListEnvelopeSchema } },
     },
     guards,
-    (c, { params, query }) => boundaryList(c, service(), params, query),
+    (c, { params, query }) => boundaryList(c, service(c), params, query),
   )
 
   router.add(
@@ -61,7 +61,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       },
     },
     guards,
-    (c, { params, query }) => boundaryDetail(c, service(), params, query.as_at),
+    (c, { params, query }) => boundaryDetail(c, service(c), params, query.as_at),
   )
 
   router.add(
@@ -80,7 +80,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       },
     },
     guards,
-    (c, { params, query }) => boundaryGeometry(c, service(), params, query),
+    (c, { params, query }) => boundaryGeometry(c, service(c), params, query),
   )
 
   router.add(
@@ -100,7 +100,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
       },
     },
     guards,
-    (c, { params, query }) => boundaryChildren(c, service(), params, query.as_at),
+    (c, { params, query }) => boundaryChildren(c, service(c), params, query.as_at),
   )
 }
 

@@ -7,6 +7,7 @@ import type { BoundaryType } from '../../../data/jurisdiction-format.js'
 import type { RouteGuard } from '../../../http/env.js'
 import { ApiError } from '../../../http/errors.js'
 import type { BoundaryRow, JurisdictionQueries } from '../queries.js'
+import type { Service } from '../../../http/service-guard.js'
 
 export const TAG = ['Jurisdiction']
 
@@ -15,7 +16,7 @@ export interface JurisdictionRouteContext {
   /** product and country checks */
   guards: RouteGuard[]
   /** the service, or 503 JurisdictionDataUnavailable */
-  service: () => JurisdictionQueries
+  service: Service<JurisdictionQueries>
 }
 
 /** Today in Africa/Johannesburg, the default `as_at`. */

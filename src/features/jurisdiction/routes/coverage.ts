@@ -23,7 +23,7 @@ export function registerCoverageRoute(router: ApiRouter, { guards, service }: Ju
       responses: { 200: { description: 'Coverage.', schema: CoverageEnvelopeSchema } },
     },
     guards,
-    (c) => coverage(c, service()),
+    (c) => coverage(c, service(c)),
   )
 }
 

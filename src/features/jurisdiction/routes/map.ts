@@ -74,7 +74,7 @@ export function registerHeatmapRoute(router: ApiRouter, { guards, service }: Jur
       responses: { 200: { description: 'Outlines.', schema: HeatmapEnvelopeSchema } },
     },
     guards,
-    (c, { query }) => heatmap(c, service(), query),
+    (c, { query }) => heatmap(c, service(c), query),
   )
 }
 
@@ -95,7 +95,7 @@ export function registerTileRoute(router: ApiRouter, { guards, service }: Jurisd
       responses: TILE_RESPONSES,
     },
     guards,
-    (c, { params, query }) => tile(c, service(), params, query),
+    (c, { params, query }) => tile(c, service(c), params, query),
   )
 }
 

@@ -35,7 +35,7 @@ export function registerParcelRoute(router: ApiRouter, { guards, service }: Juri
       },
     },
     guards,
-    (c, { params, query }) => chainOfParcel(c, service(), params.lpi, query.as_at),
+    (c, { params, query }) => chainOfParcel(c, service(c), params.lpi, query.as_at),
   )
 }
 

@@ -28,7 +28,7 @@ export function registerSearchRoute(router: ApiRouter, { guards, service }: Juri
       responses: { 200: { description: 'Matches.', schema: SearchEnvelopeSchema } },
     },
     guards,
-    (c, { query }) => nameSearch(c, service(), query),
+    (c, { query }) => nameSearch(c, service(c), query),
   )
 }
 

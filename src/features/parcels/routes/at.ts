@@ -32,7 +32,7 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: ParcelRo
       },
     },
     guards,
-    (c, { query }) => parcelsAt(c, service(), query.longitude, query.latitude, filterOf(query)),
+    (c, { query }) => parcelsAt(c, service(c), query.longitude, query.latitude, filterOf(query)),
   )
 }
 

@@ -23,7 +23,7 @@ export function registerBatchRoute(router: ApiRouter, { guards, service }: Parce
       responses: { 200: { description: 'Results in input order.', schema: BatchEnvelopeSchema } },
     },
     guards,
-    (c, { body }) => parcelBatch(c, service(), body),
+    (c, { body }) => parcelBatch(c, service(c), body),
   )
 }
 

@@ -22,7 +22,7 @@ export function registerCoverageRoute(router: ApiRouter, { guards, service }: Pa
       responses: { 200: { description: 'The ledger.', schema: CoverageEnvelopeSchema } },
     },
     guards,
-    (c) => parcelCoverage(c, service()),
+    (c) => parcelCoverage(c, service(c)),
   )
 }
 

@@ -24,7 +24,7 @@ export function registerGeometryRoute(router: ApiRouter, { guards, service }: Pa
       responses: { 200: { description: 'The boundary.', schema: GeometryEnvelopeSchema }, 404: NOT_FOUND },
     },
     guards,
-    (c, { params, query }) => parcelGeometry(c, service(), params.lpi, query),
+    (c, { params, query }) => parcelGeometry(c, service(c), params.lpi, query),
   )
 }
 

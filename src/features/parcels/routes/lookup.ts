@@ -22,7 +22,7 @@ export function registerBySourceKeyRoute(router: ApiRouter, { guards, service }:
       },
     },
     guards,
-    (c, { params, query }) => parcelsOfSourceKey(c, service(), params.source_key, filterOf(query)),
+    (c, { params, query }) => parcelsOfSourceKey(c, service(c), params.source_key, filterOf(query)),
   )
 }
 
@@ -44,7 +44,7 @@ export function registerByLpiRoute(router: ApiRouter, { guards, service }: Parce
       },
     },
     guards,
-    (c, { params, query }) => parcelsOfLpi(c, service(), params.lpi, filterOf(query)),
+    (c, { params, query }) => parcelsOfLpi(c, service(c), params.lpi, filterOf(query)),
   )
 }
 

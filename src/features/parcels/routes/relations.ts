@@ -34,7 +34,7 @@ export function registerRelationRoutes(router: ApiRouter, { guards, service }: P
       },
     },
     guards,
-    (c, { params, query }) => parcelNeighbours(c, service(), params.lpi, query),
+    (c, { params, query }) => parcelNeighbours(c, service(c), params.lpi, query),
   )
 
   router.add(
@@ -50,7 +50,7 @@ export function registerRelationRoutes(router: ApiRouter, { guards, service }: P
       responses: { 200: { description: 'Beacons.', schema: BeaconsEnvelopeSchema }, 404: NOT_FOUND },
     },
     guards,
-    (c, { params, query }) => parcelBeacons(c, service(), params.lpi, filterOf(query)),
+    (c, { params, query }) => parcelBeacons(c, service(c), params.lpi, filterOf(query)),
   )
 
   router.add(
@@ -65,7 +65,7 @@ export function registerRelationRoutes(router: ApiRouter, { guards, service }: P
       responses: { 200: { description: 'General Plans.', schema: GeneralPlansEnvelopeSchema }, 404: NOT_FOUND },
     },
     guards,
-    (c, { params, query }) => parcelGeneralPlans(c, service(), params.lpi, filterOf(query)),
+    (c, { params, query }) => parcelGeneralPlans(c, service(c), params.lpi, filterOf(query)),
   )
 }
 

@@ -4,11 +4,12 @@ import { ApiError } from '../../../http/errors.js'
 import type { RouteGuard } from '../../../http/env.js'
 import { JsonBytes } from '../../../http/json-bytes.js'
 import type { Filter, ParcelQueries } from '../queries.js'
+import type { Service } from '../../../http/service-guard.js'
 
 /** The guards of every parcel route and its service (a 503 when the dataset holds no parcels). */
 export interface ParcelRoutes {
   guards: RouteGuard[]
-  service: () => ParcelQueries
+  service: Service<ParcelQueries>
 }
 
 /** The /parcels/at and batch answers are written by this one writer (synchronously, so requests never share it). */

@@ -25,7 +25,7 @@ export function registerWithinRoute(router: ApiRouter, { guards, service }: Parc
       responses: { 200: { description: 'One page of parcels.', schema: LookupEnvelopeSchema } },
     },
     guards,
-    (c, { query }) => parcelsWithin(c, service(), query),
+    (c, { query }) => parcelsWithin(c, service(c), query),
   )
 }
 

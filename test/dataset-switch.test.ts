@@ -1,0 +1,259 @@
+/**
+ * Switching the served build under load, with real processes on loopback (docs/operations.md
+ * "Swapping datasets"): DATASET_DIR is a symlink moved between two builds and the server is sent
+ * SIGHUP; with two workers and 50 connections asking all along, no request fails and every answer
+ * names one of the two builds' `dataset_version`. A damaged build is refused with one log line per
+ * worker and the served one keeps answering. Every wait is bounded.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { get, request } from 'node:http'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { describe, expect, inject, it } from 'vitest'
+import { SqliteKeyStore } from '../src/auth/key-store.js'
+import { MANIFEST_FILE, type Manifest } from '../src/data/manifest.js'
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+/** Points `link` at `target` in one rename, as an operator's `ln -sfn` + `mv -T` does. */
+function pointAt(link: string, target: string): void {
+  const tmp = `${link}.next`
+  symlinkSync(target, tmp)
+  renameSync(tmp, link)
+}
+
+const count = (text: string, re: RegExp) => (text.match(re) ?? []).length
+
+async function until(
+  what: string,
+  ok: () => boolean | Promise<boolean>,
+  out: () => string,
+  ms = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${out().slice(-3000)}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+interface Builds {
+  dir: string
+  a: string
+  b: string
+  damaged: string
+  /** the symlink DATASET_DIR names, at `a` to begin with */
+  current: string
+  versionA: string
+  versionB: string
+  /** the file changed in `damaged` */
+  damagedFile: string
+}
+
+/** Two builds of the fixture that differ in their dataset versions, and a damaged one. */
+function makeBuilds(): Builds {
+  const dir = mkdtempSync(join(inject('workDir'), 'switch-'))
+  const a = join(dir, 'build-a')
+  const b = join(dir, 'build-b')
+  const damaged = join(dir, 'build-damaged')
+  cpSync(inject('datasetDir'), a, { recursive: true })
+  cpSync(inject('datasetDir'), b, { recursive: true })
+  cpSync(inject('datasetDir'), damaged, { recursive: true })
+  // B: the same files under other dataset versions (build_digest covers the files only)
+  const manifest = JSON.parse(readFileSync(join(b, MANIFEST_FILE), 'utf8')) as Manifest
+  for (const m of Object.values(manifest.domains)) if (m) m.dataset_version = `${m.dataset_version}-b`
+  writeFileSync(join(b, MANIFEST_FILE), JSON.stringify(manifest))
+  const versionA = (JSON.parse(readFileSync(join(a, MANIFEST_FILE), 'utf8')) as Manifest).domains.jurisdiction!
+    .dataset_version
+  const versionB = manifest.domains.jurisdiction!.dataset_version
+  // the damaged build: one byte of its largest file changed, size and header intact
+  const largest = [...manifest.files].sort((x, y) => y.size - x.size)[0]!
+  const bytes = readFileSync(join(damaged, largest.path))
+  bytes[bytes.length - 1] ^= 0xff
+  writeFileSync(join(damaged, largest.path), bytes)
+  const current = join(dir, 'current')
+  pointAt(current, a)
+  return { dir, a, b, damaged, current, versionA, versionB, damagedFile: largest.path }
+}
+
+interface Proc {
+  child: ChildProcess
+  url: string
+  key: string
+  output: () => string
+  /** the build `/readyz` names, asked over a new connection (so a cluster hands it to any worker) */
+  readyBuild: () => Promise<string | null>
+}
+
+/** The production entry on DATASET_DIR=`builds.current`, once it serves build-a. */
+async function serve(builds: Builds, workers: number): Promise<Proc> {
+  const keysDb = join(builds.dir, 'keys.db')
+  const store = new SqliteKeyStore(keysDb)
+  const { key } = store.issue({ products: ['jurisdiction'], countries: ['SOUTH_AFRICA'], ratePerMinute: 1e6 })
+  store.close()
+  const port = await freePort()
+  const child = spawn(process.execPath, ['dist/server.js'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKERS: String(workers),
+      KEYS_DB: keysDb,
+      DATASET_DIR: builds.current,
+      // keeps the access log out; a switch logs at info, so /readyz tells
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_TIMEOUT_S: '5',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (out += d))
+  const url = `http://127.0.0.1:${port}`
+  const readyBuild = (): Promise<string | null> =>
+    new Promise((resolve) => {
+      get(`${url}/readyz`, { agent: false }, (res) => {
+        let text = ''
+        res.on('data', (d) => (text += d))
+        res.on('end', () => resolve((JSON.parse(text) as { build: { name: string } }).build.name))
+      }).on('error', () => resolve(null))
+    })
+  const deadline = Date.now() + 20_000
+  while ((await readyBuild()) !== 'build-a') {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL')
+      throw new Error(`server did not start: ${out}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { child, url, key, output: () => out, readyBuild }
+}
+
+/** A jurisdiction batch whose body arrives in two halves, `gapMs` apart: in flight for that long. */
+function slowBatch(p: Proc, gapMs: number): Promise<{ status: number; body: { dataset_version?: string } }> {
+  const body = JSON.stringify({ points: [{ latitude: -34.9045, longitude: 17.0015 }] })
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${p.url}/api/v1/jurisdiction/batch`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'X-API-KEY': p.key, 'Content-Type': 'application/json', 'Content-Length': body.length },
+      },
+      (res) => {
+        let text = ''
+        res.on('data', (d) => (text += d))
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
+      },
+    )
+    req.on('error', reject)
+    req.write(body.slice(0, 10))
+    setTimeout(() => req.end(body.slice(10)), gapMs)
+  })
+}
+
+describe('dataset switch', () => {
+  it('switches five times under load (2 workers, 50 connections) without a failed request', async () => {
+    const builds = makeBuilds()
+    const { a, b, damaged, current, versionA, versionB } = builds
+    const p = await serve(builds, 2)
+    const { child, url, key, readyBuild, output } = p
+    try {
+      let stop = false
+      const failures: string[] = []
+      const versions = new Map<string, number>()
+      let answers = 0
+      const connection = async () => {
+        while (!stop) {
+          try {
+            const r = await fetch(`${url}/api/v1/jurisdiction/coverage`, { headers: { 'X-API-KEY': key } })
+            const body = (await r.json()) as { dataset_version?: string }
+            if (r.status !== 200) failures.push(`${r.status} ${JSON.stringify(body)}`)
+            else versions.set(String(body.dataset_version), (versions.get(String(body.dataset_version)) ?? 0) + 1)
+            answers++
+          } catch (err) {
+            failures.push(String(err))
+          }
+        }
+      }
+      const load = Array.from({ length: 50 }, connection)
+
+      // both workers must have switched before the next move: each says so on /readyz
+      const servedBy = async (name: string) => {
+        const deadline = Date.now() + 30_000
+        let seen = 0
+        while (seen < 10) {
+          if (Date.now() > deadline)
+            throw new Error(`the workers did not all switch to ${name}: ${output().slice(-3000)}`)
+          if ((await readyBuild()) === name) seen++
+          else {
+            seen = 0
+            await new Promise((r) => setTimeout(r, 50))
+          }
+        }
+      }
+      const order = [b, a, b, a, b]
+      for (const target of order) {
+        const before = answers
+        pointAt(current, target)
+        child.kill('SIGHUP')
+        await servedBy(target === a ? 'build-a' : 'build-b')
+        await until('answers after the switch', () => answers > before + 50, output)
+      }
+
+      // a damaged build is refused, one line per worker, and the served one answers on
+      pointAt(current, damaged)
+      child.kill('SIGHUP')
+      await until(
+        'both workers to refuse the damaged build',
+        () => count(output(), /dataset switch refused/g) === 2,
+        output,
+      )
+      const before = answers
+      await until('answers after the refusal', () => answers > before + 50, output)
+      expect(await readyBuild()).toBe('build-b')
+
+      stop = true
+      await Promise.all(load)
+      expect(failures).toEqual([])
+      expect([...versions.keys()].sort()).toEqual([versionA, versionB].sort())
+      expect(count(output(), /dataset switch refused/g)).toBe(2)
+      expect(output()).toMatch(new RegExp(`dataset switch refused: .*${builds.damagedFile}.*still serving build-b`))
+      expect(child.exitCode).toBeNull()
+    } finally {
+      child.kill('SIGKILL')
+    }
+  }, 120_000)
+
+  it('WORKERS=1: a request in flight during a switch answers from the build it started on', async () => {
+    const builds = makeBuilds()
+    const p = await serve(builds, 1)
+    try {
+      const inFlight = slowBatch(p, 2500)
+      await new Promise((r) => setTimeout(r, 300))
+      pointAt(builds.current, builds.b)
+      p.child.kill('SIGHUP')
+      await until('the switch', async () => (await p.readyBuild()) === 'build-b', p.output, 2000)
+      const answer = await inFlight
+      expect(answer.status).toBe(200)
+      expect(answer.body.dataset_version).toBe(builds.versionA)
+      const after = await slowBatch(p, 0)
+      expect(after.body.dataset_version).toBe(builds.versionB)
+      // SIGHUP with DATASET_DIR unchanged: nothing to do, still serving B
+      p.child.kill('SIGHUP')
+      await new Promise((r) => setTimeout(r, 300))
+      expect(await p.readyBuild()).toBe('build-b')
+      expect(p.child.exitCode).toBeNull()
+    } finally {
+      p.child.kill('SIGKILL')
+    }
+  }, 60_000)
+})
