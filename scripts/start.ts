@@ -70,7 +70,12 @@ function issueDemoKey(keysDb: string, port: number): void {
 
 async function main(): Promise<void> {
   const explicit = Boolean(process.env.DATASET_DIR)
-  const config = loadConfig({ ...process.env, DATASET_DIR: process.env.DATASET_DIR || SAMPLE_DATASET })
+  // serving the sample, npm start writes the pid `npm run reload` signals (data/server.pid)
+  const config = loadConfig({
+    ...process.env,
+    DATASET_DIR: process.env.DATASET_DIR || SAMPLE_DATASET,
+    PID_FILE: process.env.PID_FILE ?? (explicit ? '' : 'data/server.pid'),
+  })
   if (cluster.isPrimary) {
     if (!explicit) {
       await prepareSample()

@@ -30,6 +30,8 @@ const ConfigSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** s an idle keep-alive connection stays open: above common load-balancer idle timeouts (60 s) */
   KEEPALIVE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(65),
+  /** where the server (the primary with WORKERS > 1) writes its pid for `npm run reload`; empty: none */
+  PID_FILE: z.string().default(''),
   /** comma-separated proxy addresses whose X-Forwarded-For names the client in the access log */
   TRUSTED_PROXIES: z.string().default(''),
   /**

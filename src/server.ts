@@ -5,10 +5,10 @@
  * in-flight requests finish within SHUTDOWN_TIMEOUT_S, then the process exits 0.
  */
 import cluster from 'node:cluster'
-import { existsSync, realpathSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { basename } from 'node:path'
+import { basename, dirname } from 'node:path'
 import { createApp } from './app.js'
 import { SqliteKeyStore } from './auth/key-store.js'
 import type { Config } from './config.js'
@@ -205,6 +205,27 @@ function stopOnSignals(server: RunningServer, timeoutMs: number, inCluster: bool
 }
 
 /**
+ * The pid `npm run reload` signals (scripts/reload.mjs), written at start and removed at exit
+ * when it still names this process.
+ */
+function writePidFile(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, `${process.pid}\n`)
+  } catch (err) {
+    console.error(`cannot start: PID_FILE ${path} cannot be written: ${(err as Error).message}`)
+    process.exit(1)
+  }
+  process.on('exit', () => {
+    try {
+      if (readFileSync(path, 'utf8').trim() === String(process.pid)) unlinkSync(path)
+    } catch {
+      // gone already
+    }
+  })
+}
+
+/**
  * SIGHUP switches the served build (docs/operations.md "Swapping datasets"): a cluster primary
  * passes it to every worker, a worker or a lone process switches itself. Listened for from the
  * first moment (Node's default for SIGHUP is to exit): one that comes while the process starts
@@ -232,6 +253,7 @@ function reloadOnSignal(): (server: RunningServer) => void {
  */
 export async function runServer(config: Config): Promise<void> {
   const serving = reloadOnSignal()
+  if (cluster.isPrimary && config.PID_FILE) writePidFile(config.PID_FILE)
   let integrity: IntegrityMonitor | null = null
   if (cluster.isPrimary) {
     try {

@@ -6,7 +6,7 @@
  * the start with one line. Every wait is bounded.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
@@ -267,6 +267,37 @@ describe('access log', () => {
         client: '198.51.100.7',
         userAgent: 'probe/1.0',
       })
+    } finally {
+      p.child.kill('SIGKILL')
+    }
+  }, 30_000)
+})
+
+describe('npm run reload', () => {
+  it('signals the pid PID_FILE names; the file is removed when the server stops', async () => {
+    const pidFile = join(mkdtempSync(join(inject('workDir'), 'pid-')), 'run', 'server.pid')
+    const p = await serve({ PID_FILE: pidFile })
+    try {
+      expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(p.child.pid))
+      const r = spawnSync(process.execPath, ['scripts/reload.mjs'], {
+        env: { ...process.env, PID_FILE: pidFile },
+        encoding: 'utf8',
+      })
+      expect(r.status).toBe(0)
+      expect(r.stdout).toMatch(/asked the server \(pid \d+\) to switch/)
+      const deadline = Date.now() + 5_000
+      while (!/DATASET_DIR names the served build, nothing to do/.test(p.output()) && Date.now() < deadline)
+        await new Promise((res) => setTimeout(res, 50))
+      expect(p.output()).toMatch(/DATASET_DIR names the served build, nothing to do/)
+      p.child.kill('SIGTERM')
+      expect(await p.exited).toBe(0)
+      expect(existsSync(pidFile)).toBe(false)
+      const none = spawnSync(process.execPath, ['scripts/reload.mjs'], {
+        env: { ...process.env, PID_FILE: pidFile },
+        encoding: 'utf8',
+      })
+      expect(none.status).toBe(1)
+      expect(none.stderr).toMatch(/no server pid in/)
     } finally {
       p.child.kill('SIGKILL')
     }
