@@ -1,11 +1,13 @@
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { dirname, basename, join, resolve } from 'node:path'
-import type { DomainManifest, Manifest } from '../src/data/manifest.js'
+import type { Domain, DomainManifest, Manifest } from '../src/data/manifest.js'
 import { buildBoundaries } from './domains/build-boundaries.js'
 import { buildEncumbrances } from './domains/build-encumbrances.js'
 import { buildParcels } from './domains/build-parcels.js'
 import { buildPlots } from './domains/build-plots.js'
+import { domainInputsDigest } from './inputs.js'
 import { RejectLog } from './reject-log.js'
+import { readPreviousBuild, reuseDomain } from './reuse.js'
 import { readExportJson } from './sources/export-json.js'
 import { DatasetWriter } from './write/dataset-writer.js'
 
@@ -14,6 +16,8 @@ export interface BuildOptions {
   out: string
   allowRejects?: boolean
   force?: boolean
+  /** a previous build whose domains with unchanged inputs are hard-linked, not rebuilt (reuse.ts) */
+  reuse?: string
   log?: (line: string) => void
 }
 
@@ -36,43 +40,60 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
   const ds = new DatasetWriter(tmp)
   const rejects = new RejectLog(log)
   try {
-    if (exports.plots) {
-      const plots = await buildPlots(source, ds, rejects, exports.plots)
-      if (plots) ds.setDomain('plots', plots)
-      else
-        log(
-          'plots: export.json names a plots export but no botswana/plots or south_africa/erven layer exists; ' +
-            'domain skipped',
-        )
+    const prev = opts.reuse ? readPreviousBuild(resolve(opts.reuse)) : null
+    let hashMs = 0
+    // One domain: its inputs digest, then reused from the previous build or built; `skipped` is
+    // logged when the builder finds nothing to build.
+    const step = async (
+      domain: Domain,
+      build: () => Promise<DomainManifest | null>,
+      skipped: string,
+      extra = '',
+    ): Promise<void> => {
+      const t0 = performance.now()
+      const digest = await domainInputsDigest(source, exports, domain, extra)
+      hashMs += performance.now() - t0
+      if (prev && reuseDomain(prev, domain, digest, ds, !!opts.allowRejects, log)) {
+        ds.setInputs(domain, digest)
+        return
+      }
+      const m = await build()
+      if (!m) return log(skipped)
+      ds.setDomain(domain, m)
+      ds.setInputs(domain, digest)
     }
-    if (exports.cadastre) {
-      const parcels = await buildParcels(source, ds, rejects, exports.cadastre, log)
-      if (parcels) ds.setDomain('parcels', parcels)
-      else
-        log(
-          'parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer with a usable ' +
-            'row; domain skipped',
-        )
-    }
-    if (exports.encumbrances) {
-      // after the parcels: the overlaps are computed against the parcel files just written
-      const encumbrances = await buildEncumbrances(source, ds, rejects, exports.encumbrances, log)
-      if (encumbrances) ds.setDomain('encumbrances', encumbrances)
-      else
-        log(
-          'encumbrances: export.json names an encumbrance export but south_africa/encumbrances holds no layer with ' +
-            'a usable row; domain skipped',
-        )
-    }
-    if (exports.boundaries) {
-      const boundaries = await buildBoundaries(source, ds, rejects, exports.boundaries, log)
-      if (boundaries) ds.setDomain('jurisdiction', boundaries)
-      else
-        log(
-          'jurisdiction: export.json names a boundaries export but south_africa/boundaries holds no set; domain ' +
-            'skipped',
-        )
-    }
+    if (exports.plots)
+      await step(
+        'plots',
+        () => buildPlots(source, ds, rejects, exports.plots!),
+        'plots: export.json names a plots export but no botswana/plots or south_africa/erven layer exists; ' +
+          'domain skipped',
+      )
+    if (exports.cadastre)
+      await step(
+        'parcels',
+        () => buildParcels(source, ds, rejects, exports.cadastre!, log),
+        'parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer with a ' +
+          'usable row; domain skipped',
+      )
+    if (exports.encumbrances)
+      // after the parcels: the overlaps are computed against the parcel files just written (or
+      // reused), so the parcel inputs are part of the encumbrance inputs
+      await step(
+        'encumbrances',
+        () => buildEncumbrances(source, ds, rejects, exports.encumbrances!, log),
+        'encumbrances: export.json names an encumbrance export but south_africa/encumbrances holds no layer ' +
+          'with a usable row; domain skipped',
+        `parcels ${ds.inputsOf('parcels') ?? 'none'}`,
+      )
+    if (exports.boundaries)
+      await step(
+        'jurisdiction',
+        () => buildBoundaries(source, ds, rejects, exports.boundaries!, log),
+        'jurisdiction: export.json names a boundaries export but south_africa/boundaries holds no set; domain ' +
+          'skipped',
+      )
+    log(`inputs: hashed the source files of each domain in ${(hashMs / 1000).toFixed(2)} s`)
     if (opts.allowRejects)
       checkLayerLosses(rejects, {
         plots: ds.domainOf('plots'),

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util'
 import { BuildError, buildDataset } from './build.js'
 
-const USAGE = 'usage: npm run build-index -- --source DIR --out DIR [--allow-rejects] [--force]'
+const USAGE =
+  'usage: npm run build-index -- --source DIR --out DIR [--reuse PREVIOUS_BUILD] [--allow-rejects] [--force]'
 
 async function main(argv: string[]): Promise<number> {
   // biome-ignore lint/suspicious/noImplicitAnyLet: typed by parseArgs where it is assigned
@@ -14,6 +15,7 @@ async function main(argv: string[]): Promise<number> {
         out: { type: 'string' },
         'allow-rejects': { type: 'boolean' },
         force: { type: 'boolean' },
+        reuse: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -36,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
       out: values.out,
       allowRejects: values['allow-rejects'],
       force: values.force,
+      reuse: values.reuse,
     })
     const rows = Object.entries(m.domains).map(
       ([d, v]) =>

@@ -70,6 +70,31 @@ export const ManifestSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
+  /**
+   * Per domain built, the SHA-256 of its inputs (build-index/inputs.ts): what `build-index --reuse`
+   * compares to link a domain of a previous build instead of rebuilding it (docs/operations.md
+   * "Building and verifying"). Absent from datasets built before it.
+   */
+  inputs: z
+    .object({
+      plots: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
+      parcels: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
+      encumbrances: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
+      jurisdiction: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
+    })
+    .optional(),
 })
 export type Manifest = z.infer<typeof ManifestSchema>
 
