@@ -8,20 +8,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { get, request } from 'node:http'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import { MANIFEST_FILE, type Manifest } from '../src/data/manifest.js'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
+import { freePort } from './fixtures/free-port.js'
 
 /** Points `link` at `target` in one rename, as an operator's `ln -sfn` + `mv -T` does. */
 function pointAt(link: string, target: string): void {

@@ -6,20 +6,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import { erfLpi } from './fixtures/parcel-fixtures.js'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
+import { freePort } from './fixtures/free-port.js'
 
 interface Proc {
   child: ChildProcess

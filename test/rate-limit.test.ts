@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { createServer } from 'node:net'
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import { json, makeTestApp } from './helpers.js'
+import { freePort } from './fixtures/free-port.js'
 
 describe('rate limit through HTTP', () => {
   let now = 1_700_000_000_000
@@ -54,15 +54,6 @@ describe('rate limit through HTTP', () => {
     expect((await t.get('/api/v1/cities', key)).status).toBe(429)
   })
 })
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 describe('rate limit with two worker processes', () => {
   it('allows exactly N requests for a key whichever worker answers', async () => {

@@ -12,15 +12,7 @@ import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
+import { freePort } from './fixtures/free-port.js'
 
 interface Proc {
   child: ChildProcess

@@ -5,22 +5,13 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
+import { freePort } from './fixtures/free-port.js'
 
 const ROOT = resolve('.')
 const START = join(ROOT, 'dist', 'start.js')
-
-function freePort(): Promise<number> {
-  return new Promise((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => res(port))
-    })
-  })
-}
 
 /** Runs start.js until it logs "listening", then returns its output and a stop function. */
 async function start(cwd: string, env: Record<string, string>) {

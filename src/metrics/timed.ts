@@ -9,6 +9,17 @@ import type { KeyVerifier, VerifyResult } from '../auth/types.js'
 import type { RateLimiter, RateLimitResult } from '../rate-limit/types.js'
 import type { Series } from './series.js'
 
+/** Observes the time since `start` once `r` is known: at once, or when its promise settles. */
+function timed<T>(series: Series, start: number, r: T | Promise<T>): T | Promise<T> {
+  if (r instanceof Promise)
+    return r.then((v) => {
+      series.observe((performance.now() - start) / 1000)
+      return v
+    })
+  series.observe((performance.now() - start) / 1000)
+  return r
+}
+
 export class TimedKeyVerifier implements KeyVerifier {
   constructor(
     private readonly inner: KeyVerifier,
@@ -17,14 +28,7 @@ export class TimedKeyVerifier implements KeyVerifier {
 
   verify(rawKey: string | undefined, now: Date | number): VerifyResult | Promise<VerifyResult> {
     const start = performance.now()
-    const r = this.inner.verify(rawKey, now)
-    if (r instanceof Promise)
-      return r.then((v) => {
-        this.series.observe((performance.now() - start) / 1000)
-        return v
-      })
-    this.series.observe((performance.now() - start) / 1000)
-    return r
+    return timed(this.series, start, this.inner.verify(rawKey, now))
   }
 
   close(): void {
@@ -40,14 +44,7 @@ export class TimedRateLimiter implements RateLimiter {
 
   limit(keyId: string, limit: number, now: number): RateLimitResult | Promise<RateLimitResult> {
     const start = performance.now()
-    const r = this.inner.limit(keyId, limit, now)
-    if (r instanceof Promise)
-      return r.then((v) => {
-        this.series.observe((performance.now() - start) / 1000)
-        return v
-      })
-    this.series.observe((performance.now() - start) / 1000)
-    return r
+    return timed(this.series, start, this.inner.limit(keyId, limit, now))
   }
 
   close(): void {
