@@ -215,6 +215,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningProces
     DATASET_DIR: o.datasetDir,
     KEYS_DB: o.keysDb,
     WORKERS: String(o.workers),
+    // the quick check only: background hashing would compete with the load for CPU, and its
+    // worker thread would write a second CPU profile
+    VERIFY_ON_START: 'quick',
     ...o.env,
     LOG_LEVEL: o.logLevel ?? 'info',
   }
