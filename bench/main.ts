@@ -5,7 +5,7 @@
  * bench/suites/ over it, and rewrites bench/RESULTS.md, bench/results.json and the charts.
  * Exits non-zero when a check fails (strategies disagree, an HTTP error), never for speed.
  *
- * Internal modes, used by the bench itself: `__build SOURCE OUT` (the measured dataset build)
+ * Internal modes, used by the bench itself: `__build SOURCE OUT [REUSE]` (the measured dataset build)
  * and `__hello PORT WORKERS` (the hello-world floor).
  *
  * @module
@@ -47,7 +47,7 @@ const log = (line: string) =>
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '__build') {
-    await runChildBuild(argv[1], argv[2])
+    await runChildBuild(argv[1], argv[2], argv[3])
     return 0
   }
   if (argv[0] === '__hello') {

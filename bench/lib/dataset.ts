@@ -222,34 +222,50 @@ export async function ensureDataset(
   return describeDataset(dataset, scale, build, false)
 }
 
-function buildInChild(
-  source: string,
-  out: string,
-): Promise<{ wallMs: number; maxRssBytes: number; phases: Record<string, number> }> {
+/** What a build in a child process took, and what `--reuse` did per domain. */
+export interface ChildBuild {
+  wallMs: number
+  maxRssBytes: number
+  phases: Record<string, number>
+  /** per domain, `reused` or `rebuilt: <why>` (only with `reuse`) */
+  domains: Record<string, string>
+}
+
+/**
+ * Builds `source` into `out` in a child process (its peak RSS is its own), optionally reusing
+ * the unchanged domains of the build `reuse` (`build-index --reuse`).
+ */
+export function buildInChild(source: string, out: string, reuse?: string): Promise<ChildBuild> {
   return new Promise((done, fail) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [benchScript(), '__build', source, out], {
+    const child = spawn(process.execPath, [benchScript(), '__build', source, out, ...(reuse ? [reuse] : [])], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
     // progress goes on to the bench's stderr as before; finished steps are summed by phase
     const phases = new PhaseTimes()
+    const domains: Record<string, string> = {}
+    const read = (line: string) => {
+      phases.add(line)
+      const m = /^([a-z_]+): (reused|rebuilt: .*)$/.exec(line.trim())
+      if (m) domains[m[1]] = m[2].startsWith('reused') ? 'reused' : m[2]
+    }
     let partial = ''
     child.stderr.on('data', (b: Buffer) => {
       process.stderr.write(b)
       const lines = (partial + b.toString()).split('\n')
       partial = lines.pop() ?? ''
-      for (const line of lines) phases.add(line)
+      for (const line of lines) read(line)
     })
     child.on('error', fail)
     child.on('exit', (code) => {
       const wallMs = performance.now() - t0
       if (code !== 0) return fail(new Error(`dataset build exited with status ${code}`))
-      phases.add(partial)
+      read(partial)
       const last = stdout.trim().split('\n').pop() ?? '{}'
       const { maxRssBytes } = JSON.parse(last) as { maxRssBytes: number }
-      done({ wallMs, maxRssBytes, phases: phases.totals })
+      done({ wallMs, maxRssBytes, phases: phases.totals, domains })
     })
   })
 }
@@ -272,8 +288,8 @@ export class PhaseTimes {
 }
 
 /** The child side of {@link buildInChild}: builds, then prints its own peak RSS as JSON. */
-export async function runChildBuild(source: string, out: string): Promise<void> {
-  await buildDataset({ source, out, force: true })
+export async function runChildBuild(source: string, out: string, reuse?: string): Promise<void> {
+  await buildDataset({ source, out, force: true, ...(reuse ? { reuse } : {}) })
   // resourceUsage().maxRSS is in kilobytes
   process.stdout.write(JSON.stringify({ maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n')
 }

@@ -9,6 +9,7 @@ import { boundaryStrategiesSuite } from './boundary-strategies.js'
 import { encumbrancesSuite } from './encumbrances/index.js'
 import { httpSuite } from './http.js'
 import { jurisdictionSuite } from './jurisdiction.js'
+import { operationsSuite } from './operations.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
 import { parcelsSuite } from './parcels.js'
 import { plotsSuite } from './plots.js'
@@ -28,6 +29,7 @@ export const SUITES: Suite<any>[] = [
   encumbrancesSuite,
   worstCaseSuite,
   startupSuite,
+  operationsSuite,
   postgisSuite,
 ]
 
