@@ -63,12 +63,14 @@ const NAMES_GEOJSON = /geo\+json/i
 
 /**
  * Whether `Accept` ranks GeoJSON above JSON: the q of `application/geo+json` (its own range, else
- * `application/*`, else `*\/*`) above 0 and above the q of `application/json` (the same way).
+ * `application/*`, else `*\/*`) above 0 and above the q of `application/json` (the same way); a
+ * weight that is not a number from 0 to 1 counts as 0.
  * A tie answers JSON, the default: `application/geo+json, application/json` is JSON, and
  * `application/geo+json, application/json;q=0.9` or `application/geo+json, *\/*;q=0.1` GeoJSON.
  */
 export function prefersGeoJson(accept: string | undefined): boolean {
-  if (accept === undefined || !NAMES_GEOJSON.test(accept)) return false
+  // a '+' first: a single-character search is a few ns, the regex tens
+  if (accept === undefined || accept.indexOf('+') < 0 || !NAMES_GEOJSON.test(accept)) return false
   // q of each range: [exact geo, exact json, application/*, */*]; -1 absent
   let geo = -1
   let json = -1
