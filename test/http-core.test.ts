@@ -321,7 +321,7 @@ describe('health and docs', () => {
     const params = doc.paths['/api/v1/plots/search-given-coordinates'].get.parameters.map(
       (p: { name: string }) => p.name,
     )
-    expect(params.sort()).toEqual(['country', 'latitude', 'limit', 'longitude', 'radius'])
+    expect(params.sort()).toEqual(['country', 'format', 'latitude', 'limit', 'longitude', 'radius'])
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' })
   })
 

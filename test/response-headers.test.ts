@@ -112,13 +112,13 @@ describe('conditional JSON answers (docs/api.md "HTTP conventions")', () => {
   const cities = '/api/v1/cities?country=BOTSWANA'
   const tagOf = async (path: string, k: string) => (await t.get(path, k)).headers.get('ETag')
 
-  it('tags every JSON GET with a strong ETag, private caching and Vary: X-API-KEY', async () => {
+  it('tags every JSON GET with a strong ETag, private caching and Vary: X-API-KEY (and Accept where it picks GeoJSON)', async () => {
     for (const path of [cities, '/api/v1/plots/990001', '/api/v1/plots/reverse?latitude=-19.98&longitude=23.42']) {
       const res = await t.get(path, key)
       expect(res.status, path).toBe(200)
       expect(res.headers.get('ETag'), path).toMatch(/^"[0-9a-f]{16}"$/)
       expect(res.headers.get('Cache-Control'), path).toBe('private, max-age=60')
-      expect(res.headers.get('Vary'), path).toBe('X-API-KEY')
+      expect(res.headers.get('Vary'), path).toBe(path === cities ? 'X-API-KEY' : 'X-API-KEY, Accept')
     }
     // not the documents served without a key
     expect((await t.get('/healthz')).headers.get('ETag')).toBeNull()

@@ -1,7 +1,7 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 
 /**
- * Compression of JSON answers over {@link COMPRESS_MIN_BYTES} (docs/api.md "HTTP conventions"):
+ * Compression of JSON (and GeoJSON) answers over {@link COMPRESS_MIN_BYTES} (docs/api.md "HTTP conventions"):
  * brotli or gzip as the request's `Accept-Encoding` allows, brotli when both are. Smaller answers
  * stay as they are: compressing costs 20–40 µs even for a few hundred bytes, more than a small
  * answer's whole request, and saves a packet at most.

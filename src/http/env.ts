@@ -20,6 +20,8 @@ export interface AppEnv {
      * DatasetHandle): its services (`Services` of src/services.ts) and its name.
      */
     snapshot: DatasetSnapshot<unknown>
+    /** Set (true) when the answer is GeoJSON rather than JSON (src/http/geojson.ts). */
+    geojson: boolean
   }
 }
 

@@ -115,18 +115,21 @@ export class AnswerTags {
   /**
    * Sets the answer's `ETag`, `Cache-Control` and `Vary`; returns the 304 when `If-None-Match`
    * names the tag (the caller then skips the query), else null. `method`: the route's (`GET`).
+   * `form`: the answer's form when a request header chose one other than the route's default
+   * (`geojson`: src/http/geojson.ts), hashed too, since the URL alone does not name it; `vary`:
+   * the `Vary` value (`X-API-KEY, Accept` where `Accept` chooses the form).
    */
-  check(c: Context<AppEnv>, method: string): Response | null {
+  check(c: Context<AppEnv>, method: string, form: string | null = null, vary = 'X-API-KEY'): Response | null {
     const url = c.req.url
-    const etag = this.hash
+    const h = this.hash
       .start(this.buildOf(this.served(c)))
       .add(method)
       .add(url, url.indexOf('/', url.indexOf(':') + 3))
       .add(this.scopeOf(c.get('apiKey')))
-      .tag()
+    const etag = (form === null ? h : h.add(form)).tag()
     setHeader(c, 'ETag', etag)
     setHeader(c, 'Cache-Control', ANSWER_CACHE_CONTROL)
-    appendHeader(c, 'Vary', 'X-API-KEY')
+    appendHeader(c, 'Vary', vary)
     const inm = requestHeader(c, 'if-none-match')
     const held = inm === undefined ? null : noneMatch(inm, etag)
     if (held === null) return null

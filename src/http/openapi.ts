@@ -4,6 +4,8 @@ import type { AppEnv, RouteGuard } from './env.js'
 import { ERROR_STATUS, type ErrorCode } from './errors.js'
 import type { AnswerTags } from './etag.js'
 import type { Answer, Answerer } from './front-door.js'
+import { FeatureCollectionSchema, FormatParam, GEOJSON_TYPE, negotiateGeoJson } from './geojson.js'
+import { appendHeader } from './reply.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
 
 export const ErrorBodySchema = z
@@ -54,6 +56,23 @@ export interface RouteSpec<S extends RequestSchemas> {
   responses: Record<number, ResponseSpec>
   /** false for unauthenticated routes. */
   authenticated?: boolean
+  /**
+   * true: the 200 answer can also be a GeoJSON FeatureCollection (src/http/geojson.ts). The router
+   * adds the `format` query parameter and the `application/geo+json` content, decides the form
+   * after validation (the route asks `isGeoJson(c)`), names it in the ETag and sends `Vary: Accept`.
+   */
+  geojson?: boolean
+}
+
+/** `Vary` of a tagged answer, and of one whose form `Accept` may choose (etag.ts appends it). */
+const VARY_KEY_ACCEPT = 'X-API-KEY, Accept'
+
+/** The query schema with `format` added (a route answering GeoJSON too). */
+function withFormat(query: z.ZodType | undefined): z.ZodType {
+  if (query === undefined) return z.object({ format: FormatParam })
+  const shape = (query as unknown as { shape?: Record<string, unknown> }).shape
+  if (!shape || 'format' in shape) throw new Error('a GeoJSON route needs an object query schema without format')
+  return (query as unknown as z.ZodObject).extend({ format: FormatParam })
 }
 
 export type RouteHandler<S extends RequestSchemas> = (
@@ -83,11 +102,17 @@ export class ApiRouter {
   ) {}
 
   add<S extends RequestSchemas>(spec: RouteSpec<S>, guards: RouteGuard[], handler: RouteHandler<S>): void {
+    const geo = spec.geojson === true
+    const schemas: S = geo ? { ...spec.request, query: withFormat(spec.request.query) } : spec.request
     const responses: Record<string, unknown> = {}
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = r.schema
         ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
         : { description: r.description }
+    }
+    if (geo) {
+      const ok = responses['200'] as { content: Record<string, unknown> }
+      ok.content[GEOJSON_TYPE] = { schema: FeatureCollectionSchema }
     }
     // an authenticated GET answering JSON is tagged (tiles keep their own ETag: tile-answer.ts)
     const authenticated = spec.authenticated !== false
@@ -105,10 +130,9 @@ export class ApiRouter {
         responses[status] = { description, content: { 'application/json': { schema: ErrorBodySchema } } }
     }
     const request: Record<string, unknown> = {}
-    if (spec.request.params) request.params = spec.request.params
-    if (spec.request.query) request.query = spec.request.query
-    if (spec.request.body)
-      request.body = { content: { 'application/json': { schema: spec.request.body } }, required: true }
+    if (schemas.params) request.params = schemas.params
+    if (schemas.query) request.query = schemas.query
+    if (schemas.body) request.body = { content: { 'application/json': { schema: schemas.body } }, required: true }
     this.app.openAPIRegistry.registerPath({
       method: spec.method,
       path: this.basePath + spec.path,
@@ -124,9 +148,14 @@ export class ApiRouter {
     const method = spec.method.toUpperCase()
     const run = (c: Context<AppEnv>): Answer => {
       for (const guard of guards) guard(c)
-      const input = validateRequest(c, spec.request)
+      const input = validateRequest(c, schemas)
       if (input instanceof Promise) return input.then((i) => handler(c, i))
-      // the tag before the query, so a 304 skips it
+      // the form before the tag, which names it (geojson.ts); the tag before the query, so a 304 skips it
+      if (geo) {
+        const form = negotiateGeoJson(c, (input.query as { format?: string }).format) ? 'geojson' : null
+        if (tags === undefined) appendHeader(c, 'Vary', 'Accept')
+        else return tags.check(c, method, form, VARY_KEY_ACCEPT) ?? handler(c, input)
+      }
       const unchanged = tags === undefined ? null : tags.check(c, method)
       return unchanged ?? handler(c, input)
     }

@@ -46,7 +46,11 @@ export function reply(
 ): Response {
   let sent = body
   let bytes = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
-  if (body !== null && bytes > COMPRESS_MIN_BYTES && contentType === 'application/json') {
+  if (
+    body !== null &&
+    bytes > COMPRESS_MIN_BYTES &&
+    (contentType === 'application/json' || contentType === 'application/geo+json')
+  ) {
     const coded = encoded(c, body)
     if (coded !== null) {
       sent = coded

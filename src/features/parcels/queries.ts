@@ -69,6 +69,11 @@ export class ParcelQueries {
     return geometryOfLpi(this.store, lpi, f)
   }
 
+  /** The boundary of the parcel whose record has this `id` (the GeoJSON answers draw it). */
+  boundary(id: number): MultiPolygon {
+    return this.store.geomOf(id)
+  }
+
   /** Subject (current version) and its neighbours: touching from the precomputed table, or within a distance. */
   neighbours(lpi: string, mode: 'touching' | 'within', distanceM: number, limit: number, f: Filter) {
     return neighbours(this.store, lpi, mode, distanceM, limit, f)

@@ -12,6 +12,8 @@ import { JsonBytes } from '../../http/json-bytes.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { json, reply } from '../../http/reply.js'
 import { plural } from '../../http/text.js'
+import { isGeoJson } from '../../http/geojson.js'
+import { plotsGeoJson } from './geojson.js'
 import type { CityScope, FoundPlots, PlotQueries } from './queries.js'
 import {
   ByNumberQuerySchema,
@@ -44,6 +46,7 @@ const writer = new JsonBytes()
 
 /** `{ plots, message }` of a coordinate search, written as bytes (see FoundPlots). */
 function plotsAnswer(c: Context<AppEnv>, plots: FoundPlots, message: string): Response {
+  if (isGeoJson(c)) return plotsGeoJson(c, plots.plots(), message)
   writer.start().ascii('{"plots":')
   plots.write(writer)
   writer.ascii(',"message":').string(message).ascii('}')
@@ -64,6 +67,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
       description:
         'Geodesic (WGS84) radius search. Each plot carries `distance_meters`. No match: 200 with an empty `plots`.',
       request: { query: SearchQuerySchema },
+      geojson: true,
       responses: {
         200: { description: 'Plots within the radius, nearest first (ties by id).', schema: PlotsEnvelopeSchema },
       },
@@ -82,6 +86,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
         `Widens the search progressively until a plot is found, up to ${REVERSE_REACH_M / 1000} km (geodesic); ` +
         `beyond that \`plots\` is empty. Near a border the nearest plot may be in the other country.`,
       request: { query: ReverseQuerySchema },
+      geojson: true,
       responses: { 200: { description: 'Zero or one plot, with `distance_meters`.', schema: PlotsEnvelopeSchema } },
     },
     mw,
@@ -101,6 +106,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
         'and in every South African township; qualify by `city` and check `province`. No `distance_meters`. ' +
         'Order: Botswana first, then source order.',
       request: { params: PlotNumberParamsSchema, query: ByNumberQuerySchema },
+      geojson: true,
       responses: {
         200: {
           description:
@@ -172,7 +178,7 @@ function plotsByNumber(
   const message = plots.length
     ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}`
     : `No plot numbered ${plotNumber} found${where}; the plot lookup routes are ${LOOKUP_ROUTES}`
-  return json(c, { plots, message })
+  return isGeoJson(c) ? plotsGeoJson(c, plots, message) : json(c, { plots, message })
 }
 
 /** The towns of the countries asked (default Botswana where the key has it) that the key may see. */

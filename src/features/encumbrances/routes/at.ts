@@ -6,8 +6,10 @@
 import type { Context } from 'hono'
 import type { z } from 'zod'
 import type { AppEnv, RouteGuard } from '../../../http/env.js'
+import { isGeoJson } from '../../../http/geojson.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
+import { encumbrancesGeoJson } from '../geojson.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
 import { ListEnvelopeSchema } from '../answers.js'
@@ -21,7 +23,7 @@ export function answerAt(
   { latitude, longitude, radius_m, encumbrance_class }: z.output<typeof AtQuerySchema>,
 ): Response {
   const hits = s.at(longitude, latitude, radius_m, encumbrance_class)
-  return json(c, {
+  return (isGeoJson(c) ? encumbrancesGeoJson : json)(c, {
     encumbrances: hits.map((h) => recordOf(h.row, { distanceM: h.distanceM, geometry: s.geometryOf(h.row) })),
     count: hits.length,
     message: found(hits.length, radius_m ? `within ${radius_m} m of the point` : 'at the point', s),
@@ -41,6 +43,7 @@ export function registerAtRoute(router: ApiRouter, guards: RouteGuard[], service
         '`radius_m` of it (geodesic, 0–1000, default 0), nearest first then by uid, each with `distance_m`. ' +
         'A dimensioned servitude line is measured from its strip, an undimensioned one from the line.',
       request: { query: AtQuerySchema },
+      geojson: true,
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },
     guards,

@@ -7,8 +7,10 @@ import type { Context } from 'hono'
 import type { z } from 'zod'
 import { ENCUMBRANCE_CLASSES } from '../../../data/encumbrance-format.js'
 import type { AppEnv, RouteGuard } from '../../../http/env.js'
+import { isGeoJson } from '../../../http/geojson.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
+import { encumbrancesGeoJson } from '../geojson.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
 import { ListEnvelopeSchema } from '../answers.js'
@@ -35,8 +37,10 @@ export function answerSearch(
     query.limit,
     query.cursor,
   )
-  return json(c, {
-    encumbrances: page.rows.map((r) => recordOf(r)),
+  // the GeoJSON form draws each record: its geometry, which the JSON form leaves out
+  const geo = isGeoJson(c)
+  return (geo ? encumbrancesGeoJson : json)(c, {
+    encumbrances: page.rows.map((r) => recordOf(r, geo ? { geometry: s.geometryOf(r) } : undefined)),
     count: page.rows.length,
     limit: query.limit,
     // absent on the last page: absent fields are omitted, never null
@@ -65,6 +69,7 @@ export function registerSearchRoute(router: ApiRouter, guards: RouteGuard[], ser
         'nor a literal end scans at most 200 000 records per page: such a page may hold fewer than `limit` ' +
         'records with a `next_cursor` to continue.',
       request: { query: SearchQuerySchema },
+      geojson: true,
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },
     guards,

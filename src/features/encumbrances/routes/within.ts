@@ -6,8 +6,10 @@
 import type { Context } from 'hono'
 import type { z } from 'zod'
 import type { AppEnv, RouteGuard } from '../../../http/env.js'
+import { isGeoJson } from '../../../http/geojson.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
+import { encumbrancesGeoJson } from '../geojson.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
 import { ListEnvelopeSchema } from '../answers.js'
@@ -21,7 +23,7 @@ export function answerWithin(
   query: z.output<typeof WithinQuerySchema>,
 ): Response {
   const page = s.within(query.bbox, query.encumbrance_class, query.limit, query.cursor)
-  return json(c, {
+  return (isGeoJson(c) ? encumbrancesGeoJson : json)(c, {
     encumbrances: page.rows.map(({ row, geometry }) => recordOf(row, { geometry })),
     count: page.rows.length,
     limit: query.limit,
@@ -44,6 +46,7 @@ export function registerWithinRoute(router: ApiRouter, guards: RouteGuard[], ser
         'in source order, `limit` per page (1–1000, default 100); send `next_cursor` back as `cursor` for the ' +
         'next page (absent on the last).',
       request: { query: WithinQuerySchema },
+      geojson: true,
       responses: { 200: { description: 'List envelope.', schema: ListEnvelopeSchema } },
     },
     guards,

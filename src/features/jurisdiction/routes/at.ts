@@ -2,8 +2,10 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '../../../http/env.js'
 import { ApiError } from '../../../http/errors.js'
+import { isGeoJson } from '../../../http/geojson.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json, reply } from '../../../http/reply.js'
+import { chainGeoJson } from '../geojson.js'
 import type { BatchItem, JurisdictionQueries } from '../queries.js'
 import { ChainEnvelopeSchema } from '../answers.js'
 import { AtQuerySchema } from '../schemas.js'
@@ -35,6 +37,7 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: Jurisdic
         'the cadastral register holds (registration division, Deeds Office, township) answers 200 with those ' +
         'links, null dated links and a note. Outside every layer: 404 NoJurisdictionAtPoint with `details.nearest`.',
       request: { query: AtQuerySchema },
+      geojson: true,
       responses: {
         200: { description: 'The chain.', schema: ChainEnvelopeSchema },
         404: {
@@ -62,7 +65,8 @@ function chainAtPoint(
   const d = asAt ?? today()
   // the chain and notes as cached UTF-8 bytes (shared with the batch), the rest of the
   // answer as cached bytes per date: the same text JSON.stringify gives, without building it
-  const item = s.resolveItem(longitude, latitude, d)
+  const geo = isGeoJson(c)
+  const item = geo ? null : s.resolveItem(longitude, latitude, d)
   if (item) return reply(c, atAnswer(s, item, d), 200, 'application/json')
   const r = s.resolve(longitude, latitude, d)
   if (!r.found && s.earliest !== null && d >= s.earliest) {
@@ -76,13 +80,14 @@ function chainAtPoint(
       nearest ? { nearest } : undefined,
     )
   }
-  return json(c, {
+  const body = {
     jurisdiction: r.jurisdiction,
     notes: r.notes,
     as_at: d,
     message: chainMessage(r.found, d),
     ...envOf(s),
-  })
+  }
+  return geo ? chainGeoJson(c, s, r, body) : json(c, body)
 }
 
 /**

@@ -7,11 +7,13 @@ import type { z } from '@hono/zod-openapi'
 import { BOUNDARY_TYPES } from '../../../data/jurisdiction-format.js'
 import type { AppEnv } from '../../../http/env.js'
 import { ApiError } from '../../../http/errors.js'
+import { geoJsonReply, isGeoJson } from '../../../http/geojson.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import { toGeoJson, toWkt } from '../../../geo/polygon-output.js'
 import { simplifyPreserveTopology } from '../../../geo/simplify.js'
+import { boundariesGeoJson, boundaryFeature } from '../geojson.js'
 import type { JurisdictionQueries } from '../queries.js'
 import { ChildrenEnvelopeSchema, DetailEnvelopeSchema, GeometryEnvelopeSchema, ListEnvelopeSchema } from '../answers.js'
 import {
@@ -39,6 +41,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
         'Filters: `province` (family code), `municipality` (a local, metro or district code above the boundary), ' +
         '`parent` (a code at any level above).',
       request: { params: BoundaryTypeParamsSchema, query: ListQuerySchema },
+      geojson: true,
       responses: { 200: { description: 'One page.', schema: ListEnvelopeSchema } },
     },
     guards,
@@ -55,6 +58,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
         'The record of that type and code in force on `as_at` (default today), with its ancestors up to the ' +
         'province, how many children it has, and its other versions. None in force: 404 BoundaryNotFound.',
       request: { params: BoundaryParamsSchema, query: AsAtQuerySchema },
+      geojson: true,
       responses: {
         200: { description: 'The boundary.', schema: DetailEnvelopeSchema },
         404: { description: 'BoundaryNotFound.' },
@@ -94,6 +98,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
         "townships of a registration division, suburbs of a township; a metro's district-file record lists the " +
         'metro itself. In force on `as_at` (default today).',
       request: { params: BoundaryParamsSchema, query: AsAtQuerySchema },
+      geojson: true,
       responses: {
         200: { description: 'Children.', schema: ChildrenEnvelopeSchema },
         404: { description: 'BoundaryNotFound.' },
@@ -120,7 +125,7 @@ function boundaryList(
   })
   const page = list.slice(query.cursor, query.cursor + query.limit)
   const next = query.cursor + page.length
-  return json(c, {
+  const body = {
     boundary_type: params.boundary_type,
     boundaries: page.map((r) => s.record(r)),
     total: list.length,
@@ -132,7 +137,8 @@ function boundaryList(
       ? `${plural(list.length, params.boundary_type)} in force on ${d}; ${page.length} on this page`
       : `No ${params.boundary_type} in force on ${d} matches`,
     ...envOf(s),
-  })
+  }
+  return isGeoJson(c) ? boundariesGeoJson(c, s, body, 'boundaries', page) : json(c, body)
 }
 
 /** The record in force on the date, with its ancestors, children count and other versions. */
@@ -145,7 +151,7 @@ function boundaryDetail(
   const d = asAt ?? today()
   const r = boundaryAt(s, params.boundary_type, params.code, d)
   const others = s.versionsOf(r.type, r.code).filter((v) => v.id !== r.id)
-  return json(c, {
+  const body = {
     boundary: {
       ...s.record(r),
       ancestors: s.ancestorsOf(r).map((a) => ({ boundary_type: a.type, code: a.code, name: a.name })),
@@ -160,7 +166,8 @@ function boundaryDetail(
     as_at: d,
     message: `${r.type} ${r.code} (${r.name}), ${r.vintage}`,
     ...envOf(s),
-  })
+  }
+  return isGeoJson(c) ? geoJsonReply(c, body, 'boundary', [boundaryFeature(s, r, body.boundary)]) : json(c, body)
 }
 
 /** The record's polygon as GeoJSON or WKT, at full resolution or simplified. */
@@ -206,7 +213,7 @@ function boundaryChildren(
   const d = asAt ?? today()
   const r = boundaryAt(s, params.boundary_type, params.code, d)
   const kids = s.childrenOf(r, d)
-  return json(c, {
+  const body = {
     boundary: s.record(r),
     children: kids.map((k) => s.record(k)),
     as_at: d,
@@ -214,5 +221,6 @@ function boundaryChildren(
       ? `${plural(kids.length, 'boundary', 'boundaries')} one level below ${r.code}`
       : `Nothing in force on ${d} lies one level below ${r.code}`,
     ...envOf(s),
-  })
+  }
+  return isGeoJson(c) ? boundariesGeoJson(c, s, body, 'children', kids) : json(c, body)
 }

@@ -2,9 +2,11 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '../../../http/env.js'
 import { ApiError } from '../../../http/errors.js'
+import { isGeoJson } from '../../../http/geojson.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { reply } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
+import { parcelsGeoJson } from '../geojson.js'
 import type { Filter, ParcelQueries } from '../queries.js'
 import { AtQuerySchema, LookupEnvelopeSchema, NEAREST_MAX_M, NearestParcelSchema } from '../schemas.js'
 import { TAG, filterOf, writer, type ParcelRoutes } from './shared.js'
@@ -23,6 +25,7 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: ParcelRo
         `None: 404 NoParcelAtPoint with \`details.nearest\` (a parcel record plus \`distance_meters\`, geodesic to ` +
         `its boundary) when a parcel obeying the same filters lies within ${NEAREST_MAX_M} m.`,
       request: { query: AtQuerySchema },
+      geojson: true,
       responses: {
         200: { description: 'Containing parcels.', schema: LookupEnvelopeSchema },
         404: {
@@ -32,23 +35,15 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: ParcelRo
       },
     },
     guards,
-    (c, { query }) => parcelsAt(c, service(c), query.longitude, query.latitude, filterOf(query)),
+    (c, { query }) =>
+      (isGeoJson(c) ? parcelsAtGeoJson : parcelsAt)(c, service(c), query.longitude, query.latitude, filterOf(query)),
   )
 }
 
 /** The parcels holding the point, or NoParcelAtPoint with the nearest within NEAREST_MAX_M. */
 function parcelsAt(c: Context<AppEnv>, s: ParcelQueries, longitude: number, latitude: number, f: Filter): Response {
   const parcels = s.found(longitude, latitude, f)
-  if (!parcels.count) {
-    const nearest = s.nearest(longitude, latitude, NEAREST_MAX_M, f)
-    throw new ApiError(
-      'NoParcelAtPoint',
-      nearest
-        ? `no parcel contains the point; the nearest is ${nearest.distance_meters} m away`
-        : `no parcel contains the point, and none lies within ${NEAREST_MAX_M} m`,
-      nearest ? { nearest } : undefined,
-    )
-  }
+  if (!parcels.count) throw noParcelAt(s, longitude, latitude, f)
   // { parcels, message, dataset_version } written as bytes: JSON.stringify and the record
   // objects were a tenth of this route's CPU under load
   writer.start().ascii('{"parcels":')
@@ -58,4 +53,24 @@ function parcelsAt(c: Context<AppEnv>, s: ParcelQueries, longitude: number, lati
     .string(`${plural(parcels.count, 'parcel')} contain the point; the first is the most specific`)
   writer.ascii(',"dataset_version":').string(s.version).ascii('}')
   return reply(c, writer.take(), 200, 'application/json')
+}
+
+/** parcelsAt's answer as a FeatureCollection, each parcel with its boundary. */
+function parcelsAtGeoJson(c: Context<AppEnv>, s: ParcelQueries, longitude: number, latitude: number, f: Filter) {
+  const parcels = s.at(longitude, latitude, f)
+  if (!parcels.length) throw noParcelAt(s, longitude, latitude, f)
+  const message = `${plural(parcels.length, 'parcel')} contain the point; the first is the most specific`
+  return parcelsGeoJson(c, s, { parcels, message, dataset_version: s.version }, parcels)
+}
+
+/** NoParcelAtPoint, naming the nearest parcel within NEAREST_MAX_M that obeys the filter. */
+function noParcelAt(s: ParcelQueries, longitude: number, latitude: number, f: Filter): ApiError {
+  const nearest = s.nearest(longitude, latitude, NEAREST_MAX_M, f)
+  return new ApiError(
+    'NoParcelAtPoint',
+    nearest
+      ? `no parcel contains the point; the nearest is ${nearest.distance_meters} m away`
+      : `no parcel contains the point, and none lies within ${NEAREST_MAX_M} m`,
+    nearest ? { nearest } : undefined,
+  )
 }

@@ -3,9 +3,11 @@ import type { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv } from '../../../http/env.js'
 import { ApiError } from '../../../http/errors.js'
+import { isGeoJson } from '../../../http/geojson.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
+import { parcelsGeoJson } from '../geojson.js'
 import type { ParcelQueries } from '../queries.js'
 import { LookupEnvelopeSchema, WithinQuerySchema } from '../schemas.js'
 import { TAG, filterOf, type ParcelRoutes } from './shared.js'
@@ -22,6 +24,7 @@ export function registerWithinRoute(router: ApiRouter, { guards, service }: Parc
         'more exist the answer carries `next_cursor`: send it back as `cursor` with the same box and filters ' +
         'for the next page. A cursor from another query or dataset is a 400.',
       request: { query: WithinQuerySchema },
+      geojson: true,
       responses: { 200: { description: 'One page of parcels.', schema: LookupEnvelopeSchema } },
     },
     guards,
@@ -44,7 +47,7 @@ function parcelsWithin(c: Context<AppEnv>, s: ParcelQueries, query: z.infer<type
     dataset_version: s.version,
   }
   if (page.more) body.next_cursor = encodeCursor({ v: s.version, q: signature, after: page.lastId })
-  return json(c, body)
+  return isGeoJson(c) ? parcelsGeoJson(c, s, body, page.parcels) : json(c, body)
 }
 
 /** Opaque /within cursor: the last id served, bound to the dataset, box and filter it was issued for. */

@@ -1,0 +1,230 @@
+import type { Context } from 'hono'
+import { z } from '@hono/zod-openapi'
+import type { AppEnv } from './env.js'
+import { withFastPath } from './fast-params.js'
+import { reply } from './reply.js'
+import { requestHeader } from './request-header.js'
+
+/**
+ * GeoJSON output of the lookup routes (docs/api.md "GeoJSON output"): which form a request asks
+ * for, and the RFC 7946 FeatureCollection an answer envelope becomes.
+ *
+ * - **The form.** `format=json` (the default) or `format=geojson`, case-insensitive; anything else
+ *   is a 400 naming both. Without `format`, `Accept` decides: GeoJSON when it ranks
+ *   `application/geo+json` above `application/json` ({@link prefersGeoJson}). `format` wins over
+ *   `Accept`. The router (openapi.ts) adds the parameter to a route declared `geojson`, decides
+ *   the form after validation (before the ETag, which names the form) and marks the request;
+ *   the route asks {@link isGeoJson}.
+ * - **The collection.** Each record of the envelope's list is a Feature: its fields as
+ *   `properties` (less the fields its geometry was made of), its geometry (WGS84 lon/lat, or
+ *   null), its stable `id`. Every other envelope field (message, cursor, counts, versions) is a
+ *   foreign member of the FeatureCollection, in the envelope's order after `type` and `features`.
+ *
+ * Cheap on the JSON path: a route that does not answer GeoJSON pays one `c.get`, and the
+ * negotiation reads `Accept` without allocating unless it names `geo+json`.
+ *
+ * @module
+ */
+
+/** The media type of a GeoJSON answer (RFC 7946 §12). */
+export const GEOJSON_TYPE = 'application/geo+json'
+
+/** The values of `format`. */
+export const FORMATS = ['json', 'geojson'] as const
+export type Format = (typeof FORMATS)[number]
+
+const FORMAT_MESSAGE = `format must be one of ${FORMATS.join(', ')} (case-insensitive)`
+
+/** `format` as the routes read it: `json` or `geojson`, case-insensitive, returned lower-case; optional. */
+export const FormatParam = withFastPath(
+  z
+    .string()
+    .transform((s) => s.trim().toLowerCase())
+    .refine((s): s is Format => (FORMATS as readonly string[]).includes(s), { message: FORMAT_MESSAGE })
+    .transform((s) => s as Format),
+  (raw) => {
+    if (raw === undefined) return undefined
+    const v = raw.trim().toLowerCase()
+    return v === 'json' || v === 'geojson' ? { value: v } : undefined
+  },
+)
+  .optional()
+  .openapi({
+    type: 'string',
+    enum: [...FORMATS],
+    description:
+      '`json` (default) or `geojson` (case-insensitive): an RFC 7946 FeatureCollection, `application/geo+json`. ' +
+      'Without it, `Accept: application/geo+json` (ranked above `application/json`) asks for GeoJSON; `format` ' +
+      'wins over `Accept`.',
+  })
+
+// cheap screen before parsing: most Accept headers never name GeoJSON
+const NAMES_GEOJSON = /geo\+json/i
+
+/**
+ * Whether `Accept` ranks GeoJSON above JSON: the q of `application/geo+json` (its own range, else
+ * `application/*`, else `*\/*`) above 0 and above the q of `application/json` (the same way); a
+ * weight that is not a number from 0 to 1 counts as 0.
+ * A tie answers JSON, the default: `application/geo+json, application/json` is JSON, and
+ * `application/geo+json, application/json;q=0.9` or `application/geo+json, *\/*;q=0.1` GeoJSON.
+ */
+export function prefersGeoJson(accept: string | undefined): boolean {
+  // a '+' first: a single-character search is a few ns, the regex tens
+  if (accept === undefined || accept.indexOf('+') < 0 || !NAMES_GEOJSON.test(accept)) return false
+  // q of each range: [exact geo, exact json, application/*, */*]; -1 absent
+  let geo = -1
+  let json = -1
+  let app = -1
+  let any = -1
+  for (const part of accept.split(',')) {
+    const semi = part.indexOf(';')
+    const range = (semi < 0 ? part : part.slice(0, semi)).trim().toLowerCase()
+    let q = 1
+    if (semi >= 0) {
+      // a weight that is not a number from 0 to 1 makes the range unacceptable
+      const m = /;\s*q\s*=([^;]*)/i.exec(part.slice(semi))
+      if (m) {
+        const w = m[1].trim()
+        q = /^[0-9.]+$/.test(w) && Number(w) <= 1 ? Number(w) : 0
+        if (Number.isNaN(q)) q = 0
+      }
+    }
+    if (range === 'application/geo+json') geo = Math.max(geo, q)
+    else if (range === 'application/json') json = Math.max(json, q)
+    else if (range === 'application/*') app = Math.max(app, q)
+    else if (range === '*/*') any = Math.max(any, q)
+  }
+  const wild = app >= 0 ? app : any
+  const qGeo = geo >= 0 ? geo : wild
+  const qJson = json >= 0 ? json : wild
+  return qGeo > 0 && qGeo > qJson
+}
+
+/** The form asked for: `format` when given (validated: `json` or `geojson`), else `Accept`. */
+export function chooseGeoJson(format: string | undefined, accept: string | undefined): boolean {
+  return format === undefined ? prefersGeoJson(accept) : format === 'geojson'
+}
+
+/**
+ * Decides the form of a request to a route that can answer GeoJSON (the router calls it after
+ * validation, `format` being the validated parameter) and marks the request; true for GeoJSON.
+ */
+export function negotiateGeoJson(c: Context<AppEnv>, format: string | undefined): boolean {
+  if (!chooseGeoJson(format, format === undefined ? requestHeader(c, 'accept') : undefined)) return false
+  c.set('geojson', true)
+  return true
+}
+
+/** Whether this request is answered as GeoJSON (see negotiateGeoJson). */
+export function isGeoJson(c: Context<AppEnv>): boolean {
+  return c.get('geojson') === true
+}
+
+/** A GeoJSON geometry object (RFC 7946 §3.1), positions longitude first. */
+export interface Geometry {
+  type: string
+  coordinates: unknown
+}
+
+/** A Feature (RFC 7946 §3.2); other members are foreign members of the Feature. */
+export interface Feature {
+  type: 'Feature'
+  id?: string | number
+  geometry: Geometry | null
+  properties: Record<string, unknown>
+  [foreign: string]: unknown
+}
+
+/** A Point at (lon, lat). */
+export function point(lon: number, lat: number): Geometry {
+  return { type: 'Point', coordinates: [lon, lat] }
+}
+
+/** A Feature: `id` left out when undefined; `extra` are the Feature's foreign members. */
+export function feature(
+  properties: Record<string, unknown>,
+  geometry: Geometry | null,
+  id?: string | number,
+  extra?: Record<string, unknown>,
+): Feature {
+  const f: Feature =
+    id === undefined ? { type: 'Feature', geometry, properties } : { type: 'Feature', id, geometry, properties }
+  return extra ? Object.assign(f, extra) : f
+}
+
+/**
+ * `record` without the field `key` (where the geometry came from, so properties never repeat it);
+ * the other fields in their order.
+ */
+export function without(record: Record<string, unknown>, key: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k in record) if (k !== key) out[k] = record[k]
+  return out
+}
+
+/** Members a FeatureCollection may not carry as foreign members (RFC 7946 §3.3, §7.1). */
+const RESERVED = new Set(['type', 'features', 'geometry', 'properties', 'coordinates', 'geometries', 'bbox'])
+
+/**
+ * The FeatureCollection of an answer envelope: `features`, then every envelope field but the
+ * list `listKey` as a foreign member, in the envelope's order. A field named as a GeoJSON
+ * member would change the collection's meaning: it is a programming error, thrown.
+ */
+export function featureCollection(
+  envelope: Record<string, unknown>,
+  listKey: string,
+  features: Feature[],
+): Record<string, unknown> {
+  const fc: Record<string, unknown> = { type: 'FeatureCollection', features }
+  for (const k in envelope) {
+    if (k === listKey) continue
+    if (RESERVED.has(k)) throw new Error(`envelope field ${k} is a GeoJSON member`)
+    fc[k] = envelope[k]
+  }
+  return fc
+}
+
+/** The GeoJSON answer of `envelope` (see featureCollection), `application/geo+json`. */
+export function geoJsonReply(
+  c: Context<AppEnv>,
+  envelope: Record<string, unknown>,
+  listKey: string,
+  features: Feature[],
+): Response {
+  return reply(c, JSON.stringify(featureCollection(envelope, listKey, features)), 200, GEOJSON_TYPE)
+}
+
+const GeometrySchema = z
+  .object({
+    type: z.string().openapi({ example: 'MultiPolygon' }),
+    coordinates: z.array(z.any()).openapi({ description: 'Positions are [longitude, latitude] (WGS84).' }),
+  })
+  .openapi('GeoJsonGeometry')
+
+/** The `application/geo+json` answer of the routes that can give one (OpenAPI). */
+export const FeatureCollectionSchema = z
+  .object({
+    type: z.literal('FeatureCollection'),
+    features: z.array(
+      z
+        .object({
+          type: z.literal('Feature'),
+          id: z
+            .union([z.string(), z.number()])
+            .optional()
+            .openapi({ description: 'The record’s stable identifier (LPI, encumbrance uid, plot id, type/code).' }),
+          geometry: GeometrySchema.nullable().openapi({ description: 'null for a record without geometry.' }),
+          properties: z
+            .record(z.string(), z.unknown())
+            .openapi({ description: 'The record’s fields as in the JSON answer, less its geometry.' }),
+        })
+        .catchall(z.unknown())
+        .openapi('GeoJsonFeature'),
+    ),
+  })
+  .catchall(z.unknown())
+  .openapi('GeoJsonFeatureCollection', {
+    description:
+      'RFC 7946 FeatureCollection: one Feature per record of the JSON answer, in the same order; the JSON ' +
+      'envelope’s other fields (message, cursors, counts, dataset_version…) are foreign members at the top level.',
+  })
