@@ -20,6 +20,7 @@ import { registerEncumbranceRoutes } from './features/encumbrances/routes.js'
 import { registerJurisdictionRoutes } from './features/jurisdiction/routes.js'
 import { registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
+import { mountMap } from './features/map/routes.js'
 import { countRequest } from './rate-limit/middleware.js'
 import type { RateLimiter } from './rate-limit/types.js'
 import type { Services } from './services.js'
@@ -183,6 +184,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     )
   app.get(`${API_BASE}/openapi.json`, open(openapi, `${API_BASE}/openapi.json`))
   mountDocs(app, `${API_BASE}/openapi.json`, open)
+  // the map page and its files, no key (the page asks for one): docs/map.md
+  mountMap(app, open)
 
   const router = new ApiRouter(
     app,
