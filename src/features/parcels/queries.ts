@@ -15,6 +15,7 @@ import { recordsOf, toRecord, writeRecordOrNull, type ParcelRecord, type Row } f
 import { beacons, generalPlans, neighbours } from './relations.js'
 import { FoundRows, firstRowAt, nearest, rowsAt, within, type FoundParcels } from './spatial.js'
 import { ParcelStore } from './store.js'
+import { parcelTileBytes, type ParcelLayer } from './tiles.js'
 
 export type { Filter } from './filter.js'
 export type { ParcelRecord } from './records.js'
@@ -94,6 +95,17 @@ export class ParcelQueries {
 
   coverage() {
     return coverage(this.store)
+  }
+
+  /** A vector tile's bytes (none when no feature falls in it). */
+  tile(z: number, x: number, y: number, layers: readonly ParcelLayer[]): Uint8Array {
+    return parcelTileBytes(this.store, z, x, y, layers)
+  }
+
+  /** The box of every parcel, the index's (west, south, east, north). */
+  extent(): [number, number, number, number] {
+    const i = this.store.index
+    return [i.minX, i.minY, i.maxX, i.maxY]
   }
 
   /**
