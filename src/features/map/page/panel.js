@@ -89,3 +89,20 @@ export function section(container, title, answer, render, fallback) {
   container.append(s)
   return s
 }
+
+/**
+ * The padding that keeps a fitted view clear of what covers the map: the panel (on the right,
+ * or at the bottom as a sheet) and the legend when it shows.
+ */
+export function viewPadding(margin = 30) {
+  const pad = { top: margin, right: margin, bottom: margin, left: margin }
+  const map = document.getElementById('map').getBoundingClientRect()
+  if (!panel().hidden) {
+    const r = panel().getBoundingClientRect()
+    if (r.width >= map.width - 1) pad.bottom += r.height
+    else pad.right += r.width
+  }
+  const legend = document.getElementById('legend').getBoundingClientRect()
+  if (legend.width > 0 && legend.width < map.width / 2) pad.left += legend.right - map.left
+  return pad
+}

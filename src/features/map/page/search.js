@@ -7,7 +7,7 @@
  */
 import { get, query } from './api.js'
 import { bboxOf, highlight } from './overlays.js'
-import { el, facts, note, openPanel, section } from './panel.js'
+import { el, facts, note, openPanel, section, viewPadding } from './panel.js'
 
 const LPI = /^[OBCFNT][A-Z0-9]{4}[0-9]{16}$/i
 const SG_NUMBER = /^\d{1,6}\/\d{4}$/
@@ -34,7 +34,7 @@ function fitTo(map, geometriesOrBox, maxZoom = 17) {
       [box[0], box[1]],
       [box[2], box[3]],
     ],
-    { padding: 40, maxZoom, duration: 0 },
+    { padding: viewPadding(), maxZoom, duration: 0 },
   )
 }
 
