@@ -192,6 +192,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     API_BASE,
     (run, authenticated, route) => open(authenticated ? (c) => gated(c, run) : run, route),
     new AnswerTags((c) => c.get('snapshot').dataset),
+    deps.trustedProxies,
   )
   // every service is read from the build the request pinned (the front door's `snapshot`)
   registerPlotRoutes(router, (c) => servicesOf(c).plots)

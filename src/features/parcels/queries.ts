@@ -8,6 +8,7 @@ import { PARCEL_TYPES } from '../../data/parcels-format.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
 import type { BBox } from '../../geo/polygon.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
+import { boundsOf } from '../../http/tilejson.js'
 import { coverage } from './coverage.js'
 import type { Filter } from './filter.js'
 import { currentRow, geometryOfLpi, recordsOfLpi, recordsOfSourceKey } from './lookups.js'
@@ -102,10 +103,9 @@ export class ParcelQueries {
     return parcelTileBytes(this.store, z, x, y, layers)
   }
 
-  /** The box of every parcel, the index's (west, south, east, north). */
-  extent(): [number, number, number, number] {
-    const i = this.store.index
-    return [i.minX, i.minY, i.maxX, i.maxY]
+  /** The box of every parcel, the index's (west, south, east, north); null when there is none. */
+  extent(): [number, number, number, number] | null {
+    return boundsOf([this.store.index])
   }
 
   /**

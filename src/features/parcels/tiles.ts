@@ -9,6 +9,7 @@ import { FLAG_HIDDEN, FLAG_LAYER_MASK, PARCEL_LAYERS, WORK_STATUS, type ParcelTy
 import { decodeGeometry } from '../../data/geometry-blob.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileFeature, type TileLayer } from '../../geo/mvt/encode.js'
 import { tileBBox } from '../../geo/tiles.js'
+import type { TileSet, VectorLayer } from '../../http/tilejson.js'
 import type { ParcelStore } from './store.js'
 
 /** A tile layer: the lower-case parcel type (`erf`, `farm_portion`, …). */
@@ -34,6 +35,46 @@ export const PARCEL_TILE_MIN_ZOOM: Record<ParcelLayer, number> = {
 
 /** The lowest gate: below it every tile is empty. */
 export const PARCEL_TILES_MIN_ZOOM = Math.min(...Object.values(PARCEL_TILE_MIN_ZOOM))
+
+/** Clients over-zoom beyond this (src/http/tilejson.ts): a vertex is then within about 0.15 m. */
+export const PARCEL_TILES_MAX_ZOOM = 16
+
+/** The properties of every parcel feature, as TileJSON lists them (parcelTileBytes writes them). */
+const PARCEL_FIELDS: Record<string, string> = {
+  lpi: 'String: the 21-character SG key (LPI)',
+  parcel_type: 'String: ERF, FARM_PORTION, HOLDING, PARENT_FARM, PUBLIC_PLACE or STREET',
+  tag: 'String: the tag value (erf number, portion/farm number or farm name); absent when the record has none',
+  status: 'String: the work status, current or proposed (a blank work status counts as current)',
+  legal_status: 'String: the legal status code, R (registered), S (surveyed) or P (proposed)',
+}
+
+/** The TileJSON description of the parcel tiles of `layers` (src/http/tilejson.ts). */
+export function parcelTileSet(
+  layers: readonly ParcelLayer[],
+  extent: [number, number, number, number] | null,
+  version: string,
+  asOf: string,
+): TileSet {
+  return {
+    name: 'Parcel cadastre',
+    description:
+      'The South African cadastre, one layer per parcel type, the records the default status filter shows; ' +
+      'feature id = parcel id.',
+    path: '/parcels/tiles',
+    maxzoom: PARCEL_TILES_MAX_ZOOM,
+    layers: layers.map(
+      (l): VectorLayer => ({
+        id: l,
+        description: `${PARCEL_LAYERS[PARCEL_TILE_LAYERS.indexOf(l)].type} parcels`,
+        fields: PARCEL_FIELDS,
+        minzoom: PARCEL_TILE_MIN_ZOOM[l],
+      }),
+    ),
+    bounds: extent,
+    dataset_version: version,
+    as_of: asOf,
+  }
+}
 
 /** The `status` property: the work status as a word; a blank work status counts as current. */
 const STATUS: Record<string, string> = Object.fromEntries(

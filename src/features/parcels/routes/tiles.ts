@@ -1,6 +1,6 @@
 /**
  * `GET /parcels/tiles/{z}/{x}/{y}.mvt`: vector tiles of the cadastre, one layer per parcel type
- * (tileAnswer: ETag, 304, 204 when empty).
+ * (tileAnswer: ETag, 304, 204 when empty), and `GET /parcels/tiles.json`, their TileJSON.
  *
  * @module
  */
@@ -10,9 +10,10 @@ import type { AppEnv } from '../../../http/env.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { tileAnswer, TILE_RESPONSES, tileRulesText } from '../../../http/tile-answer.js'
 import { parseTileParams, TileParamsSchema } from '../../../http/tile-params.js'
+import { TILEJSON_RESPONSES, TILEJSON_TEXT, tileJsonAnswer } from '../../../http/tilejson.js'
 import type { ParcelQueries } from '../queries.js'
 import { TileQuerySchema } from '../schemas.js'
-import { PARCEL_TILE_MIN_ZOOM } from '../tiles.js'
+import { PARCEL_TILE_MIN_ZOOM, parcelTileSet } from '../tiles.js'
 import { TAG, type ParcelRoutes } from './shared.js'
 
 /** The tile of the layers asked for; its ETag names the dataset version and the layers. */
@@ -47,5 +48,25 @@ export function registerTileRoute(router: ApiRouter, { guards, service }: Parcel
     },
     guards,
     (c, { params, query }) => parcelTile(c, service(c), params, query),
+  )
+}
+
+export function registerTileJsonRoute(router: ApiRouter, { guards, service }: ParcelRoutes): void {
+  router.add(
+    {
+      method: 'get',
+      path: '/parcels/tiles.json',
+      tags: TAG,
+      summary: 'TileJSON of the parcel tiles',
+      description: `${TILEJSON_TEXT} \`layers\` as for the tiles: the template then asks for those layers.`,
+      request: { query: TileQuerySchema },
+      responses: TILEJSON_RESPONSES,
+    },
+    guards,
+    (c, { query }) => {
+      const s = service(c)
+      const set = parcelTileSet(query.layers, s.extent(), s.version, s.asOf)
+      return tileJsonAnswer(c, router, set, { layers: query.layers.join(',') })
+    },
   )
 }
