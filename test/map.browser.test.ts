@@ -9,7 +9,8 @@
  * municipality is found and shown, a drawn route lists the servitude it crosses, and a phone
  * screen shows the map and the panel without scrolling sideways. Screenshots go to
  * test/artifacts/ (git-ignored). Every wait is bounded; the browser and the server are stopped
- * in afterAll whatever happened.
+ * in afterAll whatever happened. The page.evaluate callbacks reach the page's globals through
+ * `globalThis` (the tree is type-checked without the DOM library).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
@@ -96,13 +97,13 @@ async function api(path: string): Promise<any> {
 }
 
 /** Waits until the map has drawn everything it asked for. */
-const idle = () => page.evaluate(() => (window as any).landMap.whenIdle())
+const idle = () => page.evaluate(() => (globalThis as any).landMap.whenIdle())
 
 /** Page pixel coordinates of [lon, lat] (the map's projection plus the canvas's offset). */
 function toScreen(lon: number, lat: number): Promise<{ x: number; y: number }> {
   return page.evaluate(
     ([lon, lat]) => {
-      const map = (window as any).landMap.map
+      const map = (globalThis as any).landMap.map
       const p = map.project([lon, lat])
       const r = map.getCanvas().getBoundingClientRect()
       return { x: r.left + p.x, y: r.top + p.y }
@@ -115,7 +116,7 @@ function toScreen(lon: number, lat: number): Promise<{ x: number; y: number }> {
 function paint(layer: string, property: string): Promise<any> {
   return page.evaluate(
     ([layer, property]) => {
-      const v = (window as any).landMap.map.getPaintProperty(layer, property) ?? null
+      const v = (globalThis as any).landMap.map.getPaintProperty(layer, property) ?? null
       if (typeof v !== 'string') return v
       const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(v)
       return m ? [1, 2, 3].map((i) => Number.parseInt(m[i], 16)) : v
@@ -158,9 +159,9 @@ describe('the map page in headless Chromium', () => {
     page.setDefaultTimeout(15_000)
     page.on('request', (r) => requests.push(r.url()))
     await page.addInitScript(() => {
-      const w = window as any
+      const w = globalThis as any
       w.__cspViolations = []
-      document.addEventListener('securitypolicyviolation', (e) =>
+      w.document.addEventListener('securitypolicyviolation', (e: any) =>
         w.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
       )
     })
@@ -178,7 +179,7 @@ describe('the map page in headless Chromium', () => {
 
   it('WebGL works in software in this Chromium', async () => {
     const gl = await page.evaluate(() => {
-      const g = document.createElement('canvas').getContext('webgl2')
+      const g = (globalThis as any).document.createElement('canvas').getContext('webgl2')
       return g ? String(g.getParameter(g.VERSION)) : null
     })
     expect(gl).toMatch(/^WebGL 2/)
@@ -189,11 +190,11 @@ describe('the map page in headless Chromium', () => {
     await page.locator('#key-dialog[open]').waitFor()
     await page.fill('#key-input', key)
     await page.click('#key-form button[type=submit]')
-    await page.waitForFunction(() => (window as any).landMap?.ready)
-    await page.evaluate(() => (window as any).landMap.ready)
+    await page.waitForFunction(() => (globalThis as any).landMap?.ready)
+    await page.evaluate(() => (globalThis as any).landMap.ready)
     await idle()
-    expect(await page.evaluate(() => sessionStorage.getItem('landdata.apiKey'))).toBe(key)
-    expect(await page.evaluate(() => localStorage.length)).toBe(0)
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('landdata.apiKey'))).toBe(key)
+    expect(await page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0)
     const img = await shot('map-fixture.png')
 
     const water = (await paint('water', 'background-color')) as RGB
@@ -238,7 +239,7 @@ describe('the map page in headless Chromium', () => {
     // nothing was fetched from anywhere but this server, and the CSP refused nothing
     expect(requests.filter((u) => !u.startsWith(`${base}/`) && !u.startsWith('data:'))).toEqual([])
     expect(requests.some((u) => u.includes('/api/v1/parcels/tiles'))).toBe(true)
-    expect(await page.evaluate(() => (window as any).__cspViolations)).toEqual([])
+    expect(await page.evaluate(() => (globalThis as any).__cspViolations)).toEqual([])
   })
 
   it('a click on an erf opens the panel with its LPI, its encumbrances and the answers they came from', async () => {
@@ -267,13 +268,15 @@ describe('the map page in headless Chromium', () => {
     await page.press('#q', 'Enter')
     await page.locator('#panel section h3', { hasText: 'Boundary of Stellenbosch' }).waitFor()
     await idle()
-    const c = await page.evaluate(() => (window as any).landMap.map.getCenter())
+    const c = await page.evaluate(() => (globalThis as any).landMap.map.getCenter())
     expect(c.lng).toBeGreaterThan(west)
     expect(c.lng).toBeLessThan(east)
     expect(c.lat).toBeGreaterThan(south)
     expect(c.lat).toBeLessThan(north)
     // the view is in the URL hash
-    const hash = /^#map=([\d.]+)\/(-?[\d.]+)\/(-?[\d.]+)/.exec(await page.evaluate(() => location.hash))
+    const hash = /^#map=([\d.]+)\/(-?[\d.]+)\/(-?[\d.]+)/.exec(
+      await page.evaluate(() => (globalThis as any).location.hash),
+    )
     expect(Number(hash?.[2])).toBeCloseTo(c.lat, 3)
     expect(Number(hash?.[3])).toBeCloseTo(c.lng, 3)
     const img = await shot('map-search.png')
@@ -290,7 +293,7 @@ describe('the map page in headless Chromium', () => {
 
   it('a route drawn across the right-of-way strip lists it, with its overlap, and the parcels it enters', async () => {
     await page.evaluate(
-      ([lon, lat]) => (window as any).landMap.map.jumpTo({ center: [lon, lat], zoom: 17 }),
+      ([lon, lat]) => (globalThis as any).landMap.map.jumpTo({ center: [lon, lat], zoom: 17 }),
       [17.0018, -34.9045],
     )
     await idle()
@@ -315,18 +318,18 @@ describe('the map page in headless Chromium', () => {
 
   it('a hidden layer and the view are kept in the URL hash; a reload restores both without asking for the key', async () => {
     await page.locator('input[data-toggle="parcels.erf"]').uncheck()
-    await expect.poll(() => page.evaluate(() => location.hash)).toMatch(/&off=parcels\.erf$/)
+    await expect.poll(() => page.evaluate(() => (globalThis as any).location.hash)).toMatch(/&off=parcels\.erf$/)
     const before = await page.evaluate(() => {
-      const m = (window as any).landMap.map
+      const m = (globalThis as any).landMap.map
       return { center: m.getCenter(), zoom: m.getZoom() }
     })
     await page.reload()
-    await page.waitForFunction(() => (window as any).landMap?.ready)
-    await page.evaluate(() => (window as any).landMap.ready)
-    expect(await page.locator('#key-dialog').evaluate((d: HTMLDialogElement) => d.open)).toBe(false)
+    await page.waitForFunction(() => (globalThis as any).landMap?.ready)
+    await page.evaluate(() => (globalThis as any).landMap.ready)
+    expect(await page.locator('#key-dialog').evaluate((d: any) => d.open)).toBe(false)
     expect(await page.locator('input[data-toggle="parcels.erf"]').isChecked()).toBe(false)
     const after = await page.evaluate(() => {
-      const m = (window as any).landMap.map
+      const m = (globalThis as any).landMap.map
       return {
         center: m.getCenter(),
         zoom: m.getZoom(),
@@ -340,25 +343,25 @@ describe('the map page in headless Chromium', () => {
     expect(after.center.lat).toBeCloseTo(before.center.lat, 4)
     expect(after.center.lng).toBeCloseTo(before.center.lng, 4)
     await page.locator('input[data-toggle="parcels.erf"]').check()
-    await expect.poll(() => page.evaluate(() => location.hash)).not.toContain('off=')
+    await expect.poll(() => page.evaluate(() => (globalThis as any).location.hash)).not.toContain('off=')
   })
 
   it('on a phone screen the map and the panel fit, the panel a bottom sheet, nothing scrolls sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.evaluate(() => (window as any).landMap.map.jumpTo({ center: [17.0015, -34.9045], zoom: 16 }))
+    await page.evaluate(() => (globalThis as any).landMap.map.jumpTo({ center: [17.0015, -34.9045], zoom: 16 }))
     await idle()
     const at = await toScreen(17.0013, -34.9048)
     await page.mouse.click(at.x, at.y)
     await expect.poll(() => page.locator('#panel code.lpi').first().textContent()).toBe(erfLpi(1))
     await idle()
     const layout = await page.evaluate(() => {
-      const rect = (id: string) => document.getElementById(id)!.getBoundingClientRect()
+      const rect = (id: string) => (globalThis as any).document.getElementById(id)!.getBoundingClientRect()
       return {
-        scrollWidth: document.documentElement.scrollWidth,
-        bodyScrollWidth: document.body.scrollWidth,
-        innerWidth,
+        scrollWidth: (globalThis as any).document.documentElement.scrollWidth,
+        bodyScrollWidth: (globalThis as any).document.body.scrollWidth,
+        innerWidth: (globalThis as any).innerWidth,
         panel: rect('panel').toJSON(),
-        canvas: (window as any).landMap.map.getCanvas().getBoundingClientRect().toJSON(),
+        canvas: (globalThis as any).landMap.map.getCanvas().getBoundingClientRect().toJSON(),
         bar: rect('bar').toJSON(),
       }
     })

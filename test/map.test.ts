@@ -61,7 +61,7 @@ describe('GET /map', () => {
       expect(res.headers.get('content-type')).toBe(types[path.slice(path.lastIndexOf('.') + 1)])
       await res.arrayBuffer()
     }
-    const countries = await (await app.request(`${base}/countries.geojson`)).json()
+    const countries: any = await (await app.request(`${base}/countries.geojson`)).json()
     expect(countries.features.map((f: any) => f.properties.iso_a3)).toEqual(expect.arrayContaining(['ZAF', 'BWA']))
   })
 
@@ -84,13 +84,13 @@ describe('GET /map', () => {
     expect(again.status).toBe(304)
     const stale = await app.request(lib.replace(/assets\/[\w-]+\//, 'assets/old-version/'))
     expect(stale.status).toBe(404)
-    expect((await stale.json()).error).toBe('NotFound')
+    expect(((await stale.json()) as any).error).toBe('NotFound')
     const unknown = await app.request(lib.replace('maplibre-gl-csp.js', 'package.json'))
     expect(unknown.status).toBe(404)
   })
 
   it('is not part of the API surface: no key asked, not in the OpenAPI document', async () => {
-    const doc = await (await app.request('/api/v1/openapi.json')).json()
+    const doc: any = await (await app.request('/api/v1/openapi.json')).json()
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/map'))).toEqual([])
     expect((await app.request('/map', { headers: { 'X-API-KEY': 'nonsense' } })).status).toBe(200)
   })

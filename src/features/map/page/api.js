@@ -14,6 +14,11 @@ export function onKeyRejected(handler) {
   keyRejected = handler
 }
 
+/** A tile request answered 401: the same as an API call's. */
+export function keyRefused(answer) {
+  keyRejected(answer)
+}
+
 /** The headers of a request to `url` (MapLibre's transformRequest uses it too): the key for /api/ only. */
 export function headersFor(url) {
   const key = getKey()

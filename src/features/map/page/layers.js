@@ -20,8 +20,8 @@ export const GROUPS = [
     title: 'Jurisdiction',
     items: [
       { layer: 'province', label: 'Province', colour: '#37474f', width: 2.4 },
-      { layer: 'district_municipality', label: 'District municipality', colour: '#5c6bc0', width: 1.8, dash: [4, 2] },
-      { layer: 'local_municipality', label: 'Local municipality', colour: '#7e57c2', width: 1.4 },
+      { layer: 'district_municipality', label: 'District', colour: '#5c6bc0', width: 1.8, dash: [4, 2] },
+      { layer: 'local_municipality', label: 'Municipality', colour: '#7e57c2', width: 1.4 },
       { layer: 'ward', label: 'Ward', colour: '#9e9aa8', width: 0.8, dash: [2, 2] },
     ],
   },
@@ -32,7 +32,7 @@ export const GROUPS = [
     items: [
       { layer: 'parent_farm', label: 'Parent farm', colour: '#795548', width: 2.2 },
       { layer: 'farm_portion', label: 'Farm portion', colour: '#a1887f', width: 1.4, dash: [3, 1.5] },
-      { layer: 'holding', label: 'Agricultural holding', colour: '#689f38', width: 1.2 },
+      { layer: 'holding', label: 'Holding', colour: '#689f38', width: 1.2 },
       { layer: 'public_place', label: 'Public place', colour: '#2e7d32', width: 1, fill: 0.25 },
       { layer: 'street', label: 'Street', colour: '#9e9e9e', width: 0.8, fill: 0.35 },
       { layer: 'erf', label: 'Erf', colour: '#d84315', width: 1.6, fill: 0.12 },

@@ -35,9 +35,13 @@ export function renderLegend(el, entries, off, onToggle) {
       box.checked = !off.has(e.id)
       box.dataset.toggle = e.id
       box.addEventListener('change', () => onToggle(e.id, box.checked))
+      const name = document.createElement('span')
+      name.className = 'name'
+      name.textContent = e.item.label
       const hint = document.createElement('small')
-      hint.textContent = e.minzoom > 0 ? ` from z${e.minzoom}` : ''
-      label.append(box, swatch(e.item), document.createTextNode(e.item.label), hint)
+      hint.textContent = e.minzoom > 0 ? `z${e.minzoom}+` : ''
+      hint.title = `drawn from zoom ${e.minzoom}`
+      label.append(box, swatch(e.item), name, hint)
       fieldset.append(label)
     }
     el.append(fieldset)

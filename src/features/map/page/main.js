@@ -4,7 +4,7 @@
  * click panel, the search box and the drawing tools; the view lives in the URL hash.
  * `window.landMap` exposes the map and `whenIdle()` to scripts and the browser test.
  */
-import { get, headersFor, onKeyRejected } from './api.js'
+import { get, headersFor, keyRefused, onKeyRejected } from './api.js'
 import { Draw } from './draw.js'
 import { inspectPoint } from './inspect.js'
 import { addTileSets, baseStyle, setItemVisible } from './layers.js'
@@ -97,7 +97,7 @@ function startMap() {
   }
   map.on('error', (e) => {
     const s = e.error?.status
-    if (s === 401) status('The API refused the key: reload and enter it again.')
+    if (s === 401) keyRefused()
     else if (s && s !== 404) status(`A tile request failed (${s}): ${e.error.message ?? ''}`)
   })
 
@@ -114,6 +114,10 @@ function startMap() {
         save()
       })
       markZoom($('legend'), map.getZoom())
+      // the sources' credits (long for the boundary sets) start folded behind MapLibre's (i) button
+      map.once('idle', () =>
+        document.querySelector('.maplibregl-ctrl-attrib')?.classList.remove('maplibregl-compact-show'),
+      )
       document.body.dataset.ready = 'true'
       resolve()
     })
@@ -153,9 +157,12 @@ function startMap() {
     runSearch(map, $('q').value)
   })
   $('panel-close').addEventListener('click', closePanel)
+  // the legend shows by default on a wide screen, and is opened on a phone
+  const legendShown = () => getComputedStyle($('legend')).display !== 'none'
+  $('layers-toggle').setAttribute('aria-expanded', String(legendShown()))
   $('layers-toggle').addEventListener('click', () => {
-    const open = document.body.classList.toggle('legend-open')
-    $('layers-toggle').setAttribute('aria-expanded', String(open))
+    document.body.classList.toggle('legend-toggled')
+    $('layers-toggle').setAttribute('aria-expanded', String(legendShown()))
   })
   window.addEventListener('hashchange', () => {
     const { view: v } = readHash()
