@@ -13,6 +13,7 @@ import type { ApiRouter } from '../../http/openapi.js'
 import { json, reply } from '../../http/reply.js'
 import { plural } from '../../http/text.js'
 import type { CityScope, FoundPlots, PlotQueries } from './queries.js'
+import { registerPlotTileRoutes } from './routes/tiles.js'
 import {
   ByNumberQuerySchema,
   CitiesEnvelopeSchema,
@@ -87,6 +88,9 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
     mw,
     (c, { query }) => nearestPlot(c, q(c), query),
   )
+
+  // before /plots/{plot_number}, which takes any path under /plots/
+  registerPlotTileRoutes(router, mw, q)
 
   router.add(
     {
