@@ -2,7 +2,7 @@
 // the server never type-checks or transpiles the tree at run time. `--if-stale` skips the
 // bundle when every source file is older than the newest output.
 import { spawnSync } from 'node:child_process'
-import { readdirSync, statSync, existsSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, statSync, existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
 const ENTRIES = {
@@ -29,7 +29,7 @@ function newestMtime(dir) {
   for (const name of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, name.name)
     if (name.isDirectory()) newest = Math.max(newest, newestMtime(p))
-    else if (/\.(ts|mjs|json)$/.test(name.name)) newest = Math.max(newest, statSync(p).mtimeMs)
+    else if (/\.(ts|mjs|json|js|html|css)$/.test(name.name)) newest = Math.max(newest, statSync(p).mtimeMs)
   }
   return newest
 }
@@ -62,9 +62,21 @@ function buildAddon() {
 }
 buildAddon()
 
+// The map page (src/features/map/page: HTML, browser ES modules, CSS) and the basemap's country
+// outlines are served as files, not bundled: copied to dist/map/, where the server bundle reads
+// them (src/features/map/assets.ts), so the Docker image (dist/ only) serves the map too.
+const MAP_PAGE = 'src/features/map/page'
+const MAP_OUT = 'dist/map'
+const COUNTRIES = 'data/real/naturalearth-za-bw/ne10m_countries_southern_africa.geojson'
+function copyMapPage() {
+  mkdirSync(MAP_OUT, { recursive: true })
+  cpSync(MAP_PAGE, MAP_OUT, { recursive: true })
+  cpSync(COUNTRIES, `${MAP_OUT}/countries.geojson`)
+}
+
 const entries = Object.fromEntries(Object.entries(ENTRIES).filter(([, p]) => existsSync(p)))
 if (process.argv.includes('--if-stale')) {
-  const outputs = Object.keys(entries).map((n) => `dist/${n}.js`)
+  const outputs = [...Object.keys(entries).map((n) => `dist/${n}.js`), `${MAP_OUT}/index.html`]
   if (outputs.every((o) => existsSync(o))) {
     const oldestOut = Math.min(...outputs.map((o) => statSync(o).mtimeMs))
     const newestSrc = Math.max(
@@ -74,6 +86,8 @@ if (process.argv.includes('--if-stale')) {
     if (newestSrc < oldestOut) process.exit(0)
   }
 }
+
+copyMapPage()
 
 // esbuild is a development dependency: a production install (`npm ci --omit=dev`, the Docker
 // runtime image) runs the bundles already in dist/ and never needs it

@@ -42,6 +42,10 @@ port=$((20000 + RANDOM % 20000))
 (cd "$app" && PORT=$port node dist/server.js >"$work/server.log" 2>&1 &)
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 curl -fs "http://127.0.0.1:$port/readyz" | grep -q '"status":"ready"' || { cat "$work/server.log"; exit 1; }
+# the map page and MapLibre come from dist/map and the production node_modules
+page=$(curl -fs "http://127.0.0.1:$port/map") || { echo "no /map"; exit 1; }
+lib=$(printf '%s' "$page" | grep -o '/map/assets/[^"]*/maplibre-gl-csp.js')
+curl -fs -o /dev/null "http://127.0.0.1:$port$lib" || { echo "no $lib"; exit 1; }
 grep -q '"indexes":"mapped"' "$work/server.log" || { echo "the addon was not loaded"; cat "$work/server.log"; exit 1; }
 pkill -f "node dist/server.js" || true
 

@@ -60,6 +60,7 @@ function issueDemoKey(keysDb: string, port: number): void {
         `  curl -H 'X-API-KEY: ${key}' '${base}/cities?country=ALL'`,
         '',
         `API documentation: http://localhost:${port}/docs`,
+        `Map: http://localhost:${port}/map (paste the key above when it asks)`,
         '',
       ].join('\n'),
     )

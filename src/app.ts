@@ -20,6 +20,7 @@ import { registerEncumbranceRoutes } from './features/encumbrances/routes.js'
 import { registerJurisdictionRoutes } from './features/jurisdiction/routes.js'
 import { registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
+import { mountMap } from './features/map/routes.js'
 import { countRequest } from './rate-limit/middleware.js'
 import type { RateLimiter } from './rate-limit/types.js'
 import type { Services } from './services.js'
@@ -183,12 +184,15 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     )
   app.get(`${API_BASE}/openapi.json`, open(openapi, `${API_BASE}/openapi.json`))
   mountDocs(app, `${API_BASE}/openapi.json`, open)
+  // the map page and its files, no key (the page asks for one): docs/map.md
+  mountMap(app, open)
 
   const router = new ApiRouter(
     app,
     API_BASE,
     (run, authenticated, route) => open(authenticated ? (c) => gated(c, run) : run, route),
     new AnswerTags((c) => c.get('snapshot').dataset),
+    deps.trustedProxies,
   )
   // every service is read from the build the request pinned (the front door's `snapshot`)
   registerPlotRoutes(router, (c) => servicesOf(c).plots)

@@ -54,6 +54,8 @@ describe('npm start', () => {
       const key = out.match(/ldk_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}/)?.[0]
       expect(key).toBeDefined()
       expect(out.match(/curl -H 'X-API-KEY: ldk_/g)).toHaveLength(3)
+      expect(out).toContain(`Map: http://localhost:${first.port}/map`)
+      expect((await fetch(`http://127.0.0.1:${first.port}/map`)).status).toBe(200)
       const res = await fetch(`http://127.0.0.1:${first.port}/api/v1/cities?country=ALL`, {
         headers: { 'X-API-KEY': key! },
       })

@@ -99,6 +99,8 @@ export class ApiRouter {
     private readonly door: RouteDoor,
     /** ETag, caching and 304 of the authenticated JSON GETs (src/http/etag.ts); absent: none */
     private readonly tags?: AnswerTags,
+    /** TRUSTED_PROXIES: whose X-Forwarded-Proto and -Host name the origin of absolute URLs (request-origin.ts) */
+    readonly trustedProxies: ReadonlySet<string> = new Set(),
   ) {}
 
   add<S extends RequestSchemas>(spec: RouteSpec<S>, guards: RouteGuard[], handler: RouteHandler<S>): void {

@@ -46,6 +46,7 @@ import {
 import { recordsAt, recordsInBox, recordsWithin } from './spatial.js'
 import { EncumbranceStore } from './store.js'
 import { tileBytes } from './tiles.js'
+import { boundsOf } from '../../http/tilejson.js'
 
 export { INTERSECT_MAX_ENCUMBRANCES, INTERSECT_MAX_PARCELS } from './intersect.js'
 export { SEARCH_SCAN_WINDOW, sgPattern, type SearchFilters } from './lookups.js'
@@ -154,6 +155,11 @@ export class EncumbranceQueries {
 
   heatCells(b: BBox, k: number, classes: readonly EncumbranceClass[]): HeatCell[] {
     return heatCells(this.store, b, k, classes)
+  }
+
+  /** The box of every record of every class (west, south, east, north); null when there is none. */
+  extent(): [number, number, number, number] | null {
+    return boundsOf(this.store.indexes.map((i) => i.index))
   }
 
   /** A vector tile's bytes (none when no feature falls in it). */

@@ -7,6 +7,7 @@
 import type { EncumbranceClass } from '../../data/encumbrance-format.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../geo/mvt/encode.js'
 import { tileBBox } from '../../geo/tiles.js'
+import type { TileSet } from '../../http/tilejson.js'
 import { recordsInBox } from './spatial.js'
 import type { EncumbranceStore } from './store.js'
 
@@ -21,6 +22,42 @@ export const TILE_MIN_ZOOM: Record<EncumbranceClass, number> = {
   proclamation_line: 10,
   servitude_area: 12,
   servitude_line: 12,
+}
+
+/** Clients over-zoom beyond this (src/http/tilejson.ts). */
+export const ENCUMBRANCE_TILES_MAX_ZOOM = 16
+
+/** The properties of every encumbrance feature, as TileJSON lists them (tileBytes writes them). */
+const ENCUMBRANCE_FIELDS: Record<string, string> = {
+  encumbrance_uid: 'Number: the record uid (also the feature id; GET /encumbrances/{encumbrance_uid})',
+  ease_type_normalised: 'String: the vocabulary word of the type (docs/api.md "Encumbrance type vocabulary")',
+  ease_type: 'String: the raw source type',
+  sg_number: 'String: the SG diagram number; absent when the record has none',
+}
+
+/** The TileJSON description of the encumbrance tiles of `classes` (src/http/tilejson.ts). */
+export function encumbranceTileSet(
+  classes: readonly EncumbranceClass[],
+  extent: [number, number, number, number] | null,
+  version: string,
+  asOf: string,
+): TileSet {
+  return {
+    name: 'Encumbrances',
+    description:
+      'South African encumbrances (servitudes, leases, mineral rights…), one layer per class, current records.',
+    path: '/encumbrances/tiles',
+    maxzoom: ENCUMBRANCE_TILES_MAX_ZOOM,
+    layers: classes.map((cls) => ({
+      id: cls,
+      description: `${cls.replace(/_/g, ' ')} records`,
+      fields: ENCUMBRANCE_FIELDS,
+      minzoom: TILE_MIN_ZOOM[cls],
+    })),
+    bounds: extent,
+    dataset_version: version,
+    as_of: asOf,
+  }
 }
 
 /** The tile's bytes, or none when no feature falls in it. */

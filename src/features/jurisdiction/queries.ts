@@ -17,6 +17,7 @@ import { childrenInForce, listBoundaries, resolveParcel, type ListFilter, type P
 import { NearestFinder, type NearestBoundary } from './nearest.js'
 import { recordOf, type BoundaryRow, type BoundarySetInfo, type Link } from './records.js'
 import { NameSearch, type SearchHit } from './search.js'
+import { boundsOf } from '../../http/tilejson.js'
 import { JurisdictionStore } from './store.js'
 
 export type { Chain, Resolution } from './chain.js'
@@ -50,6 +51,11 @@ export class JurisdictionQueries {
     this.names = new NameSearch(store)
     this.shapes = new BoundaryShapes(store)
     this.nearestFinder = new NearestFinder(store)
+  }
+
+  /** The box of every boundary with geometry (west, south, east, north); null when there is none. */
+  extent(): [number, number, number, number] | null {
+    return boundsOf([...this.store.indexes.values()].map((l) => l.index))
   }
 
   // ---- records

@@ -13,7 +13,7 @@ import { registerBatchRoute } from './routes/batch.js'
 import { registerBoundaryRoutes } from './routes/boundaries.js'
 import type { JurisdictionRouteContext } from './routes/common.js'
 import { registerCoverageRoute } from './routes/coverage.js'
-import { registerHeatmapRoute, registerTileRoute } from './routes/map.js'
+import { registerHeatmapRoute, registerTileJsonRoute, registerTileRoute } from './routes/map.js'
 import { registerParcelRoute } from './routes/parcel.js'
 import { registerSearchRoute } from './routes/search.js'
 
@@ -37,4 +37,5 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: Service<J
   registerCoverageRoute(router, ctx)
   registerHeatmapRoute(router, ctx)
   registerTileRoute(router, ctx)
+  registerTileJsonRoute(router, ctx)
 }

@@ -7,8 +7,10 @@ import {
   LatitudeParam,
   LongitudeParam,
   LpiParam,
+  nameListParam,
   upperEnumParam,
 } from '../../http/params.js'
+import { PARCEL_TILE_LAYERS } from './tiles.js'
 
 export const BATCH_MAX = 1000
 export const NEAREST_MAX_M = 2000
@@ -34,6 +36,14 @@ export const IncludeStatusParam = z
   })
 
 export const LpiParamsSchema = z.object({ lpi: LpiParam })
+
+/** `/parcels/tiles` and its TileJSON: the layers (lower-case parcel types), default all. */
+export const TileQuerySchema = z.object({
+  layers: nameListParam('layers', PARCEL_TILE_LAYERS, PARCEL_TILE_LAYERS, {
+    example: 'erf,street',
+    description: `Comma list of layers (${PARCEL_TILE_LAYERS.join(', ')}), case-insensitive. Default: all.`,
+  }),
+})
 
 export const SourceKeyParamsSchema = z.object({
   source_key: z

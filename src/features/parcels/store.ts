@@ -26,6 +26,8 @@ function prepare(db: Database.Database) {
     // literal in rowOfColumns (3.8 vs 6.5 us a row at national scale)
     row: db.prepare(`SELECT ${ROW_COLUMNS} FROM parcel WHERE id = ?`).raw(true),
     geom: db.prepare('SELECT geom FROM parcel WHERE id = ?').pluck(),
+    // a vector tile's feature (tiles.ts)
+    tile: db.prepare('SELECT lpi, tag_value, lstatus, wstatus, geom FROM parcel WHERE id = ?').raw(true),
     byKey: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE source_key = ?`),
     touching: db.prepare('SELECT neighbour_id, shared_m FROM neighbour WHERE parcel_id = ? ORDER BY neighbour_id'),
     // beacons and plans come unsorted and are sorted in JS (ring position, then beacon id; SG

@@ -8,6 +8,7 @@ import type { PointHit } from '../../geo/point-index.js'
 import { FoundHits, toPlot, type FoundPlots, type LayerHit } from './found.js'
 import type { City, Plot } from './schemas.js'
 import { openPlotLayers, type CountryEnum, type CountryLayer } from './store.js'
+import { LAYER_COUNTRY, plotTileBytes, pointsExtent, type PlotLayer } from './tiles.js'
 
 export type { FoundPlots } from './found.js'
 
@@ -33,11 +34,42 @@ function acceptFor(l: CountryLayer, scope: CityScope): ((i: number) => boolean) 
 /** Plot and erf lookups over one open dataset; statements prepared once. */
 export class PlotQueries {
   readonly countries: CountryEnum[]
+  /** the plot export's version and date (the manifest's), for the tiles' ETag and TileJSON */
+  readonly version: string
+  readonly asOf: string | undefined
   private readonly layers: Map<CountryEnum, CountryLayer>
+  /** each layer's box, computed on first use (a pass over its points) */
+  private readonly extents = new Map<CountryEnum, [number, number, number, number] | null>()
 
   constructor(ds: OpenDataset) {
     this.layers = openPlotLayers(ds)
     this.countries = [...this.layers.keys()]
+    const m = ds.domain('plots')
+    this.version = m?.dataset_version ?? ''
+    this.asOf = m?.as_of
+  }
+
+  /** A vector tile of the plot layers asked for, of the countries and towns in scope (none: no bytes). */
+  tile(z: number, x: number, y: number, layers: readonly PlotLayer[], countries: CountryEnum[], scope: CityScope) {
+    const wanted = []
+    for (const name of layers) {
+      const country = LAYER_COUNTRY[name]
+      const l = countries.includes(country) ? this.layers.get(country) : undefined
+      if (l) wanted.push({ name, l, accept: acceptFor(l, scope) })
+    }
+    return plotTileBytes(z, x, y, wanted)
+  }
+
+  /** The box of the points of the countries given (west, south, east, north), or null. */
+  extent(countries: CountryEnum[]): [number, number, number, number] | null {
+    let b: [number, number, number, number] | null = null
+    for (const l of this.inScope(countries)) {
+      if (!this.extents.has(l.country)) this.extents.set(l.country, pointsExtent(l))
+      const e = this.extents.get(l.country)
+      if (!e) continue
+      b = b ? [Math.min(b[0], e[0]), Math.min(b[1], e[1]), Math.max(b[2], e[2]), Math.max(b[3], e[3])] : e
+    }
+    return b
   }
 
   private inScope(countries: CountryEnum[]): CountryLayer[] {

@@ -15,6 +15,7 @@ import { plural } from '../../http/text.js'
 import { isGeoJson } from '../../http/geojson.js'
 import { plotsGeoJson } from './geojson.js'
 import type { CityScope, FoundPlots, PlotQueries } from './queries.js'
+import { registerPlotTileRoutes } from './routes/tiles.js'
 import {
   ByNumberQuerySchema,
   CitiesEnvelopeSchema,
@@ -92,6 +93,9 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
     mw,
     (c, { query }) => nearestPlot(c, q(c), query),
   )
+
+  // before /plots/{plot_number}, which takes any path under /plots/
+  registerPlotTileRoutes(router, mw, q)
 
   router.add(
     {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
-import { intParam, LatitudeParam, LongitudeParam, upperEnumParam } from '../../http/params.js'
+import { intParam, LatitudeParam, LongitudeParam, nameListParam, upperEnumParam } from '../../http/params.js'
+import { PLOT_TILE_LAYERS } from './tiles.js'
 
 export const COUNTRY_VALUES = ['BOTSWANA', 'SOUTH_AFRICA'] as const
 export const RADIUS_MAX_M = 50_000
@@ -131,3 +132,13 @@ export const CitiesEnvelopeSchema = z
     message: z.string(),
   })
   .openapi('CitiesEnvelope')
+
+/** `/plots/tiles` and its TileJSON: the layers (`plot`: Botswana, `erf`: South Africa), default both. */
+export const TileQuerySchema = z.object({
+  layers: nameListParam('layers', PLOT_TILE_LAYERS, PLOT_TILE_LAYERS, {
+    example: 'erf',
+    description:
+      'Comma list of layers: plot (Botswana plots), erf (South African erven), case-insensitive. Default: both ' +
+      '(a layer of a country the key does not cover is left out).',
+  }),
+})

@@ -1,6 +1,6 @@
 /**
  * `GET /encumbrances/tiles/{z}/{x}/{y}.mvt`: vector tiles keyed by class (tileAnswer: ETag,
- * 304, 204 when empty).
+ * 304, 204 when empty), and `GET /encumbrances/tiles.json`, their TileJSON.
  *
  * @module
  */
@@ -10,9 +10,10 @@ import type { AppEnv, RouteGuard } from '../../../http/env.js'
 import type { ApiRouter } from '../../../http/openapi.js'
 import { tileAnswer, TILE_RESPONSES, tileRulesText } from '../../../http/tile-answer.js'
 import { parseTileParams, TileParamsSchema } from '../../../http/tile-params.js'
+import { TILEJSON_RESPONSES, TILEJSON_TEXT, tileJsonAnswer } from '../../../http/tilejson.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { TileQuerySchema } from '../schemas.js'
-import { TILE_MIN_ZOOM } from '../tiles.js'
+import { encumbranceTileSet, TILE_MIN_ZOOM } from '../tiles.js'
 import { TAG, type EncumbranceService } from './shared.js'
 
 /** The tile of the classes asked for; its ETag names the dataset version and the classes. */
@@ -44,5 +45,25 @@ export function registerTileRoute(router: ApiRouter, guards: RouteGuard[], servi
     },
     guards,
     (c, { params, query }) => answerTile(c, service(c), params, query),
+  )
+}
+
+export function registerTileJsonRoute(router: ApiRouter, guards: RouteGuard[], service: EncumbranceService): void {
+  router.add(
+    {
+      method: 'get',
+      path: '/encumbrances/tiles.json',
+      tags: TAG,
+      summary: 'TileJSON of the encumbrance tiles',
+      description: `${TILEJSON_TEXT} \`classes\` as for the tiles: the template then asks for those classes.`,
+      request: { query: TileQuerySchema },
+      responses: TILEJSON_RESPONSES,
+    },
+    guards,
+    (c, { query }) => {
+      const s = service(c)
+      const set = encumbranceTileSet(query.classes, s.extent(), s.version, s.asOf)
+      return tileJsonAnswer(c, router, set, { classes: query.classes.join(',') })
+    },
   )
 }

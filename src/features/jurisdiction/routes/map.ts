@@ -1,6 +1,7 @@
 /**
- * The map views: `GET /jurisdiction/heatmap` (GeoJSON outlines for a viewport) and
- * `GET /jurisdiction/tiles/{z}/{x}/{y}.mvt` (vector tiles), with their scale gates.
+ * The map views: `GET /jurisdiction/heatmap` (GeoJSON outlines for a viewport),
+ * `GET /jurisdiction/tiles/{z}/{x}/{y}.mvt` (vector tiles), with their scale gates, and
+ * `GET /jurisdiction/tiles.json` (their TileJSON).
  */
 import type { Context } from 'hono'
 import type { z } from '@hono/zod-openapi'
@@ -11,6 +12,7 @@ import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import { tileAnswer, TILE_RESPONSES, tileRulesText } from '../../../http/tile-answer.js'
 import { parseTileParams, TileParamsSchema } from '../../../http/tile-params.js'
+import { TILEJSON_RESPONSES, TILEJSON_TEXT, tileJsonAnswer, type TileSet } from '../../../http/tilejson.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileLayer } from '../../../geo/mvt/encode.js'
 import type { MultiPolygon } from '../../../geo/polygon.js'
 import { toGeoJson } from '../../../geo/polygon-output.js'
@@ -47,6 +49,15 @@ export const TILE_MIN_ZOOM: Record<BoundaryType, number> = {
 }
 /** Below this zoom tiles are cut from the overview geometry (100 m), from it upward at full resolution. */
 const TILE_FULL_RES_ZOOM = 8
+/** Clients over-zoom beyond this (src/http/tilejson.ts): boundaries need no more detail. */
+const TILES_MAX_ZOOM = 14
+/** The properties of every boundary feature, as TileJSON lists them (tileBytes writes them). */
+const BOUNDARY_FIELDS: Record<string, string> = {
+  code: 'String: the boundary code (also in /jurisdiction/boundaries/{type}/{code})',
+  name: 'String: the boundary name',
+  vintage: 'String: the demarcation or delimitation the boundary comes from',
+  category: 'String: the municipal category (A, B, C) or register category; absent when none',
+}
 /** At most this many features in one heat-map answer. */
 export const HEATMAP_MAX_FEATURES = 4000
 
@@ -97,6 +108,49 @@ export function registerTileRoute(router: ApiRouter, { guards, service }: Jurisd
     guards,
     (c, { params, query }) => tile(c, service(c), params, query),
   )
+}
+
+export function registerTileJsonRoute(router: ApiRouter, { guards, service }: JurisdictionRouteContext): void {
+  router.add(
+    {
+      method: 'get',
+      path: '/jurisdiction/tiles.json',
+      tags: TAG,
+      summary: 'TileJSON of the administrative overlay tiles',
+      description:
+        `${TILEJSON_TEXT} \`layers\` and \`as_at\` as for the tiles: the template then asks for the same. ` +
+        'The attribution names the sources of the boundary sets with geometry.',
+      request: { query: TileQuerySchema },
+      responses: TILEJSON_RESPONSES,
+    },
+    guards,
+    (c, { query }) => {
+      const s = service(c)
+      const set = tileSet(s, query.layers)
+      return tileJsonAnswer(c, router, set, { layers: query.layers.join(','), as_at: query.as_at ?? '' })
+    },
+  )
+}
+
+/** The TileJSON description of the boundary tiles of `layers` (src/http/tilejson.ts). */
+function tileSet(s: JurisdictionQueries, layers: readonly BoundaryType[]): TileSet {
+  const sources = [...new Set(s.sets.filter((set) => set.geometry && set.source).map((set) => set.source!))]
+  return {
+    name: 'Jurisdiction',
+    description: 'South African administrative and cadastral boundaries in force, one layer per boundary type.',
+    ...(sources.length ? { attribution: sources.join('; ') } : {}),
+    path: '/jurisdiction/tiles',
+    maxzoom: TILES_MAX_ZOOM,
+    layers: layers.map((t) => ({
+      id: t,
+      description: `${t.replace(/_/g, ' ')} boundaries`,
+      fields: BOUNDARY_FIELDS,
+      minzoom: TILE_MIN_ZOOM[t],
+    })),
+    bounds: s.extent(),
+    dataset_version: s.version,
+    as_of: s.asOf,
+  }
 }
 
 /** The outlines of the wanted types whose box meets the viewport, simplified to its scale. */

@@ -1,0 +1,128 @@
+/**
+ * Vector tiles of the cadastre: one layer per parcel type (named as the lower-case type, the
+ * layer's file name in PARCEL_LAYERS), each from its own zoom on, records the default status
+ * filter shows only, as Mapbox Vector Tile bytes (src/geo/mvt/encode.ts).
+ *
+ * @module
+ */
+import { FLAG_HIDDEN, FLAG_LAYER_MASK, PARCEL_LAYERS, WORK_STATUS, type ParcelType } from '../../data/parcels-format.js'
+import { decodeGeometry } from '../../data/geometry-blob.js'
+import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileFeature, type TileLayer } from '../../geo/mvt/encode.js'
+import { tileBBox } from '../../geo/tiles.js'
+import type { TileSet, VectorLayer } from '../../http/tilejson.js'
+import type { ParcelStore } from './store.js'
+
+/** A tile layer: the lower-case parcel type (`erf`, `farm_portion`, …). */
+export type ParcelLayer = (typeof PARCEL_LAYERS)[number]['file']
+export const PARCEL_TILE_LAYERS: ParcelLayer[] = PARCEL_LAYERS.map((l) => l.file)
+
+/**
+ * Tile scale gates: the lowest zoom at which a layer carries features. Chosen so that a tile over
+ * the densest township stays within a few hundred KB at national density (docs/api.md "Parcel
+ * tiles"): the densest 0.01° cell holds about 2 800 erven, so a z14 tile (about 0.02° square
+ * there) holds up to about 12 000 erven, and a z13 tile four times as many, megabytes. Streets
+ * and public places are the same township fabric as the erven. Farm portions are a few km² and
+ * parent farms tens: a z10 tile (about 35 km) holds a few hundred parent farms.
+ */
+export const PARCEL_TILE_MIN_ZOOM: Record<ParcelLayer, number> = {
+  parent_farm: 10,
+  farm_portion: 11,
+  holding: 12,
+  erf: 14,
+  public_place: 14,
+  street: 14,
+}
+
+/** The lowest gate: below it every tile is empty. */
+export const PARCEL_TILES_MIN_ZOOM = Math.min(...Object.values(PARCEL_TILE_MIN_ZOOM))
+
+/** Clients over-zoom beyond this (src/http/tilejson.ts): a vertex is then within about 0.15 m. */
+export const PARCEL_TILES_MAX_ZOOM = 16
+
+/** The properties of every parcel feature, as TileJSON lists them (parcelTileBytes writes them). */
+const PARCEL_FIELDS: Record<string, string> = {
+  lpi: 'String: the 21-character SG key (LPI)',
+  parcel_type: 'String: ERF, FARM_PORTION, HOLDING, PARENT_FARM, PUBLIC_PLACE or STREET',
+  tag: 'String: the tag value (erf number, portion/farm number or farm name); absent when the record has none',
+  status: 'String: the work status, current or proposed (a blank work status counts as current)',
+  legal_status: 'String: the legal status code, R (registered), S (surveyed) or P (proposed)',
+}
+
+/** The TileJSON description of the parcel tiles of `layers` (src/http/tilejson.ts). */
+export function parcelTileSet(
+  layers: readonly ParcelLayer[],
+  extent: [number, number, number, number] | null,
+  version: string,
+  asOf: string,
+): TileSet {
+  return {
+    name: 'Parcel cadastre',
+    description:
+      'The South African cadastre, one layer per parcel type, the records the default status filter shows; ' +
+      'feature id = parcel id.',
+    path: '/parcels/tiles',
+    maxzoom: PARCEL_TILES_MAX_ZOOM,
+    layers: layers.map(
+      (l): VectorLayer => ({
+        id: l,
+        description: `${PARCEL_LAYERS[PARCEL_TILE_LAYERS.indexOf(l)].type} parcels`,
+        fields: PARCEL_FIELDS,
+        minzoom: PARCEL_TILE_MIN_ZOOM[l],
+      }),
+    ),
+    bounds: extent,
+    dataset_version: version,
+    as_of: asOf,
+  }
+}
+
+/** The `status` property: the work status as a word; a blank work status counts as current. */
+const STATUS: Record<string, string> = Object.fromEntries(
+  Object.entries(WORK_STATUS).map(([code, label]) => [code, label.toLowerCase()]),
+)
+
+/** The row a tile feature is made of: `SELECT lpi, tag_value, lstatus, wstatus, geom`, raw. */
+type TileRow = [string, string | null, string, string | null, Buffer]
+
+/** The tile's bytes, or none when no feature falls in it. */
+export function parcelTileBytes(
+  s: ParcelStore,
+  z: number,
+  x: number,
+  y: number,
+  layers: readonly ParcelLayer[],
+): Uint8Array {
+  // the layer codes (index into PARCEL_LAYERS) shown at this zoom, in the order asked
+  const codes: number[] = []
+  for (const l of layers) if (z >= PARCEL_TILE_MIN_ZOOM[l]) codes.push(PARCEL_TILE_LAYERS.indexOf(l))
+  if (codes.length === 0) return new Uint8Array(0)
+  let wanted = 0
+  for (const code of codes) wanted |= 1 << code
+  const flags = s.flags
+  const box = tileBBox(z, x, y, DEFAULT_TILE_BUFFER_PX)
+  const hits = s.index.search(box.minX, box.minY, box.maxX, box.maxY, (i) => {
+    const fl = flags[i]
+    return (fl & FLAG_HIDDEN) === 0 && (wanted & (1 << (fl & FLAG_LAYER_MASK))) !== 0
+  })
+  if (hits.length === 0) return new Uint8Array(0)
+  // by id: the same tile always lists its features in the same order
+  hits.sort((a, b) => a - b)
+  const byLayer: TileFeature[][] = PARCEL_LAYERS.map(() => [])
+  for (const i of hits) {
+    const id = i + 1
+    const code = flags[i] & FLAG_LAYER_MASK
+    const [lpi, tag, lstatus, wstatus, geom] = s.st.tile.get(id) as TileRow
+    const properties: TileFeature['properties'] = {
+      lpi,
+      parcel_type: PARCEL_LAYERS[code].type satisfies ParcelType,
+      status: (wstatus && STATUS[wstatus]) || 'current',
+      legal_status: lstatus,
+    }
+    if (tag) properties.tag = tag
+    byLayer[code].push({ id, geometry: decodeGeometry(geom), properties })
+  }
+  const out: TileLayer[] = []
+  for (const code of codes)
+    if (byLayer[code].length) out.push({ name: PARCEL_LAYERS[code].file, features: byLayer[code] })
+  return out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
+}
