@@ -15,6 +15,7 @@ import { plotsSuite } from './plots.js'
 import { postgisSuite } from './postgis/index.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
+import { tilesSuite } from './tiles.js'
 import { worstCaseSuite } from './worst-case.js'
 
 export const SUITES: Suite<any>[] = [
@@ -26,6 +27,7 @@ export const SUITES: Suite<any>[] = [
   jurisdictionSuite,
   boundaryStrategiesSuite,
   encumbrancesSuite,
+  tilesSuite,
   worstCaseSuite,
   startupSuite,
   postgisSuite,
