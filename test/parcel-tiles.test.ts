@@ -54,9 +54,10 @@ describe('GET /parcels/tiles/{z}/{x}/{y}.mvt', () => {
       legal_status: 'R',
     })
     expect(typeof one.id).toBe('number')
-    // the id is the parcel's id of the JSON answers
+    // the id is the parcel's id of the JSON answers, and the tile is the one of its label point
     const record = (await json(await get(`/${erfLpi(1)}`))).parcels[0]
     expect(one.id).toBe(record.id)
+    expect(tileAt(record.label_point.longitude, record.label_point.latitude, 15)).toEqual(erf1)
     // its current version's square, back in degrees (within a tile pixel, about 0.5 m)
     const ring = (one.toGeoJSON(erf1.x, erf1.y, 15).geometry as { coordinates: number[][][] }).coordinates[0]
     const lons = ring.map((p) => p[0])
