@@ -31,11 +31,11 @@ const area2 = (ring: { x: number; y: number }[]) => {
   return a
 }
 
-const erf1 = tileAt(POINTS.inErf1.longitude, POINTS.inErf1.latitude, 14)
+const erf1 = tileAt(POINTS.inErf1.longitude, POINTS.inErf1.latitude, 15)
 
 describe('GET /parcels/tiles/{z}/{x}/{y}.mvt', () => {
-  it('a z14 tile holds one layer per type, named in lower case, with the current records only', async () => {
-    const tile = await decode(await get(`/tiles/14/${erf1.x}/${erf1.y}.mvt`))
+  it('a z15 tile holds one layer per type, named in lower case, with the current records only', async () => {
+    const tile = await decode(await get(`/tiles/15/${erf1.x}/${erf1.y}.mvt`))
     expect(Object.keys(tile.layers).sort()).toEqual(['erf', 'farm_portion', 'parent_farm'])
     const erven = features(tile.layers.erf)
     const lpis = erven.map((f) => f.properties.lpi)
@@ -54,11 +54,12 @@ describe('GET /parcels/tiles/{z}/{x}/{y}.mvt', () => {
       legal_status: 'R',
     })
     expect(typeof one.id).toBe('number')
-    // the id is the parcel's id of the JSON answers
+    // the id is the parcel's id of the JSON answers, and the tile is the one of its label point
     const record = (await json(await get(`/${erfLpi(1)}`))).parcels[0]
     expect(one.id).toBe(record.id)
+    expect(tileAt(record.label_point.longitude, record.label_point.latitude, 15)).toEqual(erf1)
     // its current version's square, back in degrees (within a tile pixel, about 0.5 m)
-    const ring = (one.toGeoJSON(erf1.x, erf1.y, 14).geometry as { coordinates: number[][][] }).coordinates[0]
+    const ring = (one.toGeoJSON(erf1.x, erf1.y, 15).geometry as { coordinates: number[][][] }).coordinates[0]
     const lons = ring.map((p) => p[0])
     const lats = ring.map((p) => p[1])
     expect(Math.min(...lons)).toBeCloseTo(17.001, 5)
@@ -73,15 +74,15 @@ describe('GET /parcels/tiles/{z}/{x}/{y}.mvt', () => {
   })
 
   it('a polygon with a hole keeps it: exterior clockwise, hole anticlockwise in tile coordinates', async () => {
-    const at = tileAt(17.0025, -34.9075, 14)
-    const tile = await decode(await get(`/tiles/14/${at.x}/${at.y}.mvt`))
+    const at = tileAt(17.0025, -34.9075, 15)
+    const tile = await decode(await get(`/tiles/15/${at.x}/${at.y}.mvt`))
     const erf4 = features(tile.layers.erf).find((f) => f.properties.lpi === erfLpi(4))!
     const rings = erf4.loadGeometry()
     expect(rings).toHaveLength(2)
     expect(area2(rings[0])).toBeGreaterThan(0)
     expect(area2(rings[1])).toBeLessThan(0)
     // one polygon with its hole, as GeoJSON
-    const g = erf4.toGeoJSON(at.x, at.y, 14).geometry
+    const g = erf4.toGeoJSON(at.x, at.y, 15).geometry
     expect(g.type).toBe('Polygon')
     expect((g as { coordinates: unknown[] }).coordinates).toHaveLength(2)
     // erf 3 was written clockwise in the source: its exterior is still the positive ring
@@ -100,10 +101,11 @@ describe('GET /parcels/tiles/{z}/{x}/{y}.mvt', () => {
   })
 
   it('scale gates: below its zoom a layer is absent; below every gate the tile is empty', async () => {
-    const z13 = tileAt(POINTS.inErf1.longitude, POINTS.inErf1.latitude, 13)
-    const tile = await decode(await get(`/tiles/13/${z13.x}/${z13.y}.mvt`))
+    const z14 = tileAt(POINTS.inErf1.longitude, POINTS.inErf1.latitude, 14)
+    const tile = await decode(await get(`/tiles/14/${z14.x}/${z14.y}.mvt`))
     expect(tile.layers.erf).toBeUndefined()
     expect(Object.keys(tile.layers).sort()).toEqual(['farm_portion', 'parent_farm'])
+    expect((await get(`/tiles/14/${z14.x}/${z14.y}.mvt?layers=erf`)).status).toBe(204)
     const z10 = tileAt(POINTS.inErf1.longitude, POINTS.inErf1.latitude, 10)
     expect(Object.keys((await decode(await get(`/tiles/10/${z10.x}/${z10.y}.mvt`))).layers)).toEqual(['parent_farm'])
     const z9 = tileAt(POINTS.inErf1.longitude, POINTS.inErf1.latitude, 9)
@@ -111,9 +113,9 @@ describe('GET /parcels/tiles/{z}/{x}/{y}.mvt', () => {
   })
 
   it('layers= picks layers, case-insensitive; an unknown one is a 400 naming it', async () => {
-    const tile = await decode(await get(`/tiles/14/${erf1.x}/${erf1.y}.mvt?layers=ERF,parent_farm`))
+    const tile = await decode(await get(`/tiles/15/${erf1.x}/${erf1.y}.mvt?layers=ERF,parent_farm`))
     expect(Object.keys(tile.layers).sort()).toEqual(['erf', 'parent_farm'])
-    const bad = await get(`/tiles/14/${erf1.x}/${erf1.y}.mvt?layers=erf,plot`)
+    const bad = await get(`/tiles/15/${erf1.x}/${erf1.y}.mvt?layers=erf,plot`)
     expect(bad.status).toBe(400)
     const body = await json(bad)
     expect(body.details.map((d: { field: string }) => d.field)).toEqual(['layers'])
@@ -139,7 +141,7 @@ describe('GET /parcels/tiles/{z}/{x}/{y}.mvt', () => {
   })
 
   it('ETag from the dataset and the layers; If-None-Match gives 304; keyed caching headers', async () => {
-    const path = `/tiles/14/${erf1.x}/${erf1.y}.mvt`
+    const path = `/tiles/15/${erf1.x}/${erf1.y}.mvt`
     const res = await get(path)
     const etag = res.headers.get('etag')!
     expect(etag).toMatch(/^".+:erf,farm_portion,holding,parent_farm,public_place,street"$/)
@@ -153,7 +155,7 @@ describe('GET /parcels/tiles/{z}/{x}/{y}.mvt', () => {
   })
 
   it('401 without a key; 403 without the parcels product or South Africa', async () => {
-    const path = `/tiles/14/${erf1.x}/${erf1.y}.mvt`
+    const path = `/tiles/15/${erf1.x}/${erf1.y}.mvt`
     const none = await get(path, '')
     expect(none.status).toBe(401)
     expect((await json(none)).error).toBe('ApiKeyMissing')

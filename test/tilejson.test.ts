@@ -52,7 +52,7 @@ function expectDescribed(doc: Doc, tile: VectorTile, z: number): void {
   }
 }
 
-const erf1 = tileAt(POINTS.inErf1.longitude, POINTS.inErf1.latitude, 14)
+const erf1 = tileAt(POINTS.inErf1.longitude, POINTS.inErf1.latitude, 15)
 
 describe('GET /parcels/tiles.json', () => {
   it('describes the six layers, the zoom range, the bounds and the template of the tiles', async () => {
@@ -69,7 +69,7 @@ describe('GET /parcels/tiles.json', () => {
       'public_place',
       'street',
     ])
-    expect(doc.vector_layers.find((l) => l.id === 'erf')).toMatchObject({ minzoom: 14, maxzoom: 16 })
+    expect(doc.vector_layers.find((l) => l.id === 'erf')).toMatchObject({ minzoom: 15, maxzoom: 16 })
     expect(doc.vector_layers.find((l) => l.id === 'parent_farm')!.minzoom).toBe(10)
     expect(Object.keys(doc.vector_layers[0].fields).sort()).toEqual([
       'legal_status',
@@ -88,15 +88,15 @@ describe('GET /parcels/tiles.json', () => {
     expect(n).toBeGreaterThanOrEqual(-33.9)
     expect(e - w).toBeLessThan(20)
     expect(doc.dataset_version).toBe((await json(await get('/parcels/coverage'))).dataset_version)
-    expectDescribed(doc, await tileOf(doc, 14, erf1.x, erf1.y), 14)
+    expectDescribed(doc, await tileOf(doc, 15, erf1.x, erf1.y), 15)
   })
 
   it('layers= narrows the document and the template alike', async () => {
     const doc = await json<Doc>(await get('/parcels/tiles.json?layers=ERF'))
     expect(doc.tiles[0]).toBe('http://localhost/api/v1/parcels/tiles/{z}/{x}/{y}.mvt?layers=erf')
     expect(doc.vector_layers.map((l) => l.id)).toEqual(['erf'])
-    expect(doc.minzoom).toBe(14)
-    const tile = await tileOf(doc, 14, erf1.x, erf1.y)
+    expect(doc.minzoom).toBe(15)
+    const tile = await tileOf(doc, 15, erf1.x, erf1.y)
     expect(Object.keys(tile.layers)).toEqual(['erf'])
     expect((await get('/parcels/tiles.json?layers=plot')).status).toBe(400)
   })

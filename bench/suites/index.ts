@@ -16,6 +16,7 @@ import { plotsSuite } from './plots.js'
 import { postgisSuite } from './postgis/index.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
+import { tilesSuite } from './tiles.js'
 import { worstCaseSuite } from './worst-case.js'
 
 export const SUITES: Suite<any>[] = [
@@ -27,6 +28,7 @@ export const SUITES: Suite<any>[] = [
   jurisdictionSuite,
   boundaryStrategiesSuite,
   encumbrancesSuite,
+  tilesSuite,
   worstCaseSuite,
   startupSuite,
   operationsSuite,

@@ -17,24 +17,21 @@ export type ParcelLayer = (typeof PARCEL_LAYERS)[number]['file']
 export const PARCEL_TILE_LAYERS: ParcelLayer[] = PARCEL_LAYERS.map((l) => l.file)
 
 /**
- * Tile scale gates: the lowest zoom at which a layer carries features. Chosen so that a tile over
- * the densest township stays within a few hundred KB at national density (docs/api.md "Parcel
- * tiles"): the densest 0.01° cell holds about 2 800 erven, so a z14 tile (about 0.02° square
- * there) holds up to about 12 000 erven, and a z13 tile four times as many, megabytes. Streets
- * and public places are the same township fabric as the erven. Farm portions are a few km² and
- * parent farms tens: a z10 tile (about 35 km) holds a few hundred parent farms.
+ * Tile scale gates: the lowest zoom at which a layer carries features, chosen so that a tile stays
+ * within a few hundred KB at national density (measured on the national synthetic dataset, whose
+ * densest 0.01° cell holds about 2 700 erven; docs/api.md "Parcel tiles"): over the three densest
+ * townships, a z14 tile of erven is 390 to 600 KB and a z15 tile 150 to 220 KB, so erven start at
+ * z15. Streets and public places, far fewer, make under 40 KB per z14 tile there. Holdings are a few KB per tile at z12, farm portions
+ * under 50 KB at z11, parent farms under 30 KB at z10.
  */
 export const PARCEL_TILE_MIN_ZOOM: Record<ParcelLayer, number> = {
   parent_farm: 10,
   farm_portion: 11,
   holding: 12,
-  erf: 14,
+  erf: 15,
   public_place: 14,
   street: 14,
 }
-
-/** The lowest gate: below it every tile is empty. */
-export const PARCEL_TILES_MIN_ZOOM = Math.min(...Object.values(PARCEL_TILE_MIN_ZOOM))
 
 /** Clients over-zoom beyond this (src/http/tilejson.ts): a vertex is then within about 0.15 m. */
 export const PARCEL_TILES_MAX_ZOOM = 16
