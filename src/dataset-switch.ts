@@ -4,6 +4,10 @@
  * checks that build whole (verifyBeforeSwitch), opens it, builds its services and swaps them in
  * (DatasetHandle). Requests in flight finish on the build they started on, which is closed once
  * they have; a build that fails its checks is refused with one log line and the old one serves on.
+ *
+ * With workers, the cluster primary hashes the new build once (primarySwitcher) and tells every
+ * worker to switch to that directory; a worker then checks only sizes and headers, so N workers
+ * do not read a national build N times over.
  */
 import { realpathSync } from 'node:fs'
 import { basename } from 'node:path'
@@ -25,19 +29,41 @@ export interface SwitchDeps {
 const MB = 2 ** 20
 
 /**
- * The switch of one process: each call checks DATASET_DIR and switches when it names another
- * build. A call during a switch runs once more after it (the symlink may have moved meanwhile).
+ * Runs `task` with the latest argument, one run at a time: a call during a run makes one more run
+ * after it, with the argument of the last such call (the symlink may have moved meanwhile).
  */
-export function datasetSwitcher(deps: SwitchDeps): () => Promise<void> {
-  const { data, log } = deps
+function serialised<A>(task: (arg: A) => Promise<void>): (arg: A) => Promise<void> {
   let running: Promise<void> | null = null
-  let again = false
+  let next: { arg: A } | null = null
+  const run = (arg: A): Promise<void> => {
+    if (running) {
+      next = { arg }
+      return running
+    }
+    running = task(arg).finally(() => {
+      running = null
+      const queued = next
+      next = null
+      if (queued) void run(queued.arg)
+    })
+    return running
+  }
+  return run
+}
 
-  const once = async (): Promise<void> => {
+/**
+ * The switch of one process: each call checks DATASET_DIR and switches when it names another
+ * build. `checked`: the build the cluster primary resolved and hashed already (primarySwitcher):
+ * switched to as it is, with only its sizes and headers checked here.
+ */
+export function datasetSwitcher(deps: SwitchDeps): (checked?: string) => Promise<void> {
+  const { data, log } = deps
+
+  const once = async (checked: string | undefined): Promise<void> => {
     const served = data.current()
     let dir: string
     try {
-      dir = realpathSync(deps.dir)
+      dir = checked ?? realpathSync(deps.dir)
     } catch (err) {
       log.error(
         { dataset: deps.dir, build: served.build },
@@ -54,7 +80,7 @@ export function datasetSwitcher(deps: SwitchDeps): () => Promise<void> {
     const rssBefore = process.memoryUsage.rss()
     let next: OpenDataset | null = null
     try {
-      await verifyBeforeSwitch(dir)
+      await verifyBeforeSwitch(dir, { hash: checked === undefined })
       const verified = performance.now()
       next = deps.open(dir)
       const services = await loadServices(next)
@@ -69,6 +95,7 @@ export function datasetSwitcher(deps: SwitchDeps): () => Promise<void> {
           to: build,
           build_digest: next.manifest.build_digest ?? null,
           verifyMs: Math.round(verified - started),
+          hashedBy: checked === undefined ? 'this process' : 'the primary',
           loadMs: Math.round(loaded - verified),
           inFlightOnOld: prev.refs,
           rssMbBefore: Math.round(rssBefore / MB),
@@ -85,19 +112,50 @@ export function datasetSwitcher(deps: SwitchDeps): () => Promise<void> {
     }
   }
 
-  const reload = (): Promise<void> => {
-    if (running) {
-      again = true
-      return running
-    }
-    running = once().finally(() => {
-      running = null
-      if (again) {
-        again = false
-        void reload()
+  return serialised(once)
+}
+
+/** The message a cluster primary sends its workers: switch to this build, checked already. */
+export interface SwitchMessage {
+  t: 'dataset-switch'
+  dir: string
+}
+
+export const isSwitchMessage = (m: unknown): m is SwitchMessage =>
+  typeof m === 'object' && m !== null && (m as SwitchMessage).t === 'dataset-switch'
+
+/**
+ * In a cluster primary: resolves DATASET_DIR, hashes that build whole once (off the main thread)
+ * and sends every worker a SwitchMessage naming it; a build that fails is refused with one log
+ * line and no worker is told. A build already sent is sent again without hashing (a worker
+ * replaced since may not serve it yet; the others see it is theirs and do nothing).
+ */
+export function primarySwitcher(dir: string, log: Logger, send: (m: SwitchMessage) => void): () => Promise<void> {
+  let checked: string | null = null
+  const once = async (): Promise<void> => {
+    let build: string
+    try {
+      build = realpathSync(dir)
+      if (build !== checked) {
+        const started = performance.now()
+        const manifest = await verifyBeforeSwitch(build)
+        log.info(
+          {
+            dataset: dir,
+            build: basename(build),
+            build_digest: manifest.build_digest ?? null,
+            verifyMs: Math.round(performance.now() - started),
+          },
+          'dataset checked: telling the workers to switch',
+        )
+        checked = build
       }
-    })
-    return running
+    } catch (err) {
+      log.error({ dataset: dir }, `dataset switch refused: ${(err as Error).message}; the workers serve on`)
+      return
+    }
+    send({ t: 'dataset-switch', dir: build })
   }
-  return reload
+  const run = serialised<void>(once)
+  return () => run()
 }

@@ -30,7 +30,7 @@ import { TimedKeyVerifier, TimedRateLimiter } from './metrics/timed.js'
 import { ClusterRateLimiter, serveRateLimitsFromPrimary } from './rate-limit/cluster.js'
 import { MemoryRateLimiter } from './rate-limit/memory.js'
 import type { RateLimiter } from './rate-limit/types.js'
-import { datasetSwitcher } from './dataset-switch.js'
+import { datasetSwitcher, isSwitchMessage, primarySwitcher } from './dataset-switch.js'
 import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
 
@@ -42,8 +42,11 @@ export interface RunningServer {
   /** Stops accepting, lets in-flight requests finish (at most `timeoutMs`), then closes the files. */
   drain(timeoutMs: number): Promise<void>
   close(): Promise<void>
-  /** Switches to the build DATASET_DIR names now, if another (src/dataset-switch.ts); never throws. */
-  reload(): Promise<void>
+  /**
+   * Switches to the build DATASET_DIR names now, if another, or to `checked`, a build the cluster
+   * primary has hashed already (src/dataset-switch.ts); never throws.
+   */
+  reload(checked?: string): Promise<void>
 }
 
 /** A start the configuration or the files make impossible: one line, no stack trace. */
@@ -227,22 +230,36 @@ function writePidFile(path: string): void {
 
 /**
  * SIGHUP switches the served build (docs/operations.md "Swapping datasets"): a cluster primary
- * passes it to every worker, a worker or a lone process switches itself. Listened for from the
+ * checks the build once and tells every worker to switch to it (primarySwitcher); a lone process
+ * checks and switches itself. Listened for from the
  * first moment (Node's default for SIGHUP is to exit): one that comes while the process starts
  * is handled once it serves.
  */
-function reloadOnSignal(): (server: RunningServer) => void {
+function reloadOnSignal(config: Config): (server: RunningServer) => void {
   let server: RunningServer | null = null
-  let pending = false
+  // a switch asked for before this process serves: made once it does (`checked`: the primary's)
+  let pending: { checked?: string } | null = null
+  // with workers, the primary hashes the new build once and hands it to them
+  const primary =
+    cluster.isPrimary && config.WORKERS > 1
+      ? primarySwitcher(config.DATASET_DIR, createLogger(config.LOG_LEVEL), (m) => {
+          for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(m)
+        })
+      : null
   process.on('SIGHUP', () => {
-    if (cluster.isPrimary && cluster.workers && Object.keys(cluster.workers).length > 0) {
-      for (const w of Object.values(cluster.workers)) if (w?.isConnected()) w.process.kill('SIGHUP')
-    } else if (server) void server.reload()
-    else pending = true
+    if (primary) void primary()
+    else if (server) void server.reload()
+    else pending = {}
   })
+  if (cluster.isWorker)
+    process.on('message', (m) => {
+      if (!isSwitchMessage(m)) return
+      if (server) void server.reload(m.dir)
+      else pending = { checked: m.dir }
+    })
   return (s) => {
     server = s
-    if (pending) void s.reload()
+    if (pending) void s.reload(pending.checked)
   }
 }
 
@@ -252,7 +269,7 @@ function reloadOnSignal(): (server: RunningServer) => void {
  * workers and supervises them (src/supervise.ts).
  */
 export async function runServer(config: Config): Promise<void> {
-  const serving = reloadOnSignal()
+  const serving = reloadOnSignal(config)
   if (cluster.isPrimary && config.PID_FILE) writePidFile(config.PID_FILE)
   let integrity: IntegrityMonitor | null = null
   if (cluster.isPrimary) {

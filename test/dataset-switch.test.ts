@@ -2,8 +2,9 @@
  * Switching the served build under load, with real processes on loopback (docs/operations.md
  * "Swapping datasets"): DATASET_DIR is a symlink moved between two builds and the server is sent
  * SIGHUP; with two workers and 50 connections asking all along, no request fails and every answer
- * names one of the two builds' `dataset_version`. A damaged build is refused with one log line per
- * worker and the served one keeps answering. Every wait is bounded.
+ * names one of the two builds' `dataset_version`. The primary hashes each new build once for its
+ * workers. A damaged build is refused with one log line and the served one keeps answering.
+ * Every wait is bounded.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -85,7 +86,7 @@ interface Proc {
 }
 
 /** The production entry on DATASET_DIR=`builds.current`, once it serves build-a. */
-async function serve(builds: Builds, workers: number): Promise<Proc> {
+async function serve(builds: Builds, workers: number, logLevel = 'warn'): Promise<Proc> {
   const keysDb = join(builds.dir, 'keys.db')
   const store = new SqliteKeyStore(keysDb)
   const { key } = store.issue({ products: ['jurisdiction'], countries: ['SOUTH_AFRICA'], ratePerMinute: 1e6 })
@@ -100,7 +101,7 @@ async function serve(builds: Builds, workers: number): Promise<Proc> {
       KEYS_DB: keysDb,
       DATASET_DIR: builds.current,
       // keeps the access log out; a switch logs at info, so /readyz tells
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: logLevel,
       SHUTDOWN_TIMEOUT_S: '5',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -200,12 +201,12 @@ describe('dataset switch', () => {
         await until('answers after the switch', () => answers > before + 50, output)
       }
 
-      // a damaged build is refused, one line per worker, and the served one answers on
+      // a damaged build is refused with one line (the primary's), and the served one answers on
       pointAt(current, damaged)
       child.kill('SIGHUP')
       await until(
-        'both workers to refuse the damaged build',
-        () => count(output(), /dataset switch refused/g) === 2,
+        'the primary to refuse the damaged build',
+        () => count(output(), /dataset switch refused/g) === 1,
         output,
       )
       const before = answers
@@ -216,13 +217,35 @@ describe('dataset switch', () => {
       await Promise.all(load)
       expect(failures).toEqual([])
       expect([...versions.keys()].sort()).toEqual([versionA, versionB].sort())
-      expect(count(output(), /dataset switch refused/g)).toBe(2)
-      expect(output()).toMatch(new RegExp(`dataset switch refused: .*${builds.damagedFile}.*still serving build-b`))
+      expect(count(output(), /dataset switch refused/g)).toBe(1)
+      expect(output()).toMatch(new RegExp(`dataset switch refused: .*${builds.damagedFile}.*the workers serve on`))
       expect(child.exitCode).toBeNull()
     } finally {
       child.kill('SIGKILL')
     }
   }, 120_000)
+
+  it('WORKERS=2: the primary hashes the new build once and the workers switch to it', async () => {
+    const builds = makeBuilds()
+    const p = await serve(builds, 2, 'info')
+    try {
+      pointAt(builds.current, builds.b)
+      p.child.kill('SIGHUP')
+      await until(
+        'both workers to switch',
+        () => count(p.output(), /"msg":"dataset switched"/g) === 2,
+        p.output,
+        20_000,
+      )
+      expect(count(p.output(), /dataset checked: telling the workers to switch/g)).toBe(1)
+      // the workers checked sizes and headers only
+      expect(count(p.output(), /"hashedBy":"the primary"/g)).toBe(2)
+      expect(count(p.output(), /"hashedBy":"this process"/g)).toBe(0)
+      expect(await p.readyBuild()).toBe('build-b')
+    } finally {
+      p.child.kill('SIGKILL')
+    }
+  }, 60_000)
 
   it('WORKERS=1: a request in flight during a switch answers from the build it started on', async () => {
     const builds = makeBuilds()

@@ -250,12 +250,14 @@ export async function verifyOnStart(
 
 /**
  * For a switch to the dataset at `dir`: its manifest, once every file's size, header and SHA-256
- * match it (hashed off this thread, paced, while the current dataset serves); throws a
+ * (unless `hash: false`: sizes and headers only) match it (hashed off this thread, paced, while the current dataset serves); throws a
  * DatasetError naming the file otherwise, and the switch must not happen.
  */
-export async function verifyBeforeSwitch(dir: string): Promise<Manifest> {
+export async function verifyBeforeSwitch(dir: string, opts: { hash?: boolean } = {}): Promise<Manifest> {
   const manifest = readManifest(dir)
   for (const f of manifest.files) checkFile(dir, f)
+  // hash: false when the cluster primary has hashed this build for every worker already
+  if (opts.hash === false) return manifest
   const a = await hashAside(dir, manifest.files, true).done
   if (a && 'error' in a) throw new DatasetError(`${dir}: the integrity check thread failed: ${a.error}`)
   if (a && 'failed' in a) throw new IntegrityError(a.failed, a.reason)
