@@ -40,6 +40,8 @@ export interface AppDeps {
   routes?: (router: ApiRouter) => void
   /** why the server is not ready (draining, a failed check), or null when it is: /readyz answers 503 with it */
   readiness?: () => string | null
+  /** why a store every request needs (Redis) cannot be used, or null: /readyz answers 503 `unavailable` with it */
+  unavailable?: () => string | null
   /**
    * the served build, named in every access-log line (the dataset directory's name) when the
    * request's snapshot does not name one (it does: `data` names each build it serves)
@@ -148,6 +150,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         return json(c, { status: 'failed', integrity, reason: state.reason, build, domains }, 503)
       const reason = deps.readiness?.() ?? null
       if (reason !== null) return json(c, { status: 'not_ready', reason, integrity, build, domains }, 503)
+      const missing = deps.unavailable?.() ?? null
+      if (missing !== null) return json(c, { status: 'unavailable', reason: missing, integrity, build, domains }, 503)
       return json(c, { status: 'ready', integrity, build, domains })
     }, '/readyz'),
   )

@@ -70,3 +70,27 @@ describe('METRICS_PORT', () => {
       expect(() => loadConfig({ METRICS_PORT: bad }), bad).toThrow(/invalid configuration: METRICS_PORT: /)
   })
 })
+
+describe('REDIS_URL', () => {
+  it('is off unless set; takes redis:// and rediss:// URLs, a timeout and the failure mode', () => {
+    expect(loadConfig({})).toMatchObject({
+      REDIS_URL: undefined,
+      REDIS_TIMEOUT_MS: 250,
+      RATE_LIMIT_ON_STORE_ERROR: 'closed',
+    })
+    expect(
+      loadConfig({ REDIS_URL: 'redis://10.0.0.5:6379/1', REDIS_TIMEOUT_MS: '500', RATE_LIMIT_ON_STORE_ERROR: 'open' }),
+    ).toMatchObject({ REDIS_URL: 'redis://10.0.0.5:6379/1', REDIS_TIMEOUT_MS: 500, RATE_LIMIT_ON_STORE_ERROR: 'open' })
+  })
+
+  it('stops the start with one line naming a bad REDIS_URL, timeout or mode', () => {
+    expect(() => loadConfig({ REDIS_URL: 'http://10.0.0.5:6379' })).toThrow(
+      /^invalid configuration: REDIS_URL: unsupported scheme 'http:'/,
+    )
+    expect(() => loadConfig({ REDIS_URL: '10.0.0.5:6379' })).toThrow(/invalid configuration: REDIS_URL: /)
+    expect(() => loadConfig({ REDIS_TIMEOUT_MS: '0' })).toThrow(/invalid configuration: REDIS_TIMEOUT_MS: /)
+    expect(() => loadConfig({ RATE_LIMIT_ON_STORE_ERROR: 'ignore' })).toThrow(
+      /invalid configuration: RATE_LIMIT_ON_STORE_ERROR: /,
+    )
+  })
+})

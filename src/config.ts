@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseCorsOrigins } from './http/cors.js'
+import { redisUrlProblem } from './redis/url.js'
 
 /** METRICS_PORT: `[host:]port`, the host possibly a bracketed IPv6 address */
 const LISTEN_ADDRESS = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d{1,5})$/
@@ -69,6 +70,22 @@ const ConfigSchema = z.object({
       return { host: host === undefined ? '127.0.0.1' : host.replace(/^\[(.*)\]$/, '$1'), port: Number(port) }
     })
     .optional(),
+  /**
+   * `redis://host:port[/db]` of the Redis that several instances share: rate limits and API keys
+   * live there instead of in this process and KEYS_DB; unset: nothing changes (see
+   * docs/production.md, Several instances with Redis)
+   */
+  REDIS_URL: z
+    .string()
+    .superRefine((v, ctx) => {
+      const problem = redisUrlProblem(v)
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem })
+    })
+    .optional(),
+  /** ms a Redis command may take before the request answers 503 RateLimitUnavailable */
+  REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+  /** Redis unavailable: `closed` answers 503 RateLimitUnavailable, `open` serves without counting */
+  RATE_LIMIT_ON_STORE_ERROR: z.enum(['closed', 'open']).default('closed'),
 })
 export type Config = z.infer<typeof ConfigSchema>
 

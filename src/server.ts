@@ -30,6 +30,8 @@ import { TimedKeyVerifier, TimedRateLimiter } from './metrics/timed.js'
 import { ClusterRateLimiter, serveRateLimitsFromPrimary } from './rate-limit/cluster.js'
 import { MemoryRateLimiter } from './rate-limit/memory.js'
 import type { RateLimiter } from './rate-limit/types.js'
+import { openSharedState } from './redis/shared-state.js'
+import type { KeyVerifier } from './auth/types.js'
 import { datasetSwitcher, isSwitchMessage, primarySwitcher } from './dataset-switch.js'
 import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
@@ -121,12 +123,28 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
   const dataset = open(realPath(config.DATASET_DIR))
   const build = basename(dataset.dir)
   const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset), build)
-  const keys = openKeyStore(config.KEYS_DB)
-  const limiter: RateLimiter = opts.inCluster ? new ClusterRateLimiter() : new MemoryRateLimiter()
+  // REDIS_URL: keys and counts shared by every instance (src/redis/shared-state.ts)
+  let uncounted: ((n: number) => void) | undefined
+  const shared = config.REDIS_URL
+    ? await openSharedState({
+        url: config.REDIS_URL,
+        timeoutMs: config.REDIS_TIMEOUT_MS,
+        failOpen: config.RATE_LIMIT_ON_STORE_ERROR === 'open',
+        log,
+        onUncounted: (n) => uncounted?.(n),
+      })
+    : null
+  const keys: KeyVerifier = shared ? shared.keys : openKeyStore(config.KEYS_DB)
+  const limiter: RateLimiter = shared
+    ? shared.limiter
+    : opts.inCluster
+      ? new ClusterRateLimiter()
+      : new MemoryRateLimiter()
   const reload = datasetSwitcher({ dir: config.DATASET_DIR, data, open, log })
   // METRICS_PORT (docs/operations.md "Metrics"): one process serves its own; a cluster worker
   // answers its primary, which serves them all summed
   const metrics = config.METRICS_PORT ? createMetrics(build, dataset.manifest) : undefined
+  if (metrics) uncounted = (n) => metrics.rateLimitUncounted.inc(n)
   let metricsServer: Server | null = null
   if (metrics && config.METRICS_PORT) {
     if (opts.inCluster) answerPrimaryScrapes()
@@ -140,6 +158,8 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
     data,
     integrity: integrityStatus(),
     readiness: () => (draining ? 'shutting down' : null),
+    // failing closed, Redis away means no request is served: out of rotation, saying why
+    unavailable: shared && config.RATE_LIMIT_ON_STORE_ERROR === 'closed' ? shared.reason : undefined,
     build,
     trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
     metrics,
@@ -160,6 +180,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
     data.current().dataset.close()
     keys.close()
     limiter.close?.()
+    shared?.close()
   }
   return new Promise((resolve) => {
     server.listen(config.PORT, config.HOST, () => {
@@ -279,7 +300,8 @@ export async function runServer(config: Config): Promise<void> {
       const checked = openDataset(dir)
       checked.close()
       integrity = await verifyOnStart(dir, checked.manifest, config.VERIFY_ON_START, createLogger(config.LOG_LEVEL))
-      openKeyStore(config.KEYS_DB).close()
+      // with REDIS_URL the keys live in Redis: no KEYS_DB file is needed
+      if (!config.REDIS_URL) openKeyStore(config.KEYS_DB).close()
     } catch (err) {
       if (err instanceof DatasetError || err instanceof StartError) {
         console.error(`cannot start: ${err.message}`)
@@ -303,7 +325,8 @@ export async function runServer(config: Config): Promise<void> {
     serving(server)
     onFailure = () => void server.drain(timeoutMs).then(() => process.exit(INTEGRITY_EXIT))
   } else if (cluster.isPrimary) {
-    serveRateLimitsFromPrimary()
+    // with REDIS_URL each worker counts in Redis itself
+    if (!config.REDIS_URL) serveRateLimitsFromPrimary()
     if (config.METRICS_PORT) {
       const log = createLogger(config.LOG_LEVEL)
       try {

@@ -3,6 +3,8 @@ import Database from 'better-sqlite3'
 import { johannesburgDate } from './dates.js'
 import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, MAX_RATE_PER_MINUTE, normaliseName } from './key-options.js'
 import { KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
+import { type KeyAdmin, migrateKeys, openRedisKeyStore } from './cli-store.js'
+import { redactRedisUrl, redisUrlProblem } from '../redis/url.js'
 import {
   type Flags,
   parseCities,
@@ -38,7 +40,8 @@ const EXIT_USAGE = 2
 
 const USAGE = `Usage: keys <command> [flags]
 
-Manage API keys. The key store is $KEYS_DB (default ${DEFAULT_KEYS_DB}).
+Manage API keys. The key store is $KEYS_DB (default ${DEFAULT_KEYS_DB}), or with $REDIS_URL set
+the Redis that several instances share (every command but backup and restore works on it).
 
 Commands:
   init                                           Create the key store (the server refuses to start without
@@ -72,6 +75,9 @@ Commands:
                                                  backup), through SQLite's backup API: safe while the
                                                  server runs, which sees the change within a second.
                                                  Never copy a file over a running store.
+  migrate --from FILE                            With REDIS_URL: copy the keys of the SQLite store FILE
+                                                 into Redis (digests only). Keys already in Redis are
+                                                 left as they are, so running it again adds nothing.
   help                                           Show this text.
 
 Exit codes: 0 ok, 1 failure (e.g. unknown id), 2 usage error.`
@@ -100,6 +106,7 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
   delete: { id: false, json: true },
   backup: {},
   restore: {},
+  migrate: { from: false },
 }
 
 /**
@@ -128,7 +135,7 @@ export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number>
     return EXIT_USAGE
   }
 
-  let store: SqliteKeyStore | undefined
+  let store: KeyAdmin | undefined
   try {
     // backup takes its file as a plain argument
     const positional =
@@ -140,11 +147,39 @@ export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number>
     const json = flags.has('json')
     // Validate every flag before touching the store, so a typo never creates or changes anything.
     const action = plan(command, flags, io.now ?? new Date())
+    const redisUrl = io.env.REDIS_URL || ''
+    if (redisUrl !== '') {
+      const problem = redisUrlProblem(redisUrl)
+      if (problem !== null) throw new UsageError(`REDIS_URL: ${problem}`)
+      if (command === 'backup' || command === 'restore')
+        throw new UsageError(
+          `${command} works on the SQLite store (KEYS_DB); with REDIS_URL, use Redis's own persistence (RDB or AOF)`,
+        )
+      const redis = await openRedisKeyStore(redisUrl)
+      store = redis
+      if (command === 'init') {
+        io.out(`Key store ${redactRedisUrl(redisUrl)} ready (${await redis.count()} keys).`)
+        return EXIT_OK
+      }
+      if (command === 'migrate') {
+        const from = value(flags, 'from')
+        const { total, added, present } = await migrateKeys(from, redis)
+        io.out(
+          `Copied ${added} of ${total} keys from ${from} into ${redactRedisUrl(redisUrl)}` +
+            (present ? ` (${present} already there, left as they are).` : '.'),
+        )
+        return EXIT_OK
+      }
+      await action(store, io, json)
+      return EXIT_OK
+    }
+    if (command === 'migrate') throw new UsageError('migrate copies keys into Redis: set REDIS_URL')
     const path = io.env.KEYS_DB || DEFAULT_KEYS_DB
     const existed = existsSync(path)
-    store = new SqliteKeyStore(path)
+    const sqlite = new SqliteKeyStore(path)
+    store = sqlite
     if (command === 'init') {
-      io.out(existed ? `Key store ${path} already exists (${store.count()} keys).` : `Key store ${path} created.`)
+      io.out(existed ? `Key store ${path} already exists (${sqlite.count()} keys).` : `Key store ${path} created.`)
       return EXIT_OK
     }
     await action(store, io, json)
@@ -165,7 +200,7 @@ export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number>
   }
 }
 
-type Action = (store: SqliteKeyStore, io: KeysCliIo, json: boolean) => void | Promise<void>
+type Action = (store: KeyAdmin, io: KeysCliIo, json: boolean) => void | Promise<void>
 
 function plan(command: string, flags: Flags, now: Date): Action {
   switch (command) {
@@ -183,8 +218,8 @@ function plan(command: string, flags: Flags, now: Date): Action {
       }
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : DEFAULT_RATE_PER_MINUTE
       const name = flags.has('name') ? normaliseName(value(flags, 'name')) : null
-      return (store, io, json) => {
-        const { key, record } = store.issue({ products, countries, cities, expires, ratePerMinute, name })
+      return async (store, io, json) => {
+        const { key, record } = await store.issue({ products, countries, cities, expires, ratePerMinute, name })
         if (json) {
           io.out(JSON.stringify({ key, id: record.id }))
           return
@@ -200,8 +235,8 @@ function plan(command: string, flags: Flags, now: Date): Action {
       }
     }
     case 'list':
-      return (store, io, json) => {
-        const keys = store.list()
+      return async (store, io, json) => {
+        const keys = await store.list()
         if (json) {
           io.out(JSON.stringify(keys, null, 2))
           return
@@ -222,9 +257,12 @@ function plan(command: string, flags: Flags, now: Date): Action {
     case 'revoke': {
       const id = parseId(required(flags, 'id'))
       const done = { suspend: 'suspended', unsuspend: 'reinstated', revoke: 'revoked' }[command]
-      return (store, io, json) => {
-        const record =
-          command === 'suspend' ? store.suspend(id) : command === 'unsuspend' ? store.unsuspend(id) : store.revoke(id)
+      return async (store, io, json) => {
+        const record = await (command === 'suspend'
+          ? store.suspend(id)
+          : command === 'unsuspend'
+            ? store.unsuspend(id)
+            : store.revoke(id))
         report(io, json, `API key ${id} ${done}.`, record, now)
       }
     }
@@ -232,8 +270,8 @@ function plan(command: string, flags: Flags, now: Date): Action {
       const id = parseId(required(flags, 'id'))
       const raw = required(flags, 'expires')
       const expires = raw.toLowerCase() === 'none' ? null : parseExpires(raw)
-      return (store, io, json) => {
-        const record = store.redate(id, expires)
+      return async (store, io, json) => {
+        const record = await store.redate(id, expires)
         report(
           io,
           json,
@@ -246,8 +284,8 @@ function plan(command: string, flags: Flags, now: Date): Action {
     case 'set-rate': {
       const id = parseId(required(flags, 'id'))
       const rate = parseRate(required(flags, 'rate'))
-      return (store, io, json) => {
-        const record = store.setRate(id, rate)
+      return async (store, io, json) => {
+        const record = await store.setRate(id, rate)
         report(io, json, `API key ${id} now allows ${rate} requests per minute.`, record, now)
       }
     }
@@ -260,14 +298,14 @@ function plan(command: string, flags: Flags, now: Date): Action {
       const products = flags.has('products') ? parseProducts(value(flags, 'products')) : undefined
       const countries = flags.has('countries') ? parseCountries(value(flags, 'countries')) : undefined
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : undefined
-      return (store, io, json) => {
+      return async (store, io, json) => {
         // towns are read against the key's countries: the new ones, else those it has
-        const current = store.get(id)
+        const current = await store.get(id)
         if (!current) throw new KeyNotFoundError(id)
         const cities = flags.has('cities')
           ? parseCities(value(flags, 'cities'), countries ?? current.countries)
           : undefined
-        const record = store.update(id, { products, countries, cities, ratePerMinute, name })
+        const record = await store.update(id, { products, countries, cities, ratePerMinute, name })
         report(io, json, `API key ${id} updated; the key itself is unchanged.`, record, now)
       }
     }
@@ -277,8 +315,8 @@ function plan(command: string, flags: Flags, now: Date): Action {
       if (!/^\d{1,2}$/.test(raw) || Number(raw) > 90)
         throw new UsageError(`--overlap-days must be a whole number from 0 to 90, got '${raw}'`)
       const overlap = Number(raw)
-      return (store, io, json) => {
-        const { key, record } = store.rotate(id, overlap, johannesburgDate(now))
+      return async (store, io, json) => {
+        const { key, record } = await store.rotate(id, overlap, johannesburgDate(now))
         if (json) {
           io.out(JSON.stringify({ key, id: record.id }))
           return
@@ -298,8 +336,8 @@ function plan(command: string, flags: Flags, now: Date): Action {
     }
     case 'delete': {
       const id = parseId(required(flags, 'id'))
-      return (store, io, json) => {
-        store.delete(id)
+      return async (store, io, json) => {
+        await store.delete(id)
         io.out(json ? JSON.stringify({ id, deleted: true }) : `API key ${id} deleted.`)
       }
     }
@@ -308,8 +346,8 @@ function plan(command: string, flags: Flags, now: Date): Action {
       const file = value(flags, 'file')
       return async (store, io) => {
         if (existsSync(file)) throw new UsageError(`${file} already exists; give a new file`)
-        await store.backup(file)
-        io.out(`Key store copied to ${file} (${store.count()} keys).`)
+        await (store as SqliteKeyStore).backup(file)
+        io.out(`Key store copied to ${file} (${await store.count()} keys).`)
       }
     }
     case 'restore': {
@@ -318,8 +356,13 @@ function plan(command: string, flags: Flags, now: Date): Action {
       return async (store, io) => {
         if (!existsSync(file)) throw new UsageError(`${file} does not exist`)
         const count = await restoreInto(file, io.env.KEYS_DB || DEFAULT_KEYS_DB)
-        io.out(`Key store restored from ${file} (${count} keys; ${store.count()} in the store now).`)
+        io.out(`Key store restored from ${file} (${count} keys; ${await store.count()} in the store now).`)
       }
+    }
+    case 'migrate': {
+      if (!flags.has('from')) throw new UsageError('give the SQLite store to copy: keys migrate --from FILE')
+      // run in runKeysCli, which holds the Redis store
+      return () => {}
     }
     default:
       throw new UsageError(`unknown command '${command}'`)

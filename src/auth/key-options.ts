@@ -3,7 +3,7 @@
  * check and normalise them, shared by the key store and the `keys` CLI.
  */
 import { isValidIsoDate } from './dates.js'
-import { COUNTRIES, PRODUCTS, isCountry, isProduct, type Country, type Product } from './types.js'
+import { type ApiKeyRecord, COUNTRIES, PRODUCTS, isCountry, isProduct, type Country, type Product } from './types.js'
 
 /** Default per-key allowance, the spec's shown policy `60;w=60`. */
 export const DEFAULT_RATE_PER_MINUTE = 60
@@ -99,4 +99,58 @@ export function normaliseRate(n: number): number {
     throw new InvalidKeyOptionsError(`invalid rate ${n} (expected an integer 1..${MAX_RATE_PER_MINUTE})`)
   }
   return n
+}
+
+/** The terms of a key to issue, checked and normalised (the SQLite and Redis stores store these). */
+export function normaliseIssue(opts: IssueKeyOptions): {
+  products: Product[]
+  countries: Country[]
+  cities: Partial<Record<Country, string[]>>
+  expires: string | null
+  ratePerMinute: number
+  name: string | null
+} {
+  const products = normaliseProducts(opts.products)
+  const countries = normaliseCountries(opts.countries)
+  return {
+    products,
+    countries,
+    cities: normaliseCities(opts.cities ?? {}, countries),
+    expires: normaliseExpires(opts.expires ?? null),
+    ratePerMinute: normaliseRate(opts.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE),
+    name: normaliseName(opts.name),
+  }
+}
+
+/** What `update` may change: what a key grants, and its name. */
+export type GrantChanges = Partial<
+  Pick<IssueKeyOptions, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'name'>
+>
+
+/**
+ * What `current` grants after `changes`: what is not given stays as it was, towns of a country
+ * the key no longer covers are dropped; `name` undefined keeps the name, null or '' clears it.
+ */
+export function changedGrants(
+  current: Pick<ApiKeyRecord, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'name'>,
+  changes: GrantChanges,
+): Omit<ReturnType<typeof normaliseIssue>, 'expires'> {
+  const products = normaliseProducts(changes.products ?? current.products)
+  const countries = normaliseCountries(changes.countries ?? current.countries)
+  const kept = Object.fromEntries(
+    Object.entries(changes.cities ?? current.cities).filter(([c]) => countries.includes(c as Country)),
+  )
+  return {
+    products,
+    countries,
+    cities: normaliseCities(kept, countries),
+    ratePerMinute: normaliseRate(changes.ratePerMinute ?? current.ratePerMinute),
+    name: changes.name === undefined ? current.name : normaliseName(changes.name),
+  }
+}
+
+/** A rotation's overlap: a whole number of days from 0 to 90. */
+export function checkOverlapDays(overlapDays: number): void {
+  if (!Number.isInteger(overlapDays) || overlapDays < 0 || overlapDays > 90)
+    throw new InvalidKeyOptionsError('--overlap-days must be a whole number from 0 to 90')
 }

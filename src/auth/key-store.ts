@@ -6,21 +6,27 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type Database from 'better-sqlite3'
-import { digestsEqual, generateApiKey, hashApiKey, parseApiKey } from './api-key.js'
+import { generateApiKey, hashApiKey, parseApiKey } from './api-key.js'
+import { checkKey, entryOfRow, type KeyEntry } from './key-check.js'
 import { addDays, johannesburgDate } from './dates.js'
 import {
-  DEFAULT_RATE_PER_MINUTE,
-  InvalidKeyOptionsError,
-  normaliseCities,
-  normaliseCountries,
+  changedGrants,
+  checkOverlapDays,
+  type GrantChanges,
   normaliseExpires,
-  normaliseName,
-  normaliseProducts,
+  normaliseIssue,
   normaliseRate,
   type IssueKeyOptions,
 } from './key-options.js'
-import { type KeyStatements, inodeOf, openKeyDatabase, prepareKeyStatements, rowToRecord } from './key-rows.js'
-import type { ApiKeyRecord, Country, KeyVerifier, VerifyResult } from './types.js'
+import {
+  type KeyRow,
+  type KeyStatements,
+  inodeOf,
+  openKeyDatabase,
+  prepareKeyStatements,
+  rowToRecord,
+} from './key-rows.js'
+import type { ApiKeyRecord, KeyVerifier, VerifyResult } from './types.js'
 import { KeyNotFoundError, KeyStateError } from './key-errors.js'
 
 export { KeyNotFoundError, KeyStateError }
@@ -31,14 +37,6 @@ export interface SqliteKeyStoreOptions {
   recheckMs?: number
   /** Monotonic clock in ms, injectable for tests. Default `performance.now`. */
   clock?: () => number
-}
-
-interface CacheEntry {
-  digest: Buffer
-  /** the replaced secret's digest while its overlap lasts, else null */
-  prevDigest: Buffer | null
-  prevUntil: string | null
-  record: ApiKeyRecord
 }
 
 /**
@@ -59,7 +57,7 @@ export class SqliteKeyStore implements KeyVerifier {
    * Verification cache, id -> digest + record. Bounded by the number of issued keys (keys are
    * issued by hand), and only ids that exist are cached, so unknown ids cannot grow it.
    */
-  private readonly cache = new Map<string, CacheEntry>()
+  private readonly cache = new Map<string, KeyEntry>()
   /**
    * Presented keys whose digest matched, key -> id: a repeat request skips the SHA-256 (~10 µs
    * with node:crypto's object set-up, a twentieth of a small request). Why a Map and not `===`
@@ -95,41 +93,15 @@ export class SqliteKeyStore implements KeyVerifier {
     if (rawKey === undefined || rawKey === '') return { ok: false, code: 'MISSING' }
     // a key seen before skips the parse and the digest (see `verified`)
     let id = this.verified.get(rawKey)
-    let entry: CacheEntry | null
-    if (id !== undefined) {
-      entry = this.lookup(id)
-      if (!entry) return { ok: false, code: 'NOT_FOUND' }
-    } else {
+    const seen = id !== undefined
+    if (id === undefined) {
       const parsed = parseApiKey(rawKey)
       if (!parsed) return { ok: false, code: 'MALFORMED' }
       id = parsed.id
-      entry = this.lookup(id)
-      // Why constant time: compare digests with timingSafeEqual so response time says nothing
-      // about how much of a guessed key was right.
-      if (!entry) return { ok: false, code: 'NOT_FOUND' }
-      const digest = hashApiKey(rawKey)
-      if (digestsEqual(digest, entry.digest)) this.verified.set(rawKey, id)
-      // the secret a rotation replaced, through its last overlap day (never cached in
-      // `verified`, so it stops working on the day after without a restart)
-      else if (
-        !(
-          entry.prevDigest !== null &&
-          entry.prevUntil !== null &&
-          johannesburgDate(now) <= entry.prevUntil &&
-          digestsEqual(digest, entry.prevDigest)
-        )
-      )
-        return { ok: false, code: 'NOT_FOUND' }
     }
-    const key = entry.record
-    if (key.status === 'revoked') return { ok: false, code: 'REVOKED', key }
-    if (key.status === 'suspended') return { ok: false, code: 'SUSPENDED', key }
-    // Inclusive term: the key works through the whole of its `expires` day in Johannesburg.
-    if (key.expires !== null && johannesburgDate(now) > key.expires) {
-      return { ok: false, code: 'EXPIRED', key, expires: key.expires }
-    }
-    this.markUsed(key.id, now)
-    return { ok: true, key }
+    const r = checkKey(rawKey, seen, this.lookup(id), now, this.verified)
+    if (r.ok) this.markUsed(r.key.id, now)
+    return r
   }
 
   /**
@@ -152,12 +124,7 @@ export class SqliteKeyStore implements KeyVerifier {
    * show it once; the store keeps only its SHA-256 digest.
    */
   issue(opts: IssueKeyOptions): { key: string; record: ApiKeyRecord } {
-    const products = normaliseProducts(opts.products)
-    const countries = normaliseCountries(opts.countries)
-    const cities = normaliseCities(opts.cities ?? {}, countries)
-    const expires = normaliseExpires(opts.expires ?? null)
-    const rate = normaliseRate(opts.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE)
-    const name = normaliseName(opts.name)
+    const { products, countries, cities, expires, ratePerMinute: rate, name } = normaliseIssue(opts)
     const createdAt = new Date().toISOString()
     // 62^8 ids make a collision vanishingly rare; retry rather than fail if one happens.
     for (let attempt = 0; ; attempt++) {
@@ -186,6 +153,11 @@ export class SqliteKeyStore implements KeyVerifier {
   /** All keys, oldest first. Reads the database, not the cache, so it is always current. */
   list(): ApiKeyRecord[] {
     return this.stmt.list.all().map(rowToRecord)
+  }
+
+  /** Every key's row as stored (digests included), oldest first: what `keys migrate` copies. */
+  rows(): KeyRow[] {
+    return this.stmt.list.all()
   }
 
   /** The key with this id, read from the database, or null. */
@@ -246,20 +218,9 @@ export class SqliteKeyStore implements KeyVerifier {
    * unchanged, as a customer adding a product expects. Towns of a country the key no longer
    * covers are dropped; what is not given stays as it was.
    */
-  update(
-    id: string,
-    changes: Partial<Pick<IssueKeyOptions, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'name'>>,
-  ): ApiKeyRecord {
+  update(id: string, changes: GrantChanges): ApiKeyRecord {
     return this.change(id, (current) => {
-      const products = normaliseProducts(changes.products ?? current.products)
-      const countries = normaliseCountries(changes.countries ?? current.countries)
-      const kept = Object.fromEntries(
-        Object.entries(changes.cities ?? current.cities).filter(([c]) => countries.includes(c as Country)),
-      )
-      const cities = normaliseCities(kept, countries)
-      const rate = normaliseRate(changes.ratePerMinute ?? current.ratePerMinute)
-      // undefined keeps the name, null or '' clears it
-      const name = changes.name === undefined ? current.name : normaliseName(changes.name)
+      const { products, countries, cities, ratePerMinute: rate, name } = changedGrants(current, changes)
       this.stmt.setGrants.run(
         JSON.stringify(products),
         JSON.stringify(countries),
@@ -277,8 +238,7 @@ export class SqliteKeyStore implements KeyVerifier {
    * Returns the new key, shown once. A revoked key cannot be rotated.
    */
   rotate(id: string, overlapDays: number, today: string): { key: string; record: ApiKeyRecord } {
-    if (!Number.isInteger(overlapDays) || overlapDays < 0 || overlapDays > 90)
-      throw new InvalidKeyOptionsError('--overlap-days must be a whole number from 0 to 90')
+    checkOverlapDays(overlapDays)
     const { key } = generateApiKey(id)
     const record = this.change(id, (current) => {
       if (current.status === 'revoked') throw new KeyStateError(id, `API key '${id}' is revoked; it cannot be rotated`)
@@ -326,7 +286,7 @@ export class SqliteKeyStore implements KeyVerifier {
    * processes' changes show within 250 ms. This connection's own writes don't move
    * data_version; {@link change} evicts those entries itself.
    */
-  private lookup(id: string): CacheEntry | null {
+  private lookup(id: string): KeyEntry | null {
     const t = this.clock()
     if (t - this.lastCheck >= this.recheckMs) {
       this.lastCheck = t
@@ -344,7 +304,7 @@ export class SqliteKeyStore implements KeyVerifier {
     if (!entry) {
       const row = this.stmt.get.get(id)
       if (!row) return null
-      entry = { digest: row.digest, prevDigest: row.prev_digest, prevUntil: row.prev_until, record: rowToRecord(row) }
+      entry = entryOfRow(row)
       this.cache.set(id, entry)
     }
     return entry

@@ -1,5 +1,5 @@
 import type { RouteGuard } from '../http/env.js'
-import { ApiError } from '../http/errors.js'
+import { ApiError, storeUnavailable } from '../http/errors.js'
 import type { ApiKeyRecord, Country, KeyVerifier, Product, VerifyResult } from './types.js'
 
 export const API_KEY_HEADER = 'X-API-KEY'
@@ -35,6 +35,8 @@ function keyOrThrow(r: VerifyResult): ApiKeyRecord {
       throw new ApiError('ApiKeySuspended', `API key ${r.key.id} has been revoked; ask for a replacement key`)
     case 'EXPIRED':
       throw new ApiError('ApiKeyExpired', `API key ${r.key.id} expired: its term ended on ${r.expires}`)
+    case 'UNAVAILABLE':
+      throw storeUnavailable('the key store is unavailable, so this API key cannot be checked')
   }
 }
 

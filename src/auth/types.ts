@@ -38,6 +38,8 @@ export type VerifyResult =
   | { ok: false; code: 'MISSING' | 'MALFORMED' | 'NOT_FOUND' }
   | { ok: false; code: 'SUSPENDED' | 'REVOKED'; key: ApiKeyRecord }
   | { ok: false; code: 'EXPIRED'; key: ApiKeyRecord; expires: string }
+  /** a shared store (Redis) that cannot say now whether the key is valid; `reason` is for the log, not the client */
+  | { ok: false; code: 'UNAVAILABLE'; reason: string }
 
 /**
  * What the server needs: behind an interface so a Redis-backed store can replace SQLite for

@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   EncumbranceDataUnavailable: 503,
   JurisdictionDataUnavailable: 503,
   PlotDataUnavailable: 503,
+  RateLimitUnavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -82,6 +83,20 @@ export class ApiError extends Error {
     this.headers = headers
     this.status = ERROR_STATUS[code]
   }
+}
+
+/** Seconds a client is asked to wait when the shared store (Redis) is unavailable: it reconnects within a second. */
+export const STORE_RETRY_AFTER_S = 2
+
+/**
+ * 503 `RateLimitUnavailable`: the store that counts requests and checks keys across instances
+ * (Redis, docs/production.md "Several instances with Redis") cannot answer now; `why` is for the
+ * client (never a password or a key).
+ */
+export function storeUnavailable(why: string): ApiError {
+  return new ApiError('RateLimitUnavailable', `${why}; retry in ${STORE_RETRY_AFTER_S} s`, undefined, {
+    'Retry-After': String(STORE_RETRY_AFTER_S),
+  })
 }
 
 /** The envelope of `err` for the request `requestId`; answers built outside Hono use it too (node-server.ts). */

@@ -33,6 +33,9 @@ const STANDARD_ERRORS: Record<number, string> = {
   403: 'ProductNotPermitted, CountryNotPermitted or CityNotPermitted.',
   429: 'RateLimitExceeded; `Retry-After` gives the seconds to wait.',
   500: 'The service failed; the body carries only a generic message and the request id.',
+  503:
+    'RateLimitUnavailable: the store shared by several instances (Redis) cannot count the request or check the ' +
+    'key now; `Retry-After` gives the seconds to wait.',
 }
 
 export interface ResponseSpec {
@@ -127,9 +130,15 @@ export class ApiRouter {
     if (tags && !responses['304'])
       responses['304'] = { description: 'Not modified: `If-None-Match` named the ETag of this answer.' }
     for (const [status, description] of Object.entries(STANDARD_ERRORS)) {
-      if (spec.authenticated === false && (status === '401' || status === '403' || status === '429')) continue
-      if (!responses[status])
-        responses[status] = { description, content: { 'application/json': { schema: ErrorBodySchema } } }
+      if (
+        spec.authenticated === false &&
+        (status === '401' || status === '403' || status === '429' || status === '503')
+      )
+        continue
+      const own = responses[status] as { description: string } | undefined
+      if (!own) responses[status] = { description, content: { 'application/json': { schema: ErrorBodySchema } } }
+      // a route's own 503 (its domain missing from the dataset) and the shared store's
+      else if (status === '503') responses[status] = { ...own, description: `${own.description} Or ${description}` }
     }
     const request: Record<string, unknown> = {}
     if (schemas.params) request.params = schemas.params

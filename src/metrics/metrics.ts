@@ -44,6 +44,8 @@ export interface AppMetrics {
   keyStore: Series
   /** The time the rate limiter takes to count a request. */
   rateLimit: Series
+  /** Requests served without being counted: Redis unavailable with RATE_LIMIT_ON_STORE_ERROR=open. */
+  rateLimitUncounted: { inc(n: number): void }
 }
 
 let switches: Counter | null = null
@@ -116,10 +118,16 @@ export function createMetrics(build: string, manifest: Manifest, registry: Regis
     aggregator: 'max',
     registers: [registry],
   })
+  const rateLimitUncounted = new Counter({
+    name: 'landdata_rate_limit_uncounted_total',
+    help: 'Requests served without being counted: the rate-limit store (Redis) unavailable, RATE_LIMIT_ON_STORE_ERROR=open.',
+    registers: [registry],
+  })
   return {
     route: (pattern) => new RouteMetrics(requests, pattern),
     errors,
     keyStore,
     rateLimit,
+    rateLimitUncounted,
   }
 }

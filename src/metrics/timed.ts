@@ -42,7 +42,7 @@ export class TimedRateLimiter implements RateLimiter {
     private readonly series: Series,
   ) {}
 
-  limit(keyId: string, limit: number, now: number): RateLimitResult | Promise<RateLimitResult> {
+  limit(keyId: string, limit: number, now: number): RateLimitResult | null | Promise<RateLimitResult | null> {
     const start = performance.now()
     return timed(this.series, start, this.inner.limit(keyId, limit, now))
   }

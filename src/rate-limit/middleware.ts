@@ -1,8 +1,8 @@
 import type { Context } from 'hono'
 import type { ApiKeyRecord } from '../auth/types.js'
 import type { AppEnv } from '../http/env.js'
-import { ApiError } from '../http/errors.js'
-import { WINDOW_MS, type RateLimitResult, type RateLimiter } from './types.js'
+import { ApiError, storeUnavailable } from '../http/errors.js'
+import { RateLimitStoreError, WINDOW_MS, type RateLimitResult, type RateLimiter } from './types.js'
 import { setHeader } from '../http/reply.js'
 
 const WINDOW_S = WINDOW_MS / 1000
@@ -40,10 +40,23 @@ export function countRequest(
   now: number,
 ): void | Promise<void> {
   const r = limiter.limit(key.id, key.ratePerMinute, now)
-  return r instanceof Promise ? r.then((x) => applyLimit(c, x, now)) : applyLimit(c, r, now)
+  return r instanceof Promise ? r.then((x) => applyLimit(c, x, now), storeFailed) : applyLimit(c, r, now)
 }
 
-function applyLimit(c: Context<AppEnv>, r: RateLimitResult, now: number): void {
+/**
+ * A shared store that cannot count (Redis unreachable or slow): 503 `RateLimitUnavailable`,
+ * failing closed, with `Retry-After`; the cause (an address, a timeout) is for `/readyz` and the
+ * log, not the client. Any other failure stays what it is.
+ */
+function storeFailed(err: unknown): never {
+  if (err instanceof RateLimitStoreError)
+    throw storeUnavailable('the rate-limit store is unavailable, so requests cannot be counted')
+  throw err
+}
+
+function applyLimit(c: Context<AppEnv>, r: RateLimitResult | null, now: number): void {
+  // not counted (a shared store set to fail open is unavailable): no allowance to describe
+  if (r === null) return
   const headers = rateLimitHeaders(r, now)
   for (const k in headers) setHeader(c, k, headers[k])
   if (!r.allowed) {
