@@ -8,7 +8,7 @@ import {
 } from './cluster.js'
 import { MemoryRateLimiter } from './memory.js'
 import { rateLimitHeaders } from './middleware.js'
-import { WINDOW_MS } from './types.js'
+import { RateLimitStoreError, WINDOW_MS } from './types.js'
 
 /** A worker's channel to a primary in this process: every batch sent is kept, and answered unless `silent`. */
 function fakePrimary(store = new MemoryRateLimiter(), silent = false) {
@@ -69,7 +69,30 @@ describe('ClusterRateLimiter', () => {
     const p = fakePrimary(new MemoryRateLimiter(), true)
     const rl = new ClusterRateLimiter(20, p.channel)
     const asks = [rl.limit('k', 5, 0), rl.limit('k', 5, 0)]
+    // RateLimitStoreError: the middleware answers it with 503 RateLimitUnavailable
+    for (const a of asks) await expect(a).rejects.toThrow(RateLimitStoreError)
     for (const a of asks) await expect(a).rejects.toThrow(/did not answer/)
+    rl.close()
+  })
+
+  it('counts an answer that came while the worker was too busy to read it as in time', async () => {
+    let deliver: (m: unknown) => void = () => {}
+    const store = new MemoryRateLimiter()
+    const rl = new ClusterRateLimiter(20, {
+      send: (m) => {
+        const batch = m as LimitBatch
+        // the answer is there by the next turn's check phase (as an IPC message is by its I/O
+        // phase), but this worker blocks past the timeout first, so the timer is due before it
+        setImmediate(() => deliver(answerLimitBatch(store, batch)))
+        const until = Date.now() + 60
+        while (Date.now() < until) {}
+      },
+      listen: (f) => {
+        deliver = f
+        return () => {}
+      },
+    })
+    expect((await rl.limit('k', 5, 0)).remaining).toBe(4)
     rl.close()
   })
 

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import { MemoryRateLimiter } from './memory.js'
-import type { RateLimitResult, RateLimiter } from './types.js'
+import { RateLimitStoreError, type RateLimitResult, type RateLimiter } from './types.js'
 
 /*
  * Why the primary holds the counters: with WORKERS > 1 every worker answers requests for every
@@ -18,8 +18,9 @@ import type { RateLimitResult, RateLimiter } from './types.js'
  * processes a serialisation, a pipe write and a read, so one per turn instead of one per request
  * leaves that CPU to the requests.
  *
- * If the primary does not answer within a second the requests of that batch fail closed (429 is
- * not sent; the error surfaces as a 500) rather than silently granting unlimited requests.
+ * If the primary does not answer within a second the requests of that batch fail closed with 503
+ * `RateLimitUnavailable` (as an unreachable Redis does) rather than silently granting unlimited
+ * requests.
  */
 
 /** One count asked: key id, limit, now (epoch ms). */
@@ -115,11 +116,17 @@ export class ClusterRateLimiter implements RateLimiter {
     this.queue = []
     this.waiting = []
     const b = this.nextBatch++
-    const timer = setTimeout(() => {
-      this.sent.delete(b)
-      const err = new Error('rate-limit store (cluster primary) did not answer')
-      for (const w of waiting) w.reject(err)
-    }, this.timeoutMs)
+    // the end waits for setImmediate: a worker busy for longer than the timeout runs its due
+    // timers before it reads the IPC channel, where the answer may be waiting already
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!this.sent.delete(b)) return
+          const err = new RateLimitStoreError('rate-limit store (cluster primary) did not answer')
+          for (const w of waiting) w.reject(err)
+        }),
+      this.timeoutMs,
+    )
     this.sent.set(b, { waiting, timer })
     this.channel.send({ t: 'rl*', b, q })
   }
