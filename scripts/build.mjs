@@ -21,6 +21,8 @@ const ENTRIES = {
   verify: 'build-index/verify.ts',
   synth: 'build-index/synth/main.ts',
   bench: 'bench/main.ts',
+  // the multi-instance example behind nginx (scripts/lb/)
+  lb: 'scripts/lb.ts',
 }
 
 function newestMtime(dir) {

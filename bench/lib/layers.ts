@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { OpenDataset } from '../../src/data/open-dataset.js'
+import { type OpenDataset, openDataset } from '../../src/data/open-dataset.js'
 import { PLOT_COUNTRIES, PLOT_COUNTRY_ENUM, PLOT_FILES, type PlotCountry } from '../../src/data/plots-format.js'
 import { metresPerDegree } from '../../src/geo/geodesic.js'
 import { PointIndex } from '../../src/geo/point-index.js'
@@ -90,4 +90,21 @@ export function makeProbes(layers: Layer[], count: number, seed: number, label: 
     }
   }
   return { lon, lat, kind, length: count }
+}
+
+/**
+ * `/plots/reverse` request paths at `count` seeded probes over the plot layers of the dataset at
+ * `dir`: small answers, cheap, so a load over them is as dense as it gets.
+ */
+export function reversePaths(dir: string, count: number, seed: number, label: string): string[] {
+  const ds = openDataset(dir)
+  try {
+    const probes = makeProbes(loadLayers(ds), count, seed, label)
+    const paths: string[] = []
+    for (let k = 0; k < probes.length; k++)
+      paths.push(`/api/v1/plots/reverse?latitude=${probes.lat[k].toFixed(6)}&longitude=${probes.lon[k].toFixed(6)}`)
+    return paths
+  } finally {
+    ds.close()
+  }
 }

@@ -7,9 +7,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { fileMapper } from '../../src/data/file-map.js'
+import { freePort } from '../../scripts/lib/free-port.js'
 import { benchScript } from './dataset.js'
 
 export interface RssSample {
@@ -36,17 +36,7 @@ export interface RunningProcess {
   stop(): Promise<void>
 }
 
-/** A free TCP port on loopback (released before the server takes it). */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer()
-    s.on('error', fail)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => done(port))
-    })
-  })
-}
+export { freePort }
 
 function statusKiB(pid: number, field: string): number {
   try {

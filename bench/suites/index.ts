@@ -14,6 +14,7 @@ import { parcelStrategiesSuite } from './parcel-strategies.js'
 import { parcelsSuite } from './parcels.js'
 import { plotsSuite } from './plots.js'
 import { postgisSuite } from './postgis/index.js'
+import { scaleOutSuite } from './scale-out.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
 import { tilesSuite } from './tiles.js'
@@ -32,6 +33,7 @@ export const SUITES: Suite<any>[] = [
   worstCaseSuite,
   startupSuite,
   operationsSuite,
+  scaleOutSuite,
   postgisSuite,
 ]
 

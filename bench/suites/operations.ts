@@ -26,7 +26,7 @@ import {
 import { dirname, join } from 'node:path'
 import { buildInChild, type ChildBuild } from '../lib/dataset.js'
 import { BenchKeys } from '../lib/keys.js'
-import { loadLayers, makeProbes } from '../lib/layers.js'
+import { reversePaths } from '../lib/layers.js'
 import { findWrk, runLoad, type LoadResult } from '../lib/load.js'
 import { startApiServer, type RunningProcess } from '../lib/servers.js'
 import { fmt, median, mib } from '../lib/stats.js'
@@ -134,20 +134,6 @@ function switchedLines(logFile: string): { done: SwitchedLine[]; checkedMs: numb
   return { done, checkedMs, refused }
 }
 
-/** Reverse-geocoding paths: small answers, cheap, so the load is as dense as it gets. */
-function reversePaths(ctx: SuiteContext, count: number): string[] {
-  const ds = openDataset(ctx.dataset.dir)
-  try {
-    const probes = makeProbes(loadLayers(ds), count, ctx.opts.seed, 'operations')
-    const paths: string[] = []
-    for (let k = 0; k < probes.length; k++)
-      paths.push(`/api/v1/plots/reverse?latitude=${probes.lat[k].toFixed(6)}&longitude=${probes.lon[k].toFixed(6)}`)
-    return paths
-  } finally {
-    ds.close()
-  }
-}
-
 async function runSwap(ctx: SuiteContext, work: string): Promise<SwapData> {
   const switches = ctx.opts.quick ? 2 : 5
   const workers = 2
@@ -160,7 +146,7 @@ async function runSwap(ctx: SuiteContext, work: string): Promise<SwapData> {
   const keys = new BenchKeys(join(work, 'keys.db'))
   const headers = { 'X-API-KEY': keys.issue(['plots']) }
   keys.close()
-  const paths = reversePaths(ctx, 2000)
+  const paths = reversePaths(ctx.dataset.dir, 2000, ctx.opts.seed, 'operations')
   const p = await startApiServer({ datasetDir: current, keysDb: join(work, 'keys.db'), workers, workDir: work })
   const logFile = join(work, `server-${p.port}.log`)
   const rows: SwapRow[] = []
@@ -323,7 +309,7 @@ async function runCompression(ctx: SuiteContext, work: string): Promise<Compress
   }
   const endpoints: [string, string[]][] = [
     ['/parcels/at', parcelPaths],
-    ['/plots/reverse', reversePaths(ctx, 2000)],
+    ['/plots/reverse', reversePaths(ctx.dataset.dir, 2000, ctx.opts.seed, 'operations')],
   ]
   const keys = new BenchKeys(join(work, 'keys-compression.db'))
   const key = keys.issue(['plots', 'parcels'])
