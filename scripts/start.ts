@@ -1,8 +1,8 @@
 /**
  * `npm start`: the quick start. With DATASET_DIR unset it generates the sample source export
  * (data/sources/sample) and builds the sample dataset (data/datasets/sample) when they are
- * absent, issues a demo key when the key store is empty (printing it once, with example curl
- * lines), then serves. Later starts reuse what exists. With DATASET_DIR set it serves that
+ * absent, issues a demo key when the key store (KEYS_DB, or Redis with REDIS_URL) is empty
+ * (printing it once, with example curl lines), then serves. Later starts reuse what exists. With DATASET_DIR set it serves that
  * dataset and generates nothing (and issues no demo key: issue keys with `npm run keys`).
  */
 import cluster from 'node:cluster'
@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { buildDataset } from '../build-index/build.js'
 import { exportIsCurrent } from '../build-index/synth/current.js'
 import { runSynth } from '../build-index/synth/synth.js'
+import { type KeyAdmin, openRedisKeyStore } from '../src/auth/cli-store.js'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { runServer } from '../src/server.js'
@@ -37,11 +38,15 @@ async function prepareSample(): Promise<void> {
   }
 }
 
-function issueDemoKey(keysDb: string, port: number): void {
-  const store = new SqliteKeyStore(keysDb)
+/**
+ * The demo key goes into the store the server will verify against: the SQLite file at KEYS_DB,
+ * or with REDIS_URL the Redis the instances share.
+ */
+async function issueDemoKey(keysDb: string, redisUrl: string | undefined, port: number): Promise<void> {
+  const store: KeyAdmin = redisUrl ? await openRedisKeyStore(redisUrl) : new SqliteKeyStore(keysDb)
   try {
-    if (store.count() > 0) return
-    const { key, record } = store.issue({
+    if ((await store.count()) > 0) return
+    const { key, record } = await store.issue({
       products: ['plots', 'parcels', 'encumbrance', 'jurisdiction'],
       countries: ['BOTSWANA', 'SOUTH_AFRICA'],
     })
@@ -80,7 +85,7 @@ async function main(): Promise<void> {
   if (cluster.isPrimary) {
     if (!explicit) {
       await prepareSample()
-      issueDemoKey(config.KEYS_DB, config.PORT)
+      await issueDemoKey(config.KEYS_DB, config.REDIS_URL, config.PORT)
     }
   }
   await runServer(config)

@@ -1,7 +1,8 @@
 /**
  * `npm start` (dist/start.js) from an empty working directory: the first start generates the
  * sample export, builds the dataset, prints a demo key once and serves; the second reuses all of
- * it; with DATASET_DIR set nothing is generated and no key is issued.
+ * it; with REDIS_URL the demo key goes into Redis; with DATASET_DIR set nothing is generated and
+ * no key is issued.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
@@ -9,6 +10,7 @@ import { join, resolve } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import { freePort } from './fixtures/free-port.js'
+import { startRedis } from './fixtures/redis-server.js'
 
 const ROOT = resolve('.')
 const START = join(ROOT, 'dist', 'start.js')
@@ -74,7 +76,22 @@ describe('npm start', () => {
     } finally {
       await second.stop()
     }
-  }, 90_000)
+
+    // with REDIS_URL the server verifies keys in Redis: the demo key goes there, and works
+    const redis = await startRedis()
+    const third = await start(cwd, { REDIS_URL: redis.url })
+    try {
+      const key = third.output().match(/ldk_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}/)?.[0]
+      expect(key).toBeDefined()
+      const res = await fetch(`http://127.0.0.1:${third.port}/api/v1/cities?country=ALL`, {
+        headers: { 'X-API-KEY': key! },
+      })
+      expect(res.status).toBe(200)
+    } finally {
+      await third.stop()
+      redis.kill()
+    }
+  }, 120_000)
 
   it('with DATASET_DIR set serves that dataset and generates nothing', async () => {
     const cwd = mkdtempSync(join(inject('workDir'), 'start-'))

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { PhaseTimes, codeFingerprints, fingerprintTree, staleCodeOf } from './dataset.js'
+import { PhaseTimes, codeFingerprints, fingerprintTree, reuseOutcome, staleCodeOf } from './dataset.js'
 
 describe('PhaseTimes', () => {
   it('sums finished steps by phase from build-index progress lines, layers per domain together', () => {
@@ -81,5 +81,19 @@ describe('code fingerprints of a cached bench dataset', () => {
       /^build-index, src\/data or src\/geo changed since the dataset was built$/,
     )
     expect(staleCodeOf({ generator: 'g0', builder: 'b0' }, { generator: null, builder: 'b1' })).toMatch(/^build-index/)
+  })
+})
+
+describe('reuseOutcome', () => {
+  it('reads what --reuse did to each domain from the build log', () => {
+    expect(reuseOutcome('parcels: reused from /srv/ds/2026-11-20 (5 files hard-linked)')).toEqual({
+      domain: 'parcels',
+      outcome: 'reused',
+    })
+    expect(reuseOutcome('encumbrances: rebuilt: its inputs changed')).toEqual({
+      domain: 'encumbrances',
+      outcome: 'rebuilt: its inputs changed',
+    })
+    expect(reuseOutcome('parcels/GP/erf: 10 rows in 0.1 s')).toBeNull()
   })
 })

@@ -222,6 +222,15 @@ export async function ensureDataset(
   return describeDataset(dataset, scale, build, false)
 }
 
+/**
+ * What `build-index --reuse` did to a domain, from its log line (`parcels: reused from DIR (…)`,
+ * `encumbrances: rebuilt: <why>`), or null for another line. Exported for tests.
+ */
+export function reuseOutcome(line: string): { domain: string; outcome: string } | null {
+  const m = /^([a-z_]+): (reused from .*|rebuilt: .*)$/.exec(line.trim())
+  return m ? { domain: m[1], outcome: m[2].startsWith('reused') ? 'reused' : m[2] } : null
+}
+
 /** What a build in a child process took, and what `--reuse` did per domain. */
 export interface ChildBuild {
   wallMs: number
@@ -248,8 +257,8 @@ export function buildInChild(source: string, out: string, reuse?: string): Promi
     const domains: Record<string, string> = {}
     const read = (line: string) => {
       phases.add(line)
-      const m = /^([a-z_]+): (reused|rebuilt: .*)$/.exec(line.trim())
-      if (m) domains[m[1]] = m[2].startsWith('reused') ? 'reused' : m[2]
+      const r = reuseOutcome(line)
+      if (r) domains[r.domain] = r.outcome
     }
     let partial = ''
     child.stderr.on('data', (b: Buffer) => {
