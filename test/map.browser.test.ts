@@ -6,7 +6,7 @@
  * (test/fixtures/parcel-fixtures.ts, encumbrance-fixtures.ts: in the sea south-west of Cape
  * Point, so the background around them is known), in their layers' colours, and the sea around
  * is the background colour (a blank map fails). Then a click lists the erf's LPI, a misspelt
- * municipality is found and shown, a drawn route lists the servitude it crosses, and a phone
+ * municipality, an LPI and an SG number are found and shown, a drawn route lists the servitude it crosses, and a phone
  * screen shows the map and the panel without scrolling sideways. Screenshots go to
  * test/artifacts/ (git-ignored). Every wait is bounded; the browser and the server are stopped
  * in afterAll whatever happened. The page.evaluate callbacks reach the page's globals through
@@ -289,6 +289,28 @@ describe('the map page in headless Chromium', () => {
     const p = await toScreen(west1[0], west1[1])
     const outline = (await paint('highlight-line', 'line-color')) as RGB
     expect(nearest(img, p.x, p.y, outline, 3).off).toBeLessThanOrEqual(40)
+  })
+
+  it('an LPI and an SG number are found: the map fits them and the panel names them', async () => {
+    const lpi = erfLpi(1)
+    await page.fill('#q', lpi.toLowerCase())
+    await page.press('#q', 'Enter')
+    await page.locator('#panel section h3', { hasText: `Parcel ${lpi}` }).waitFor()
+    await idle()
+    expect(await page.locator('#panel code.lpi').first().textContent()).toBe(lpi)
+    const { geometry } = await api(`/parcels/${lpi}/geometry`)
+    const xs = geometry.coordinates.flat(2).map((p: number[]) => p[0])
+    const ys = geometry.coordinates.flat(2).map((p: number[]) => p[1])
+    const c = await page.evaluate(() => (globalThis as any).landMap.map.getCenter())
+    expect(c.lng).toBeGreaterThan(Math.min(...xs))
+    expect(c.lng).toBeLessThan(Math.max(...xs))
+    expect(c.lat).toBeGreaterThan(Math.min(...ys))
+    expect(c.lat).toBeLessThan(Math.max(...ys))
+
+    await page.fill('#q', ENC_SG.strip)
+    await page.press('#q', 'Enter')
+    await page.locator('#panel section h3', { hasText: `Encumbrances with SG number ${ENC_SG.strip}` }).waitFor()
+    expect(await page.locator('#panel').textContent()).toContain(`uid ${ENC_UID.strip}`)
   })
 
   it('a route drawn across the right-of-way strip lists it, with its overlap, and the parcels it enters', async () => {
