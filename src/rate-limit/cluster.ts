@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import { MemoryRateLimiter } from './memory.js'
+import { type Ask, TurnBatch, type Waiter } from './turn-batch.js'
 import { RateLimitStoreError, type RateLimitResult, type RateLimiter } from './types.js'
 
 /*
@@ -23,8 +24,6 @@ import { RateLimitStoreError, type RateLimitResult, type RateLimiter } from './t
  * requests.
  */
 
-/** One count asked: key id, limit, now (epoch ms). */
-type Ask = [key: string, limit: number, now: number]
 /** One count answered: allowed (1 or 0), limit, remaining, resetAt. */
 type Counted = [allowed: 0 | 1, limit: number, remaining: number, resetAt: number]
 
@@ -81,17 +80,11 @@ function processChannel(): LimitChannel {
   }
 }
 
-interface Waiter {
-  resolve: (r: RateLimitResult) => void
-  reject: (e: Error) => void
-}
-
 /** Runs in a worker: forwards the counts to the primary, one message per turn of the event loop. */
 export class ClusterRateLimiter implements RateLimiter {
   private nextBatch = 1
-  private queue: Ask[] = []
-  private waiting: Waiter[] = []
-  private readonly sent = new Map<number, { waiting: Waiter[]; timer: NodeJS.Timeout }>()
+  private readonly batch = new TurnBatch<RateLimitResult>((asks, waiting) => this.send(asks, waiting))
+  private readonly sent = new Map<number, { waiting: Waiter<RateLimitResult>[]; timer: NodeJS.Timeout }>()
   private readonly unlisten: () => void
 
   constructor(
@@ -102,19 +95,11 @@ export class ClusterRateLimiter implements RateLimiter {
   }
 
   limit(keyId: string, limit: number, now: number): Promise<RateLimitResult> {
-    return new Promise((resolve, reject) => {
-      if (this.queue.length === 0) setImmediate(this.flush)
-      this.queue.push([keyId, limit, now])
-      this.waiting.push({ resolve, reject })
-    })
+    return this.batch.ask(keyId, limit, now)
   }
 
-  private readonly flush = () => {
-    const q = this.queue
-    const waiting = this.waiting
-    if (!q.length) return
-    this.queue = []
-    this.waiting = []
+  /** One turn's counts as one message to the primary (TurnBatch). */
+  private send(q: Ask[], waiting: Waiter<RateLimitResult>[]): void {
     const b = this.nextBatch++
     // the end waits for setImmediate: a worker busy for longer than the timeout runs its due
     // timers before it reads the IPC channel, where the answer may be waiting already

@@ -21,6 +21,7 @@
  */
 import type { ChainableCommander } from 'ioredis'
 import { type RedisLink, withTimeout } from '../redis/connection.js'
+import { type Ask, TurnBatch, type Waiter } from './turn-batch.js'
 import { RateLimitStoreError, type RateLimitResult, type RateLimiter, WINDOW_MS } from './types.js'
 
 /** KEYS[1] = `rl:{<keyId>}`, ARGV[1] = the window in ms; returns {count, ms left in the window}. */
@@ -50,17 +51,8 @@ export interface RedisRateLimiterOptions {
   log?: { warn(o: object, msg: string): void }
 }
 
-/** One count asked: key id, limit, the request's clock (epoch ms). */
-type Ask = [key: string, limit: number, now: number]
-
-interface Waiter {
-  resolve: (r: RateLimitResult | null) => void
-  reject: (e: Error) => void
-}
-
 export class RedisRateLimiter implements RateLimiter {
-  private queue: Ask[] = []
-  private waiting: Waiter[] = []
+  private readonly batch = new TurnBatch((asks, waiting) => this.send(asks, waiting))
   /** the open-mode warning was logged for the current outage */
   private warned = false
 
@@ -72,19 +64,11 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   limit(keyId: string, limit: number, now: number): Promise<RateLimitResult | null> {
-    return new Promise((resolve, reject) => {
-      if (this.queue.length === 0) setImmediate(this.flush)
-      this.queue.push([keyId, limit, now])
-      this.waiting.push({ resolve, reject })
-    })
+    return this.batch.ask(keyId, limit, now)
   }
 
-  private readonly flush = () => {
-    const q = this.queue
-    const waiting = this.waiting
-    if (!q.length) return
-    this.queue = []
-    this.waiting = []
+  /** One turn's counts as one pipeline (TurnBatch). */
+  private send(q: Ask[], waiting: Waiter[]): void {
     // disconnected: fail at once (ioredis would refuse the pipeline anyway: no offline queue)
     const down = this.link.client.status === 'ready' ? null : this.link.reason()
     if (down !== null) {
