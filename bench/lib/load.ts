@@ -35,6 +35,11 @@ export interface LoadResult {
   non2xx: number
 }
 
+/** The load generator a run uses: wrk when installed (or the one `--tool` names), else autocannon. */
+export function loadTool(opts: { tool: 'auto' | 'wrk' | 'autocannon' }): 'wrk' | 'autocannon' {
+  return opts.tool === 'auto' ? (findWrk() ? 'wrk' : 'autocannon') : opts.tool
+}
+
 let wrkPath: string | null | undefined
 /** The wrk binary, or null when not installed. */
 export function findWrk(): string | null {

@@ -16,7 +16,7 @@ import { startRedis, startStack, stopChild } from '../../scripts/lb/stack.js'
 import { issueKeyWithCli } from '../../scripts/lib/issue-key.js'
 import { BenchKeys } from '../lib/keys.js'
 import { reversePaths } from '../lib/layers.js'
-import { findWrk, runLoad, type LoadResult } from '../lib/load.js'
+import { loadTool, runLoad, type LoadResult } from '../lib/load.js'
 import { startApiServer } from '../lib/servers.js'
 import { fmt, median } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
@@ -40,17 +40,14 @@ export interface ScaleOutData {
   balancer: Row[]
 }
 
-const tool = (ctx: SuiteContext): 'wrk' | 'autocannon' =>
-  ctx.opts.tool === 'auto' ? (findWrk() ? 'wrk' : 'autocannon') : ctx.opts.tool
-
 /** A key with the highest rate in the Redis store, through the keys CLI. */
 const redisKey = (redisUrl: string) =>
   issueKeyWithCli({ products: 'plots', rate: 1_000_000, env: { REDIS_URL: redisUrl } })
 
 async function loadRun(ctx: SuiteContext, port: number, paths: string[], key: string, work: string) {
   const o = { port, paths, headers: { 'X-API-KEY': key }, connections: CONNECTIONS, workDir: work }
-  await runLoad(tool(ctx), { ...o, durationS: 2 })
-  const r = await runLoad(tool(ctx), { ...o, durationS: ctx.opts.durationS })
+  await runLoad(loadTool(ctx.opts), { ...o, durationS: 2 })
+  const r = await runLoad(loadTool(ctx.opts), { ...o, durationS: ctx.opts.durationS })
   if (r.errors + r.non2xx) ctx.fail(`scale-out: ${r.errors + r.non2xx} failed requests`)
   return r
 }
@@ -154,7 +151,7 @@ export const scaleOutSuite: Suite<ScaleOutData> = {
           `scale-out: Redis store, ${workers}: ${fmt(red / base, 2)}x the in-process store (target ≥ ${TARGET_RATIO}x)`,
         )
       }
-      return { tool: tool(ctx), rounds, durationS: ctx.opts.durationS, store, balancer }
+      return { tool: loadTool(ctx.opts), rounds, durationS: ctx.opts.durationS, store, balancer }
     } finally {
       await stopChild(redis.child)
       rmSync(work, { recursive: true, force: true })

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { BenchKeys } from '../lib/keys.js'
 import { loadLayers, makeProbes } from '../lib/layers.js'
-import { findWrk, runLoad } from '../lib/load.js'
+import { loadTool, runLoad } from '../lib/load.js'
 import { fileRss, freePort, mappingUnitKiB, startApiServer, type RssSample } from '../lib/servers.js'
 import { Random } from '../lib/prng.js'
 import { fmt, median, mib } from '../lib/stats.js'
@@ -177,7 +177,7 @@ export const startupSuite: Suite<StartupData> = {
         ctx.log(`startup: cold start with INDEX_MMAP=0 to first answer ${fmt(r.firstAnswerMs)} ms`)
       }
 
-      const tool = ctx.opts.tool === 'auto' ? (findWrk() ? 'wrk' : 'autocannon') : ctx.opts.tool
+      const tool = loadTool(ctx.opts)
       /** One server (1 worker) under the warm-up loads, then its RSS. */
       const warm = async (env: Record<string, string>): Promise<Warmup> => {
         const server = await startApiServer({ datasetDir: ctx.dataset.dir, keysDb, workers: 1, workDir: work, env })
