@@ -4,53 +4,14 @@
  * and error code, with the served build and the process metrics; without METRICS_PORT nothing
  * listens for them and the API has no /metrics. Every wait is bounded.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { join } from 'node:path'
-import { describe, expect, inject, it } from 'vitest'
-import { SqliteKeyStore } from '../src/auth/key-store.js'
+import { describe, expect, it } from 'vitest'
 import { erfLpi } from './fixtures/parcel-fixtures.js'
 import { freePort } from './fixtures/free-port.js'
+import { type ServerProcess, spawnServer } from './fixtures/server-process.js'
 
-interface Proc {
-  child: ChildProcess
-  port: number
-  key: string
-  output: () => string
-}
-
-/** The production entry (`dist/server.js`) on a free loopback port, once its workers listen. */
-async function serve(env: Record<string, string>, workers: number): Promise<Proc> {
-  const dir = mkdtempSync(join(inject('workDir'), 'metrics-'))
-  const keysDb = join(dir, 'keys.db')
-  const store = new SqliteKeyStore(keysDb)
-  const { key } = store.issue({ products: ['parcels'], countries: ['SOUTH_AFRICA'], ratePerMinute: 1e6 })
-  store.close()
-  const port = await freePort()
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WORKERS: String(workers),
-      KEYS_DB: keysDb,
-      DATASET_DIR: inject('datasetDir'),
-      LOG_LEVEL: 'info',
-      VERIFY_ON_START: 'off',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const deadline = Date.now() + 20_000
-  while ((out.match(/"msg":"listening"/g) ?? []).length < workers) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start: ${out}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return { child, port, key, output: () => out }
-}
+/** The production entry on a free loopback port, once its workers listen (no background hashing). */
+const serve = (env: Record<string, string>, workers: number): Promise<ServerProcess> =>
+  spawnServer({ VERIFY_ON_START: 'off', ...env }, workers, ['parcels'], 'metrics')
 
 async function status(url: string, headers: Record<string, string> = {}): Promise<number> {
   const res = await fetch(url, { headers })

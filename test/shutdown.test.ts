@@ -5,62 +5,21 @@
  * workers that keep dying make the primary exit 1; a missing key store or a bad variable stops
  * the start with one line. Every wait is bounded.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
-import { freePort } from './fixtures/free-port.js'
+import { type ServerProcess, spawnServer } from './fixtures/server-process.js'
 
-interface Proc {
-  child: ChildProcess
-  port: number
-  key: string
-  output: () => string
-  exited: Promise<number | null>
-}
-
-/** The production entry (`dist/server.js`) on a free loopback port, once it listens (WORKERS of them). */
-async function serve(env: Record<string, string>, workers = 1): Promise<Proc> {
-  const dir = mkdtempSync(join(inject('workDir'), 'shutdown-'))
-  const keysDb = join(dir, 'keys.db')
-  const store = new SqliteKeyStore(keysDb)
-  const { key } = store.issue({
-    products: ['parcels', 'jurisdiction'],
-    countries: ['SOUTH_AFRICA'],
-    ratePerMinute: 1e6,
-  })
-  store.close()
-  const port = await freePort()
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WORKERS: String(workers),
-      KEYS_DB: keysDb,
-      DATASET_DIR: inject('datasetDir'),
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const deadline = Date.now() + 20_000
-  while ((out.match(/"msg":"listening"/g) ?? []).length < workers) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start: ${out}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return { child, port, key, output: () => out, exited }
-}
+/** The production entry on a free loopback port, once it listens (WORKERS of them). */
+const serve = (env: Record<string, string>, workers = 1): Promise<ServerProcess> =>
+  spawnServer(env, workers, ['parcels', 'jurisdiction'], 'shutdown')
 
 /** A POST whose body arrives in two halves, `gapMs` apart: in flight for that long. */
-function slowPost(p: Proc, gapMs: number): Promise<{ status: number; body: string }> {
+function slowPost(p: ServerProcess, gapMs: number): Promise<{ status: number; body: string }> {
   const body = JSON.stringify({ points: [{ latitude: -34.9045, longitude: 17.0015 }] })
   return new Promise((resolve, reject) => {
     const req = request(
@@ -83,7 +42,7 @@ function slowPost(p: Proc, gapMs: number): Promise<{ status: number; body: strin
   })
 }
 
-async function get(p: Proc, path: string): Promise<number> {
+async function get(p: ServerProcess, path: string): Promise<number> {
   const res = await fetch(`http://127.0.0.1:${p.port}${path}`, { headers: { 'X-API-KEY': p.key } })
   await res.arrayBuffer()
   return res.status
