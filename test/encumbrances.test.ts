@@ -315,6 +315,14 @@ describe('GET /encumbrances/at and /within', () => {
     expect(byUid(near50.encumbrances, ENC_UID.edge)?.distance_m).toBeGreaterThan(25)
   })
 
+  it('at a pole, with the largest radius: an empty answer (the radius stays a bounded box)', async () => {
+    for (const q of ['latitude=90&longitude=0', 'latitude=-90&longitude=45', 'latitude=-89.99&longitude=0']) {
+      const res = await get(`/at?${q}&radius_m=1000`)
+      expect(res.status).toBe(200)
+      expect((await json(res)).encumbrances).toEqual([])
+    }
+  })
+
   it('within a box: every fixture meeting it, paged by cursor', async () => {
     const all = await json(await get('/within?bbox=17.0,-34.91,17.01,-34.9'))
     const uids = all.encumbrances.map((e: Item) => e.encumbrance_uid)

@@ -108,6 +108,23 @@ describe('GET /parcels/at', () => {
     expect(body.details.nearest.distance_meters).toBeLessThan(260)
   })
 
+  it('a point at or near a pole is a plain 404, at once (issue #39 item 9: it once read every parcel)', async () => {
+    for (const [latitude, longitude] of [
+      [90, 0],
+      [-90, 0],
+      [-89.99, 0],
+      [89.985, 179.5],
+    ]) {
+      const res = await at({ latitude, longitude })
+      expect(res.status).toBe(404)
+      const body = await json(res)
+      expect(body.error).toBe('NoParcelAtPoint')
+      expect(body.message).toBe('no parcel contains the point, and none lies within 2000 m')
+    }
+    const batch = await post({ points: [{ latitude: -90, longitude: 0 }] })
+    expect(batch.status).toBe(200)
+  })
+
   it('404 without details when nothing lies within 2 km', async () => {
     const body = await json(await at(POINTS.farSouth))
     expect(body.error).toBe('NoParcelAtPoint')

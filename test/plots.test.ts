@@ -134,6 +134,14 @@ describe('GET /plots/search-given-coordinates', () => {
 })
 
 describe('GET /plots/reverse', () => {
+  it('at a pole: no plot, at once', async () => {
+    for (const q of ['latitude=90&longitude=0', 'latitude=-90&longitude=0', 'latitude=-89.99&longitude=25']) {
+      const res = await t.get(`/api/v1/plots/reverse?${q}`, key)
+      expect(res.status).toBe(200)
+      expect((await json(res)).plots).toEqual([])
+    }
+  })
+
   it('equals a 100 km radius search cut to one, from points 50 m to 90 km from plots of both countries', () => {
     // the reverse walk runs a 2 km reach first, then 100 km, and settles the closer country first
     const q = t.data.services.plots!

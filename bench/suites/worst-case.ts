@@ -92,6 +92,9 @@ function calls(dir: string): { calls: Call[]; place: WorstCaseData['place'] } {
         path: `/plots/search-given-coordinates?${at}&radius=50000`,
       },
       { name: 'GET /parcels/at', path: `/parcels/at?${at}` },
+      // issue #39 item 9: the nearest search's 2 km became every degree of longitude at a pole
+      { name: 'GET /parcels/at (a pole: no parcel, no nearest)', path: '/parcels/at?latitude=-90&longitude=0' },
+      { name: 'GET /encumbrances/at (a pole, 1 km)', path: '/encumbrances/at?latitude=90&longitude=0&radius_m=1000' },
       {
         name: 'GET /parcels/within (largest page)',
         path: `/parcels/within?min_lat=${lat - 0.02}&min_lng=${lon - 0.02}&max_lat=${lat + 0.02}&max_lng=${lon + 0.02}&page_size=500`,

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import {
   APPROX_REL_ERROR,
   approxDistanceM,
+  beyondReach,
+  degreesAround,
   fastGeodesicM,
   geodesicDistanceM,
   karneyDistanceM,
@@ -83,5 +85,44 @@ describe('fastGeodesicM', () => {
 
   it('is Vincenty beyond the short range', () => {
     expect(fastGeodesicM(25, -24, 25.5, -24.5)).toBe(geodesicDistanceM(25, -24, 25.5, -24.5))
+  })
+})
+
+describe('degreesAround', () => {
+  it('is finite and at most 180 degrees of longitude at and near the poles', () => {
+    for (const lat of [90, -90, 89.99, -89.985, 89.9]) {
+      const d = degreesAround(lat, 2000)
+      expect(Number.isFinite(d.lon)).toBe(true)
+      expect(d.lon).toBeLessThanOrEqual(180)
+      expect(d.lat).toBeGreaterThan(0.017)
+      expect(d.lat).toBeLessThan(0.019)
+    }
+  })
+
+  it('holds the geodesic circle at South African latitudes', () => {
+    const rnd = rng(11)
+    for (let k = 0; k < 500; k++) {
+      const lat = -35 + rnd() * 18
+      const r = 10 + rnd() * 5000
+      const d = degreesAround(lat, r)
+      // the geodesic to the box's east and north edges is at least the radius, but for the few
+      // parts per million by which a geodesic is shorter than its parallel (callers add a margin)
+      expect(geodesicDistanceM(25, lat, 25 + d.lon, lat)).toBeGreaterThanOrEqual(r * 0.99999)
+      expect(geodesicDistanceM(25, lat, 25, lat + d.lat)).toBeGreaterThanOrEqual(r * 0.99999)
+    }
+  })
+})
+
+describe('beyondReach', () => {
+  const box = { minX: 16, minY: -35, maxX: 33, maxY: -22 }
+  it('is true for the poles and far seas, false inside and within the radius of the box', () => {
+    expect(beyondReach(box, 0, 90, 2000)).toBe(true)
+    expect(beyondReach(box, 0, -90, 2000)).toBe(true)
+    expect(beyondReach(box, 25, -89.99, 2000)).toBe(true)
+    expect(beyondReach(box, 10, -30, 2000)).toBe(true)
+    expect(beyondReach(box, 25, -30, 2000)).toBe(false)
+    // 1 km east of the box's edge, with a 2 km reach
+    expect(beyondReach(box, 33 + 1000 / metresPerDegree(-30).lon, -30, 2000)).toBe(false)
+    expect(beyondReach(box, 33 + 3000 / metresPerDegree(-30).lon, -30, 2000)).toBe(true)
   })
 })

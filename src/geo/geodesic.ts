@@ -31,6 +31,37 @@ export function metresPerDegree(lat: number): { lat: number; lon: number } {
   return { lat: m * RAD, lon: n * Math.cos(lat * RAD) * RAD }
 }
 
+/** The latitude nearest a pole at which {@link degreesAround} measures a degree of longitude. */
+const POLEWARD_MAX_LAT = 89.9
+
+/**
+ * Half-widths in degrees (longitude, latitude) of a box holding every point within `radiusM` of
+ * a point at latitude `lat`, bounded everywhere: a degree of longitude is measured at the box's
+ * poleward edge (never nearer a pole than {@link POLEWARD_MAX_LAT}) and the longitude half-width
+ * is at most 180, so a radius near a pole, where cos(latitude) is 0, never becomes an infinite
+ * number of degrees (docs/api.md "Bounded work").
+ */
+export function degreesAround(lat: number, radiusM: number): { lon: number; lat: number } {
+  const dLat = radiusM / metresPerDegree(lat).lat
+  const poleward = Math.min(POLEWARD_MAX_LAT, Math.max(Math.abs(lat - dLat), Math.abs(lat + dLat)))
+  return { lon: Math.min(180, radiusM / metresPerDegree(poleward).lon), lat: dLat }
+}
+
+/**
+ * Whether a box (an index's extent) lies farther than `radiusM` from the point: a search that
+ * can find nothing need not run (a point at a pole, or off the countries served).
+ */
+export function beyondReach(
+  box: { minX: number; minY: number; maxX: number; maxY: number },
+  lon: number,
+  lat: number,
+  radiusM: number,
+): boolean {
+  // a margin for the few parts per million by which a geodesic is shorter than a parallel's arc
+  const d = degreesAround(lat, radiusM * 1.001 + 1)
+  return lat + d.lat < box.minY || lat - d.lat > box.maxY || lon + d.lon < box.minX || lon - d.lon > box.maxX
+}
+
 /** Cheap local estimate of the distance in metres; for prefiltering only. */
 export function approxDistanceM(lon1: number, lat1: number, lon2: number, lat2: number): number {
   const k = metresPerDegree((lat1 + lat2) / 2)

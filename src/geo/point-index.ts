@@ -13,6 +13,7 @@ import {
   APPROX_MAX_M,
   APPROX_REL_ERROR,
   approxDistanceM,
+  degreesAround,
   fastGeodesicM,
   geodesicGivenApproxM,
   metresPerDegree,
@@ -42,11 +43,8 @@ const SPHERE_REL_ERROR = 0.007
 
 function boxAround(lon: number, lat: number, radiusM: number): [number, number, number, number] {
   // margin covers the flat estimate; the box latitude nearest a pole has the shortest degree of longitude
-  const r = radiusM * (1 + APPROX_REL_ERROR * 2) + 1
-  const dLat = r / metresPerDegree(lat).lat
-  const poleward = Math.min(89.9, Math.max(Math.abs(lat - dLat), Math.abs(lat + dLat)))
-  const dLon = Math.min(180, r / metresPerDegree(poleward).lon)
-  return [lon - dLon, lat - dLat, lon + dLon, lat + dLat]
+  const d = degreesAround(lat, radiusM * (1 + APPROX_REL_ERROR * 2) + 1)
+  return [lon - d.lon, lat - d.lat, lon + d.lon, lat + d.lat]
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { FLAG_LINE, FLAG_NOT_CURRENT, type EncumbranceClass } from '../../data/encumbrance-format.js'
 import { decodeGeometry } from '../../data/geometry-blob.js'
-import { metresPerDegree } from '../../geo/geodesic.js'
+import { degreesAround } from '../../geo/geodesic.js'
 import { distanceToLinesM } from '../../geo/lines.js'
 import { distanceToPointM, type BBox } from '../../geo/polygon.js'
 import { recordById } from './lookups.js'
@@ -45,10 +45,11 @@ export function recordsAt(
   radiusM: number,
   classes: readonly EncumbranceClass[],
 ): { row: EncumbranceRow; distanceM: number }[] {
-  const m = metresPerDegree(lat)
-  // a dimensioned line is indexed by its strip's box (build-encumbrances.ts), so the radius is the whole pad
-  const padX = radiusM / m.lon
-  const padY = radiusM / m.lat
+  // a dimensioned line is indexed by its strip's box (build-encumbrances.ts), so the radius is
+  // the whole pad; bounded near a pole (degreesAround)
+  const pad = degreesAround(lat, radiusM)
+  const padX = pad.lon
+  const padY = pad.lat
   const out: { row: EncumbranceRow; distanceM: number }[] = []
   for (const id of idsInBox(s, { minX: lon - padX, minY: lat - padY, maxX: lon + padX, maxY: lat + padY }, classes)) {
     const r = recordById(s, id)

@@ -4,7 +4,7 @@
  */
 import { containsPointEncoded } from '../../data/geometry-blob.js'
 import { SPECIFICITY } from '../../data/parcels-format.js'
-import { metresPerDegree } from '../../geo/geodesic.js'
+import { beyondReach, degreesAround, metresPerDegree } from '../../geo/geodesic.js'
 import { bboxOf, distanceToPointM, intersectsBox, type BBox } from '../../geo/polygon.js'
 import { round } from '../../geo/round.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
@@ -87,9 +87,12 @@ export function nearest(
   maxM: number,
   f: Filter,
 ): (ParcelRecord & { distance_meters: number }) | null {
+  // nothing to find far from every parcel (a pole, the sea): no search at all
+  if (beyondReach(s.index, lon, lat, maxM)) return null
   const m = metresPerDegree(lat)
   const minScale = Math.min(m.lat, m.lon)
-  const maxDeg = maxM / minScale
+  const pad = degreesAround(lat, maxM)
+  const maxDeg = Math.hypot(pad.lon, pad.lat)
   let best: { id: number; d: number } | null = null
   for (let k = 16; ; k *= 4) {
     const ids = s.index.neighbors(lon, lat, k, maxDeg, accept(s.flags, f))
