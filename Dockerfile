@@ -1,9 +1,10 @@
-# Land-data API: a small Node 20 image. The dataset is mounted at /data/dataset (the default),
-# or built into the image when asked: --build-arg DATASET=baked [--build-arg SCALE=sample]
-# (docs/operations.md "Docker"). scripts/docker-stages.sh replays these stages without Docker.
+# Land-data API: a small Node 26 LTS image at an exact tag (docs/operations.md "Node.js version").
+# The dataset is mounted at /data/dataset (the default), or built into the image when asked:
+# --build-arg DATASET=baked [--build-arg SCALE=sample] (docs/operations.md "Docker").
+# scripts/docker-stages.sh replays these stages without Docker.
 ARG DATASET=mounted
 
-FROM node:20-bookworm-slim AS build
+FROM node:26.12.0-trixie-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary is reachable, and `npm run build`
 # compiles native/mmap.c (the index files' memory-mapping; optional, see README)
@@ -20,7 +21,7 @@ RUN node dist/synth.js --scale ${SCALE} --seed ${SEED} --out /tmp/source \
  && node dist/build-index.js --source /tmp/source --out /data/dataset \
  && node dist/verify.js /data/dataset
 
-FROM node:20-bookworm-slim AS dataset-mounted
+FROM node:26.12.0-trixie-slim AS dataset-mounted
 RUN mkdir -p /data/dataset
 
 FROM dataset-${DATASET} AS dataset
@@ -28,7 +29,7 @@ FROM dataset-${DATASET} AS dataset
 FROM build AS prod-deps
 RUN npm ci --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:26.12.0-trixie-slim
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATASET_DIR=/data/dataset KEYS_DB=/data/keys/keys.db WORKERS=1
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules

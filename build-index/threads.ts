@@ -81,7 +81,7 @@ export class OrderedWorkerPool<A extends { chunk: number }> {
         }
         this.notify()
       })
-      w.on('error', (err) => this.fail(err))
+      w.on('error', (err) => this.fail(err instanceof Error ? err : new Error(String(err))))
       w.on('exit', (code) => {
         if (code !== 0 && !this.closing) this.fail(new Error(`a worker thread of ${script} exited with code ${code}`))
       })

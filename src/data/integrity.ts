@@ -161,7 +161,7 @@ function hashAside(dir: string, files: ManifestFile[], paced: boolean): { done: 
     worker.unref()
     const done = new Promise<Outcome>((resolve) => {
       worker.once('message', (a: IntegrityAnswer) => resolve(a))
-      worker.once('error', (err) => resolve({ error: err.message }))
+      worker.once('error', (err) => resolve({ error: err instanceof Error ? err.message : String(err) }))
       // terminated by stop() (a settled promise ignores a later resolve)
       worker.once('exit', () => resolve(null))
     })
