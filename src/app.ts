@@ -93,7 +93,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
-      throw new ApiError('PayloadTooLarge', `the request body is larger than ${MAX_BODY_BYTES} bytes`)
+      // the rest of the body is not read: the connection cannot carry another request, and the
+      // answer says so rather than promise keep-alive
+      throw new ApiError('PayloadTooLarge', `the request body is larger than ${MAX_BODY_BYTES} bytes`, undefined, {
+        Connection: 'close',
+      })
     },
   })
   const keyHeader = API_KEY_HEADER.toLowerCase()

@@ -31,6 +31,10 @@ const ConfigSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** s an idle keep-alive connection stays open: above common load-balancer idle timeouts (60 s) */
   KEEPALIVE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(65),
+  /** s an answer's client may take none of it before the connection is closed (src/http/send-guard.ts) */
+  SEND_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
+  /** MiB of answers not yet taken by their clients one process holds before it closes stalled connections */
+  UNSENT_MAX_MB: z.coerce.number().int().min(1).max(65536).default(256),
   /** where the server (the primary with WORKERS > 1) writes its pid for `npm run reload`; empty: none */
   PID_FILE: z.string().default(''),
   /** comma-separated proxy addresses whose X-Forwarded-For names the client in the access log */

@@ -172,6 +172,7 @@ export async function startServer(config: Config, opts: { inCluster?: boolean } 
       headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: config.KEEPALIVE_TIMEOUT_S * 1000,
+      send: { sendTimeoutMs: config.SEND_TIMEOUT_S * 1000, maxUnsentBytes: config.UNSENT_MAX_MB * 2 ** 20 },
     },
     config.HOST,
   )

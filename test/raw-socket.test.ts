@@ -192,6 +192,19 @@ describe('answers before the app, over a raw socket', () => {
     expect(lines.filter((l) => (l.level as number) >= 50)).toEqual([])
   })
 
+  it('a 413 says Connection: close, then closes (issue #39 item 13: it promised keep-alive)', async () => {
+    const body = `{"points":[${'0,'.repeat(1_100_000)}0]}`
+    const { text } = await exchange(
+      `POST /api/v1/parcels/batch HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      { boundMs: 5000 },
+    )
+    const p = parse(text)
+    expect(p.status).toBe(413)
+    expect(p.body.error).toBe('PayloadTooLarge')
+    expect(p.headers.connection).toBe('close')
+  })
+
   it('still serves a client that sends its request in time', async () => {
     const { text } = await exchange('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
     const p = parse(text)

@@ -27,7 +27,7 @@ async function start(cwd: string, env: Record<string, string>) {
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()))
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()))
   await new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`start did not listen:\n${out}`)), 60_000)
+    const timer = setTimeout(() => rej(new Error(`start did not listen:\n${out}`)), 150_000)
     const check = () => {
       if (out.includes('"listening"')) {
         clearTimeout(timer)

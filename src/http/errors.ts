@@ -144,7 +144,9 @@ export function handleError(log: Logger) {
                 : 'InternalError'
       const message = status < 500 ? err.message || 'request rejected' : 'internal server error'
       if (status >= 500) log.error({ requestId: c.get('requestId'), err }, 'unhandled HTTPException')
-      return errorResponse(c, new ApiError(code, message))
+      // a 413: the body was not read whole, so the connection closes after the answer
+      const headers = status === 413 ? { Connection: 'close' } : undefined
+      return errorResponse(c, new ApiError(code, message, undefined, headers))
     }
     if (cutOff(c))
       return errorResponse(

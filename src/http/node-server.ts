@@ -11,12 +11,13 @@
  *   otherwise send a bare 400 with no body.
  */
 import { randomUUID } from 'node:crypto'
-import { createServer, maxHeaderSize, type Server, STATUS_CODES } from 'node:http'
+import { createServer, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import type { Logger } from 'pino'
 import { ApiError, errorBody } from './errors.js'
 import { REQUEST_ID_HEADER } from './request-id.js'
+import { guardSends, type SendLimits } from './send-guard.js'
 
 export interface ServerLimits {
   /** ms a client has from connecting (or its previous request) to the end of its headers */
@@ -25,6 +26,8 @@ export interface ServerLimits {
   requestTimeoutMs: number
   /** ms an idle keep-alive connection stays open (above the load balancer's idle timeout); Node's default 5 s when absent */
   keepAliveTimeoutMs?: number
+  /** the bounds on clients that do not read their answers (src/http/send-guard.ts); none when absent */
+  send?: SendLimits
 }
 
 /**
@@ -48,14 +51,39 @@ export function createHttpServer(
     hostname,
     errorHandler: (err) => requestErrorAnswer(err, log),
   })
-  const server = createServer(
+  // the answers in flight: a drain tells those not yet begun to close their connection, and the
+  // send guard sweeps those written whole that their client has not taken
+  const live = new Set<ServerResponse>()
+  const server: Server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: checkingIntervalMs(limits),
     },
-    listener,
+    (req, res) => {
+      // closing (server.close() was called: a drain): the answer says `Connection: close` and
+      // the connection closes after it, so no client sends another request on a socket about
+      // to close
+      if (!server.listening) res.shouldKeepAlive = false
+      live.add(res)
+      res.once('close', forget)
+      listener(req, res)
+    },
   )
+  function forget(this: ServerResponse) {
+    live.delete(this)
+  }
+  // the requests already in flight when server.close() is called are told here (its 'close'
+  // event comes only once every connection has ended)
+  const close = server.close.bind(server)
+  server.close = ((cb?: (err?: Error) => void) => {
+    for (const res of live) if (!res.headersSent) res.shouldKeepAlive = false
+    return close(cb)
+  }) as Server['close']
+  if (limits.send) {
+    const guard = guardSends(live, limits.send, log)
+    server.once('close', () => guard.stop())
+  }
   if (limits.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = limits.keepAliveTimeoutMs
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, log, limits))
   return server
