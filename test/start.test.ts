@@ -91,7 +91,7 @@ describe('npm start', () => {
       await third.stop()
       redis.kill()
     }
-  }, 120_000)
+  }, 240_000)
 
   it('with DATASET_DIR set serves that dataset and generates nothing', async () => {
     const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
