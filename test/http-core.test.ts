@@ -230,6 +230,17 @@ describe('a wrong method', () => {
   const send = (method: string, path: string, k?: string) =>
     t.app.request(path, { method, headers: k ? { 'X-API-KEY': k } : {} })
 
+  it('a POST-only route answers GET and PUT with 405 and Allow: POST, not a parameter error (issue #39 item 8)', async () => {
+    const { key } = t.issue()
+    for (const path of ['/api/v1/parcels/batch', '/api/v1/encumbrances/batch', '/api/v1/encumbrances/intersect'])
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const res = await t.app.request(path, { method, headers: { 'X-API-KEY': key } })
+        expect(res.status, `${method} ${path}`).toBe(405)
+        expect(res.headers.get('Allow'), `${method} ${path}`).toBe('POST')
+        expect((await json(res)).error).toBe('MethodNotAllowed')
+      }
+  })
+
   it('answers 405 MethodNotAllowed with Allow naming the methods the path has, HEAD with GET', async () => {
     for (const [method, path, allow] of [
       ['POST', '/api/v1/parcels/at', 'GET, HEAD'],

@@ -30,8 +30,17 @@ import { PatternRouter } from 'hono/router/pattern-router'
  * one length check.
  *
  * On a miss, `allowed` says which other methods the path has routes for: the 405 and its
- * `Allow` header (docs/api.md "Errors"). A request that finds its route never asks.
+ * `Allow` header (docs/api.md "Errors"). A request that finds its route never asks. A literal
+ * path (no parameter) belongs to its own routes: another method on it is a 405 listing theirs,
+ * even where a parameter route of that method would match the same path.
  */
+/** A match that found nothing. */
+const NO_ROUTE = [[]] as unknown as Result<unknown>
+
+/** Whether a literal path's routes answer `method` (HEAD: the GET route). */
+const ownedBy = (methods: readonly string[], method: string): boolean =>
+  methods.includes(method) || (method === 'HEAD' && methods.includes('GET'))
+
 export class PrefixRouter<T> implements Router<T> {
   name = 'PrefixRouter'
   private readonly general: [string, string, T][] = []
@@ -42,6 +51,12 @@ export class PrefixRouter<T> implements Router<T> {
   private middlewareCount = 0
   /** every method some route has, sorted (HEAD is answered by the GET routes) */
   private readonly methods: string[] = []
+  /**
+   * The methods of each literal route path (no parameter): such a path belongs to its own
+   * routes, so `GET /api/v1/parcels/batch` is a 405 naming POST, never the parameter route
+   * `GET /api/v1/parcels/:lpi` answering that "batch" is no LPI
+   */
+  private readonly literal = new Map<string, string[]>()
 
   constructor(private readonly root: string) {
     if (!root.startsWith('/') || root.endsWith('/')) throw new Error(`router root must look like /api/v1, got ${root}`)
@@ -56,6 +71,11 @@ export class PrefixRouter<T> implements Router<T> {
     if (!this.methods.includes(method)) {
       this.methods.push(method)
       this.methods.sort()
+    }
+    if (!/[:*{}()?[\]|+\\]/.test(path)) {
+      const ms = this.literal.get(path) ?? []
+      if (!ms.includes(method)) ms.push(method)
+      this.literal.set(path, ms.sort())
     }
     const service = this.serviceOf(path, true)
     if (service === null) {
@@ -83,6 +103,8 @@ export class PrefixRouter<T> implements Router<T> {
 
   /** The first route handler for the request, without middleware. */
   private route(method: string, path: string): Result<T> {
+    const own = this.literal.get(path)
+    if (own !== undefined && !ownedBy(own, method)) return NO_ROUTE as Result<T>
     const service = this.serviceOf(path, false)
     const r = service === null ? this.fallback : (this.services.get(service) ?? this.fallback)
     const result = r.match(method, path)
@@ -96,7 +118,7 @@ export class PrefixRouter<T> implements Router<T> {
    */
   allowed(method: string, path: string): string | null {
     let allow: string | null = null
-    for (const m of this.methods) {
+    for (const m of this.literal.get(path) ?? this.methods) {
       if (m === method || (m === 'GET' && method === 'HEAD')) continue
       if (this.route(m, path)[0].length === 0) continue
       const value = m === 'GET' ? 'GET, HEAD' : m
