@@ -277,6 +277,35 @@ describe('SqliteKeyStore: changes from another process', () => {
     expect(await server.verify(key, NOW)).toMatchObject({ ok: false, code: 'REVOKED' })
   })
 
+  it('a store deleted while open: every key UNAVAILABLE (logged once), then served again once restored (issue #39 item 14)', async () => {
+    let t = 0
+    const server = openStore({ clock: () => t })
+    const { key } = server.issue({ products: ['plots'], countries: ['BOTSWANA'] })
+    expect((await server.verify(key, NOW)).ok).toBe(true)
+    const backup = join(dir, 'backup.db')
+    await server.backup(backup)
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.message)
+    process.on('warning', onWarning)
+    try {
+      for (const f of readdirSync(join(dir, 'nested'))) rmSync(join(dir, 'nested', f))
+      t = 300
+      expect(await server.verify(key, NOW)).toMatchObject({ ok: false, code: 'UNAVAILABLE' })
+      t = 600
+      expect(await server.verify(key, NOW)).toMatchObject({ ok: false, code: 'UNAVAILABLE' })
+      await new Promise((r) => setImmediate(r))
+      expect(warnings.filter((w) => w.includes('was deleted while open'))).toHaveLength(1)
+      // the backup put back in place: the store is read again
+      const restored = new Database(backup)
+      await restored.backup(path)
+      restored.close()
+      t = 900
+      expect((await server.verify(key, NOW)).ok).toBe(true)
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
   it('a key issued by another instance verifies immediately (never negatively cached)', async () => {
     const server = openStore()
     const cli = openStore()

@@ -69,6 +69,8 @@ export class SqliteKeyStore implements KeyVerifier {
   private readonly verified = new Map<string, string>()
   private dataVersion: number
   private lastCheck: number
+  /** the file was deleted from its path while open (see noticeMissing) */
+  private missing = false
 
   /** Opens (creating file, parent directory and table if missing) the key store at `path`. */
   constructor(
@@ -99,7 +101,11 @@ export class SqliteKeyStore implements KeyVerifier {
       if (!parsed) return { ok: false, code: 'MALFORMED' }
       id = parsed.id
     }
-    const r = checkKey(rawKey, seen, this.lookup(id), now, this.verified)
+    const entry = this.lookup(id)
+    // the file was deleted while open: no key is checked against what is left of it, as none
+    // is at start without a store (503 until the file is back: `keys restore` or `keys init`)
+    if (this.missing) return { ok: false, code: 'UNAVAILABLE', reason: `the key store ${this.path} is missing` }
+    const r = checkKey(rawKey, seen, entry, now, this.verified)
     if (r.ok) this.markUsed(r.key.id, now)
     return r
   }
@@ -292,7 +298,8 @@ export class SqliteKeyStore implements KeyVerifier {
       this.lastCheck = t
       // a store restored from a backup is a new file at the same path: read it, not the old one
       const inode = inodeOf(this.path)
-      if (inode !== null && inode !== this.inode) this.reopen(inode)
+      if (inode === null && this.inode !== null) this.noticeMissing()
+      else if (inode !== null && inode !== this.inode) this.reopen(inode)
       const v = this.stmt.dataVersion.get() as number
       if (v !== this.dataVersion) {
         this.dataVersion = v
@@ -316,11 +323,28 @@ export class SqliteKeyStore implements KeyVerifier {
    * warns once: `keys restore FILE` copies a backup in through SQLite's backup API instead, which
    * every open connection sees at once.
    */
+  /**
+   * The file is gone from its path (deleted, or moved away): every verification answers
+   * UNAVAILABLE until a file is there again, and the first notice is logged. The old file, still
+   * open, would keep serving keys that can no longer be suspended.
+   */
+  private noticeMissing(): void {
+    if (this.missing) return
+    this.missing = true
+    this.cache.clear()
+    this.verified.clear()
+    process.emitWarning(
+      `the key store ${this.path} was deleted while open: no API key is accepted until it is back ` +
+        '(`npm run keys -- restore FILE`, or `keys init` for an empty one)',
+    )
+  }
+
   private reopen(inode: number): void {
     process.emitWarning(
       `the key store ${this.path} was replaced while open; reopened. Use \`npm run keys -- restore FILE\` to ` +
         'restore a backup safely',
     )
+    this.missing = false
     this.db.close()
     const db = openKeyDatabase(this.path)
     this.db = db
