@@ -7,74 +7,15 @@
  * Every wait is bounded.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { get, request } from 'node:http'
 import { join } from 'node:path'
-import { describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
-import { MANIFEST_FILE, type Manifest } from '../src/data/manifest.js'
+import { type Builds, makeBuilds, pointAt } from './fixtures/builds.js'
 import { freePort } from './fixtures/free-port.js'
-
-/** Points `link` at `target` in one rename, as an operator's `ln -sfn` + `mv -T` does. */
-function pointAt(link: string, target: string): void {
-  const tmp = `${link}.next`
-  symlinkSync(target, tmp)
-  renameSync(tmp, link)
-}
+import { until } from './fixtures/server-process.js'
 
 const count = (text: string, re: RegExp) => (text.match(re) ?? []).length
-
-async function until(
-  what: string,
-  ok: () => boolean | Promise<boolean>,
-  out: () => string,
-  ms = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${out().slice(-3000)}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-interface Builds {
-  dir: string
-  a: string
-  b: string
-  damaged: string
-  /** the symlink DATASET_DIR names, at `a` to begin with */
-  current: string
-  versionA: string
-  versionB: string
-  /** the file changed in `damaged` */
-  damagedFile: string
-}
-
-/** Two builds of the fixture that differ in their dataset versions, and a damaged one. */
-function makeBuilds(): Builds {
-  const dir = mkdtempSync(join(inject('workDir'), 'switch-'))
-  const a = join(dir, 'build-a')
-  const b = join(dir, 'build-b')
-  const damaged = join(dir, 'build-damaged')
-  cpSync(inject('datasetDir'), a, { recursive: true })
-  cpSync(inject('datasetDir'), b, { recursive: true })
-  cpSync(inject('datasetDir'), damaged, { recursive: true })
-  // B: the same files under other dataset versions (build_digest covers the files only)
-  const manifest = JSON.parse(readFileSync(join(b, MANIFEST_FILE), 'utf8')) as Manifest
-  for (const m of Object.values(manifest.domains)) if (m) m.dataset_version = `${m.dataset_version}-b`
-  writeFileSync(join(b, MANIFEST_FILE), JSON.stringify(manifest))
-  const versionA = (JSON.parse(readFileSync(join(a, MANIFEST_FILE), 'utf8')) as Manifest).domains.jurisdiction!
-    .dataset_version
-  const versionB = manifest.domains.jurisdiction!.dataset_version
-  // the damaged build: one byte of its largest file changed, size and header intact
-  const largest = [...manifest.files].sort((x, y) => y.size - x.size)[0]!
-  const bytes = readFileSync(join(damaged, largest.path))
-  bytes[bytes.length - 1] ^= 0xff
-  writeFileSync(join(damaged, largest.path), bytes)
-  const current = join(dir, 'current')
-  pointAt(current, a)
-  return { dir, a, b, damaged, current, versionA, versionB, damagedFile: largest.path }
-}
 
 interface Proc {
   child: ChildProcess
