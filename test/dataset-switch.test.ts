@@ -6,68 +6,31 @@
  * workers. A damaged build is refused with one log line and the served one keeps answering.
  * Every wait is bounded.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { get, request } from 'node:http'
-import { join } from 'node:path'
+import { request } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { SqliteKeyStore } from '../src/auth/key-store.js'
 import { type Builds, makeBuilds, pointAt } from './fixtures/builds.js'
-import { freePort } from './fixtures/free-port.js'
-import { until } from './fixtures/server-process.js'
+import { fresh, type ServerProcess, spawnServer, until } from './fixtures/server-process.js'
 
 const count = (text: string, re: RegExp) => (text.match(re) ?? []).length
 
-interface Proc {
-  child: ChildProcess
-  url: string
-  key: string
-  output: () => string
+interface Proc extends ServerProcess {
   /** the build `/readyz` names, asked over a new connection (so a cluster hands it to any worker) */
   readyBuild: () => Promise<string | null>
 }
 
-/** The production entry on DATASET_DIR=`builds.current`, once it serves build-a. */
+const readyBuild = async (p: ServerProcess): Promise<string | null> =>
+  (await fresh(p, '/readyz'))?.body?.build?.name ?? null
+
+/**
+ * The production entry on DATASET_DIR=`builds.current`, once it serves build-a (LOG_LEVEL warn
+ * keeps the access log out; a switch logs at info, so /readyz tells).
+ */
 async function serve(builds: Builds, workers: number, logLevel = 'warn'): Promise<Proc> {
-  const keysDb = join(builds.dir, 'keys.db')
-  const store = new SqliteKeyStore(keysDb)
-  const { key } = store.issue({ products: ['jurisdiction'], countries: ['SOUTH_AFRICA'], ratePerMinute: 1e6 })
-  store.close()
-  const port = await freePort()
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WORKERS: String(workers),
-      KEYS_DB: keysDb,
-      DATASET_DIR: builds.current,
-      // keeps the access log out; a switch logs at info, so /readyz tells
-      LOG_LEVEL: logLevel,
-      SHUTDOWN_TIMEOUT_S: '5',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const env = { DATASET_DIR: builds.current, LOG_LEVEL: logLevel, SHUTDOWN_TIMEOUT_S: '5' }
+  const p = await spawnServer(env, workers, ['jurisdiction'], 'switch', {
+    started: async (p) => (await readyBuild(p)) === 'build-a',
   })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const url = `http://127.0.0.1:${port}`
-  const readyBuild = (): Promise<string | null> =>
-    new Promise((resolve) => {
-      get(`${url}/readyz`, { agent: false }, (res) => {
-        let text = ''
-        res.on('data', (d) => (text += d))
-        res.on('end', () => resolve((JSON.parse(text) as { build: { name: string } }).build.name))
-      }).on('error', () => resolve(null))
-    })
-  const deadline = Date.now() + 20_000
-  while ((await readyBuild()) !== 'build-a') {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL')
-      throw new Error(`server did not start: ${out}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return { child, url, key, output: () => out, readyBuild }
+  return { ...p, readyBuild: () => readyBuild(p) }
 }
 
 /** A jurisdiction batch whose body arrives in two halves, `gapMs` apart: in flight for that long. */

@@ -6,34 +6,15 @@
  * only once no worker serves. Every wait is bounded.
  */
 import { rmSync } from 'node:fs'
-import { get } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { type Builds, makeBuilds, pointAt } from './fixtures/builds.js'
-import { type ServerProcess, spawnServer, until } from './fixtures/server-process.js'
+import { fresh, listeningPids, type ServerProcess, spawnServer, until } from './fixtures/server-process.js'
 
 /** The production entry with two workers on DATASET_DIR=`builds.current`, once both listen. */
 const serve = (builds: Builds): Promise<ServerProcess> =>
   spawnServer({ DATASET_DIR: builds.current, SHUTDOWN_TIMEOUT_S: '5' }, 2, ['jurisdiction'], 'respawn')
 
-/** The pids of the workers that have listened so far, from their "listening" lines. */
-const listening = (out: string): number[] =>
-  out
-    .split('\n')
-    .filter((l) => l.includes('"msg":"listening"'))
-    .map((l) => JSON.parse(l).pid as number)
-
 const count = (text: string, re: RegExp) => (text.match(re) ?? []).length
-
-/** A GET over a new connection, so the primary hands it to either worker in turn. */
-function fresh(p: ServerProcess, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    get(`http://127.0.0.1:${p.port}${path}`, { agent: false, headers: { 'X-API-KEY': p.key } }, (res) => {
-      let text = ''
-      res.on('data', (d) => (text += d))
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
-    }).on('error', reject)
-  })
-}
 
 /** `n` rounds of /readyz and a coverage answer: how many named each build and each dataset version. */
 async function ask(p: ServerProcess, n: number): Promise<Record<string, number>> {
@@ -41,11 +22,11 @@ async function ask(p: ServerProcess, n: number): Promise<Record<string, number>>
   const tally = (k: string) => (seen[k] = (seen[k] ?? 0) + 1)
   const readyz = async () => {
     const r = await fresh(p, '/readyz')
-    tally(`${r.status} ${(r.body.build as { name: string }).name}`)
+    tally(`${r?.status} ${r?.body?.build?.name}`)
   }
   const coverage = async () => {
     const r = await fresh(p, '/api/v1/jurisdiction/coverage')
-    tally(`${r.status} ${r.body.dataset_version}`)
+    tally(`${r?.status} ${r?.body?.dataset_version}`)
   }
   // in either order by turns, so that each worker answers both
   for (let i = 0; i < n; i++) for (const q of i % 2 ? [coverage, readyz] : [readyz, coverage]) await q()
@@ -61,9 +42,9 @@ describe('replacing a worker', () => {
       pointAt(builds.current, builds.damaged)
       p.child.kill('SIGHUP')
       await until('the refusal', () => /dataset switch refused/.test(p.output()), p.output)
-      const [first, second] = listening(p.output())
+      const [first, second] = listeningPids(p.output())
       process.kill(first!, 'SIGKILL')
-      await until('the replacement', () => listening(p.output()).length === 3, p.output)
+      await until('the replacement', () => listeningPids(p.output()).length === 3, p.output)
       expect(await ask(p, 150)).toEqual({ '200 build-a': 150, [`200 ${builds.versionA}`]: 150 })
 
       // switched to build-b, then the symlink moved back without a SIGHUP: a replacement opens b
@@ -72,7 +53,7 @@ describe('replacing a worker', () => {
       await until('both workers to switch', () => count(p.output(), /"msg":"dataset switched"/g) === 2, p.output)
       pointAt(builds.current, builds.a)
       process.kill(second!, 'SIGKILL')
-      await until('the second replacement', () => listening(p.output()).length === 4, p.output)
+      await until('the second replacement', () => listeningPids(p.output()).length === 4, p.output)
       expect(await ask(p, 50)).toEqual({ '200 build-b': 50, [`200 ${builds.versionB}`]: 50 })
       expect(p.child.exitCode).toBeNull()
     } finally {
@@ -84,7 +65,7 @@ describe('replacing a worker', () => {
     const builds = makeBuilds('respawn')
     const p = await serve(builds)
     try {
-      const [victim, survivor] = listening(p.output())
+      const [victim, survivor] = listeningPids(p.output())
       // the served build deleted under the server: its open files serve on, a new worker cannot open it
       rmSync(builds.a, { recursive: true })
       process.kill(victim!, 'SIGKILL')
