@@ -12,7 +12,7 @@
 import { realpathSync } from 'node:fs'
 import { basename } from 'node:path'
 import type { Logger } from 'pino'
-import { verifyBeforeSwitch } from './data/integrity.js'
+import { switchedToVerified, verifyBeforeSwitch } from './data/integrity.js'
 import type { DatasetHandle, OpenDataset } from './data/open-dataset.js'
 import { countDatasetSwitch, describeServedBuild } from './metrics/metrics.js'
 import { loadServices, type Services } from './services.js'
@@ -87,6 +87,8 @@ export function datasetSwitcher(deps: SwitchDeps): (checked?: string) => Promise
       const loaded = performance.now()
       const rssLoaded = process.memoryUsage.rss()
       const prev = data.swap(next, services, build)
+      // hashed whole, here or by the primary (which tells /readyz itself)
+      if (checked === undefined) switchedToVerified(dir)
       countDatasetSwitch()
       describeServedBuild(build, next.manifest)
       log.info(
@@ -169,6 +171,8 @@ export function primarySwitcher(
           'dataset checked: telling the workers to switch',
         )
         checked = build
+        // the workers' /readyz describe it as hashed whole (IntegrityMonitor), then switch
+        switchedToVerified(build)
       }
     } catch (err) {
       log.error({ dataset: dir }, `dataset switch refused: ${(err as Error).message}; the workers serve on`)

@@ -9,7 +9,7 @@
 import { request } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { type Builds, makeBuilds, pointAt } from './fixtures/builds.js'
-import { fresh, type ServerProcess, spawnServer, until } from './fixtures/server-process.js'
+import { fresh, listeningPids, type ServerProcess, spawnServer, until } from './fixtures/server-process.js'
 
 const count = (text: string, re: RegExp) => (text.match(re) ?? []).length
 
@@ -25,8 +25,13 @@ const readyBuild = async (p: ServerProcess): Promise<string | null> =>
  * The production entry on DATASET_DIR=`builds.current`, once it serves build-a (LOG_LEVEL warn
  * keeps the access log out; a switch logs at info, so /readyz tells).
  */
-async function serve(builds: Builds, workers: number, logLevel = 'warn'): Promise<Proc> {
-  const env = { DATASET_DIR: builds.current, LOG_LEVEL: logLevel, SHUTDOWN_TIMEOUT_S: '5' }
+async function serve(
+  builds: Builds,
+  workers: number,
+  logLevel = 'warn',
+  more: Record<string, string> = {},
+): Promise<Proc> {
+  const env = { DATASET_DIR: builds.current, LOG_LEVEL: logLevel, SHUTDOWN_TIMEOUT_S: '5', ...more }
   const p = await spawnServer(env, workers, ['jurisdiction'], 'switch', {
     started: async (p) => (await readyBuild(p)) === 'build-a',
   })
@@ -174,4 +179,43 @@ describe('dataset switch', () => {
       p.child.kill('SIGKILL')
     }
   }, 60_000)
+})
+
+describe('/readyz after a switch', () => {
+  /** `n` /readyz answers over new connections (so every worker answers): each `status integrity build` */
+  const readyz = async (p: ServerProcess, n: number): Promise<string[]> => {
+    const seen = new Set<string>()
+    for (let i = 0; i < n; i++) {
+      const r = await fresh(p, '/readyz')
+      seen.add(`${r?.status} ${r?.body?.integrity} ${r?.body?.build?.name}`)
+    }
+    return [...seen]
+  }
+
+  for (const workers of [1, 2])
+    it(`WORKERS=${workers}: describes the integrity of the build served, not the start-up one`, async () => {
+      const builds = makeBuilds()
+      // quick: the start-up build's large files are never hashed; a switch hashes the new one whole
+      const p = await serve(builds, workers, 'info', { VERIFY_ON_START: 'quick' })
+      try {
+        expect(await readyz(p, 6)).toEqual(['200 quick build-a'])
+        pointAt(builds.current, builds.b)
+        p.child.kill('SIGHUP')
+        await until('the switch', () => count(p.output(), /"msg":"dataset switched"/g) === workers, p.output)
+        expect(await readyz(p, 6)).toEqual(['200 ok build-b'])
+        // a refused build changes nothing
+        pointAt(builds.current, builds.damaged)
+        p.child.kill('SIGHUP')
+        await until('the refusal', () => /dataset switch refused/.test(p.output()), p.output)
+        expect(await readyz(p, 6)).toEqual(['200 ok build-b'])
+        if (workers > 1) {
+          // a replacement asks the primary, which describes the build switched to
+          process.kill(listeningPids(p.output())[0]!, 'SIGKILL')
+          await until('the replacement', () => listeningPids(p.output()).length === 3, p.output)
+          expect(await readyz(p, 6)).toEqual(['200 ok build-b'])
+        }
+      } finally {
+        p.child.kill('SIGKILL')
+      }
+    }, 60_000)
 })
