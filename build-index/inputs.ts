@@ -15,7 +15,9 @@ import { TOOL_VERSION } from './write/dataset-writer.js'
 
 /**
  * Part of every digest. Bump it (or TOOL_VERSION) with any change to build-index that changes what
- * a domain's files hold for the same sources, or --reuse would link stale files.
+ * a domain's files hold for the same sources, or --reuse would link stale files; inputs.test.ts
+ * fails when the fixture build's output changes without a bump (then record output-digests.json
+ * again, as it says).
  */
 export const INPUTS_VERSION = `build-index ${TOOL_VERSION}; dataset format ${DATASET_FORMAT_VERSION}; inputs 1`
 

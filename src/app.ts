@@ -147,7 +147,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
           return [d, m ? { dataset_version: m.dataset_version, as_of: m.as_of } : null]
         }),
       )
-      const state = deps.integrity?.state ?? 'off'
+      const state = deps.integrity?.stateOf(ds.dir) ?? 'off'
       const integrity = describeIntegrity(state)
       // a file that does not match the manifest: out of rotation until the process is replaced
       if (typeof state === 'object')

@@ -12,7 +12,7 @@
 import { realpathSync } from 'node:fs'
 import { basename } from 'node:path'
 import type { Logger } from 'pino'
-import { verifyBeforeSwitch } from './data/integrity.js'
+import { switchedToVerified, verifyBeforeSwitch } from './data/integrity.js'
 import type { DatasetHandle, OpenDataset } from './data/open-dataset.js'
 import { countDatasetSwitch, describeServedBuild } from './metrics/metrics.js'
 import { loadServices, type Services } from './services.js'
@@ -87,6 +87,8 @@ export function datasetSwitcher(deps: SwitchDeps): (checked?: string) => Promise
       const loaded = performance.now()
       const rssLoaded = process.memoryUsage.rss()
       const prev = data.swap(next, services, build)
+      // hashed whole, here or by the primary (which tells /readyz itself)
+      if (checked === undefined) switchedToVerified(dir)
       countDatasetSwitch()
       describeServedBuild(build, next.manifest)
       log.info(
@@ -125,13 +127,33 @@ export const isSwitchMessage = (m: unknown): m is SwitchMessage =>
   typeof m === 'object' && m !== null && (m as SwitchMessage).t === 'dataset-switch'
 
 /**
- * In a cluster primary: resolves DATASET_DIR, hashes that build whole once (off the main thread)
- * and sends every worker a SwitchMessage naming it; a build that fails is refused with one log
- * line and no worker is told. A build already sent is sent again without hashing (a worker
- * replaced since may not serve it yet; the others see it is theirs and do nothing).
+ * The variable a cluster primary forks each worker with (src/supervise.ts): the build it checked
+ * and the other workers serve, which the worker opens as it is. A worker never resolves
+ * DATASET_DIR itself at start: the symlink may name a build since refused, or never checked.
  */
-export function primarySwitcher(dir: string, log: Logger, send: (m: SwitchMessage) => void): () => Promise<void> {
-  let checked: string | null = null
+export const SERVED_BUILD_ENV = 'LANDDATA_SERVED_BUILD'
+
+export interface PrimarySwitcher {
+  /** on SIGHUP: checks the build DATASET_DIR names and, when it passes, has the workers switch */
+  (): Promise<void>
+  /** the build the workers serve: the one checked at start, then the last one checked and sent */
+  served(): string
+}
+
+/**
+ * In a cluster primary whose workers serve `served` (checked at start): resolves DATASET_DIR,
+ * hashes that build whole once (off the main thread) and sends every worker a SwitchMessage
+ * naming it; a build that fails is refused with one log line and no worker is told. A build
+ * already sent is sent again without hashing (a worker replaced since may not serve it yet; the
+ * others see it is theirs and do nothing).
+ */
+export function primarySwitcher(
+  dir: string,
+  log: Logger,
+  served: string,
+  send: (m: SwitchMessage) => void,
+): PrimarySwitcher {
+  let checked = served
   const once = async (): Promise<void> => {
     let build: string
     try {
@@ -149,6 +171,8 @@ export function primarySwitcher(dir: string, log: Logger, send: (m: SwitchMessag
           'dataset checked: telling the workers to switch',
         )
         checked = build
+        // the workers' /readyz describe it as hashed whole (IntegrityMonitor), then switch
+        switchedToVerified(build)
       }
     } catch (err) {
       log.error({ dataset: dir }, `dataset switch refused: ${(err as Error).message}; the workers serve on`)
@@ -157,5 +181,5 @@ export function primarySwitcher(dir: string, log: Logger, send: (m: SwitchMessag
     send({ t: 'dataset-switch', dir: build })
   }
   const run = serialised<void>(once)
-  return () => run()
+  return Object.assign(() => run(), { served: () => checked })
 }

@@ -32,7 +32,7 @@ import { MemoryRateLimiter } from './rate-limit/memory.js'
 import type { RateLimiter } from './rate-limit/types.js'
 import { openSharedState } from './redis/shared-state.js'
 import type { KeyVerifier } from './auth/types.js'
-import { datasetSwitcher, isSwitchMessage, primarySwitcher } from './dataset-switch.js'
+import { datasetSwitcher, isSwitchMessage, primarySwitcher, SERVED_BUILD_ENV } from './dataset-switch.js'
 import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
 
@@ -113,14 +113,21 @@ function realPath(dir: string): string {
   return existsSync(dir) ? realpathSync(dir) : dir
 }
 
-/** Opens the dataset and key store and serves on one process. */
-export async function startServer(config: Config, opts: { inCluster?: boolean } = {}): Promise<RunningServer> {
+/**
+ * Opens the dataset and key store and serves on one process. `dir`: the build to open, as
+ * checked (runServer's start-up check, or the cluster primary's for its workers); by default
+ * the one DATASET_DIR names now.
+ */
+export async function startServer(
+  config: Config,
+  opts: { inCluster?: boolean; dir?: string } = {},
+): Promise<RunningServer> {
   const log = createLogger(config.LOG_LEVEL)
-  // the build DATASET_DIR names now (a symlink may move to another): its files are opened by
-  // their real path, so a moved symlink changes nothing until a switch (src/dataset-switch.ts)
+  // its files are opened by their real path, so a moved symlink changes nothing until a switch
+  // (src/dataset-switch.ts)
   const open = (dir: string) =>
     openDataset(dir, { mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20, mapIndexes: config.INDEX_MMAP })
-  const dataset = open(realPath(config.DATASET_DIR))
+  const dataset = open(opts.dir ?? realPath(config.DATASET_DIR))
   const build = basename(dataset.dir)
   const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset), build)
   // REDIS_URL: keys and counts shared by every instance (src/redis/shared-state.ts)
@@ -253,35 +260,22 @@ function writePidFile(path: string): void {
 /**
  * SIGHUP switches the served build (docs/operations.md "Swapping datasets"): a cluster primary
  * checks the build once and tells every worker to switch to it (primarySwitcher); a lone process
- * checks and switches itself. Listened for from the
- * first moment (Node's default for SIGHUP is to exit): one that comes while the process starts
- * is handled once it serves.
+ * checks and switches itself. Listened for from the first moment (Node's default for SIGHUP is
+ * to exit): a switch asked for while the process starts is made once it serves, which it says by
+ * calling the returned function with its reload (`checked`: a build the primary checked).
  */
-function reloadOnSignal(config: Config): (server: RunningServer) => void {
-  let server: RunningServer | null = null
-  // a switch asked for before this process serves: made once it does (`checked`: the primary's)
+function reloadOnSignal(): (reload: (checked?: string) => void) => void {
+  let reload: ((checked?: string) => void) | null = null
   let pending: { checked?: string } | null = null
-  // with workers, the primary hashes the new build once and hands it to them
-  const primary =
-    cluster.isPrimary && config.WORKERS > 1
-      ? primarySwitcher(config.DATASET_DIR, createLogger(config.LOG_LEVEL), (m) => {
-          for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(m)
-        })
-      : null
-  process.on('SIGHUP', () => {
-    if (primary) void primary()
-    else if (server) void server.reload()
-    else pending = {}
-  })
+  const ask = (checked?: string) => (reload ? reload(checked) : (pending = { checked }))
+  process.on('SIGHUP', () => ask())
   if (cluster.isWorker)
     process.on('message', (m) => {
-      if (!isSwitchMessage(m)) return
-      if (server) void server.reload(m.dir)
-      else pending = { checked: m.dir }
+      if (isSwitchMessage(m)) ask(m.dir)
     })
-  return (s) => {
-    server = s
-    if (pending) void s.reload(pending.checked)
+  return (r) => {
+    reload = r
+    if (pending) r(pending.checked)
   }
 }
 
@@ -291,16 +285,17 @@ function reloadOnSignal(config: Config): (server: RunningServer) => void {
  * workers and supervises them (src/supervise.ts).
  */
 export async function runServer(config: Config): Promise<void> {
-  const serving = reloadOnSignal(config)
+  const serving = reloadOnSignal()
   if (cluster.isPrimary && config.PID_FILE) writePidFile(config.PID_FILE)
   let integrity: IntegrityMonitor | null = null
+  // the build itself, not a symlink that may be moved to another while it is checked: the one
+  // this process (or, in a worker, its primary) checks and serves
+  const dir = cluster.isPrimary ? realPath(config.DATASET_DIR) : process.env[SERVED_BUILD_ENV]
   if (cluster.isPrimary) {
     try {
-      // the build itself, not a symlink that may be moved to another while it is checked
-      const dir = realPath(config.DATASET_DIR)
-      const checked = openDataset(dir)
+      const checked = openDataset(dir!)
       checked.close()
-      integrity = await verifyOnStart(dir, checked.manifest, config.VERIFY_ON_START, createLogger(config.LOG_LEVEL))
+      integrity = await verifyOnStart(dir!, checked.manifest, config.VERIFY_ON_START, createLogger(config.LOG_LEVEL))
       // with REDIS_URL the keys live in Redis: no KEYS_DB file is needed
       if (!config.REDIS_URL) openKeyStore(config.KEYS_DB).close()
     } catch (err) {
@@ -321,9 +316,9 @@ export async function runServer(config: Config): Promise<void> {
   })
   const timeoutMs = config.SHUTDOWN_TIMEOUT_S * 1000
   if (config.WORKERS <= 1) {
-    const server = await startServer(config)
+    const server = await startServer(config, { dir })
     stopOnSignals(server, timeoutMs, false)
-    serving(server)
+    serving((checked) => void server.reload(checked))
     onFailure = () => void server.drain(timeoutMs).then(() => process.exit(INTEGRITY_EXIT))
   } else if (cluster.isPrimary) {
     // with REDIS_URL each worker counts in Redis itself
@@ -337,12 +332,19 @@ export async function runServer(config: Config): Promise<void> {
         process.exit(1)
       }
     }
-    const supervisor = superviseWorkers(config.WORKERS, timeoutMs)
+    // the primary hashes a new build once and hands it to the workers; a worker forked later (a
+    // replacement) is told the build the others serve
+    const switcher = primarySwitcher(config.DATASET_DIR, createLogger(config.LOG_LEVEL), dir!, (m) => {
+      for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(m)
+    })
+    const supervisor = superviseWorkers(config.WORKERS, timeoutMs, () => ({ [SERVED_BUILD_ENV]: switcher.served() }))
+    serving(() => void switcher())
     onFailure = () => supervisor.stop(INTEGRITY_EXIT)
   } else {
-    const server = await startServer(config, { inCluster: true })
+    if (!dir) throw new StartError(`a cluster worker needs ${SERVED_BUILD_ENV}, the build its primary checked`)
+    const server = await startServer(config, { inCluster: true, dir })
     stopOnSignals(server, timeoutMs, true)
-    serving(server)
+    serving((checked) => void server.reload(checked))
   }
   if (failedEarly) onFailure?.()
 }

@@ -3,9 +3,13 @@
  *
  * - a worker that dies is replaced after a back-off (0.25 s, doubling per recent death, at most
  *   30 s), and the death is logged;
- * - when workers keep dying (CRASH_LOOP_DEATHS within CRASH_LOOP_WINDOW_MS) the primary stops
- *   them all and exits 1, so its supervisor (systemd, Docker, Kubernetes) takes over instead of
- *   the primary forking without end while the port stays dead;
+ * - when workers keep dying (CRASH_LOOP_DEATHS within CRASH_LOOP_WINDOW_MS) while another still
+ *   serves (it has listened and not exited), the serving ones are left be: each death is logged
+ *   as an error and replaced after the longest back-off (30 s), so a replacement that cannot start
+ *   (its build deleted) costs capacity, not the service;
+ * - when workers keep dying and none serves, the primary stops them all and exits 1, so its
+ *   supervisor (systemd, Docker, Kubernetes) takes over instead of the primary forking without end
+ *   while the port stays dead;
  * - SIGTERM or SIGINT stops: every worker is told to drain (SIGTERM), and the primary exits 0
  *   once they have, or kills what is left after the shutdown timeout and a grace second.
  */
@@ -26,15 +30,28 @@ function note(level: 'info' | 'warn' | 'error', msg: string, extra: Record<strin
   process.stderr.write(`${JSON.stringify({ level, time: Date.now(), role: 'primary', ...extra, msg })}\n`)
 }
 
-/** Forks `count` workers and supervises them; `stop(code)` drains them all and exits with `code`. */
-export function superviseWorkers(count: number, shutdownTimeoutMs: number): { stop(code: number): void } {
+/**
+ * Forks `count` workers and supervises them; `stop(code)` drains them all and exits with `code`.
+ * `env`: what each worker is forked with over the primary's environment, asked at each fork (a
+ * replacement is told what serves then).
+ */
+export function superviseWorkers(
+  count: number,
+  shutdownTimeoutMs: number,
+  env: () => Record<string, string> = () => ({}),
+): { stop(code: number): void } {
   let stopping = false
   const deaths: number[] = []
   const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w))
-  for (let i = 0; i < count; i++) cluster.fork()
+  // the workers that listen: a worker still starting, or one that cannot, serves no request
+  const serving = new Set<number>()
+  cluster.on('listening', (w) => serving.add(w.id))
+  const fork = () => cluster.fork(env())
+  for (let i = 0; i < count; i++) fork()
 
   let exitCode = 0
   cluster.on('exit', (w, code, signal) => {
+    serving.delete(w.id)
     if (stopping) {
       if (live().length === 0) process.exit(exitCode)
       return
@@ -43,25 +60,28 @@ export function superviseWorkers(count: number, shutdownTimeoutMs: number): { st
     deaths.push(now)
     while (deaths.length && deaths[0] < now - CRASH_LOOP_WINDOW_MS) deaths.shift()
     const how = signal ?? `code ${code}`
-    if (deaths.length >= CRASH_LOOP_DEATHS) {
-      note(
-        'error',
-        `workers died ${deaths.length} times within ${CRASH_LOOP_WINDOW_MS / 1000} s (last: ${how}); stopping`,
-        {
-          pid: w.process.pid,
-        },
-      )
+    const looping = deaths.length >= CRASH_LOOP_DEATHS
+    const died = `workers died ${deaths.length} times within ${CRASH_LOOP_WINDOW_MS / 1000} s (last: ${how})`
+    if (looping && serving.size === 0) {
+      note('error', `${died} and none serves; stopping`, { pid: w.process.pid })
       stopping = true
       for (const other of live()) other.process.kill('SIGKILL')
       process.exit(1)
     }
-    const delay = backoffMs(deaths.length)
-    note('warn', `worker ${w.process.pid} exited (${how}); starting a replacement in ${delay} ms`, {
-      pid: w.process.pid,
-      deaths: deaths.length,
-    })
+    const delay = looping ? MAX_BACKOFF_MS : backoffMs(deaths.length)
+    const replacing = `starting a replacement in ${delay} ms`
+    if (looping)
+      note('error', `${died}; ${serving.size} still serving: ${replacing}`, {
+        pid: w.process.pid,
+        deaths: deaths.length,
+      })
+    else
+      note('warn', `worker ${w.process.pid} exited (${how}); ${replacing}`, {
+        pid: w.process.pid,
+        deaths: deaths.length,
+      })
     setTimeout(() => {
-      if (!stopping) cluster.fork()
+      if (!stopping) fork()
     }, delay)
   })
 

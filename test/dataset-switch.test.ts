@@ -6,127 +6,36 @@
  * workers. A damaged build is refused with one log line and the served one keeps answering.
  * Every wait is bounded.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
-import { get, request } from 'node:http'
-import { join } from 'node:path'
-import { describe, expect, inject, it } from 'vitest'
-import { SqliteKeyStore } from '../src/auth/key-store.js'
-import { MANIFEST_FILE, type Manifest } from '../src/data/manifest.js'
-import { freePort } from './fixtures/free-port.js'
-
-/** Points `link` at `target` in one rename, as an operator's `ln -sfn` + `mv -T` does. */
-function pointAt(link: string, target: string): void {
-  const tmp = `${link}.next`
-  symlinkSync(target, tmp)
-  renameSync(tmp, link)
-}
+import { request } from 'node:http'
+import { describe, expect, it } from 'vitest'
+import { type Builds, makeBuilds, pointAt } from './fixtures/builds.js'
+import { fresh, listeningPids, type ServerProcess, spawnServer, until } from './fixtures/server-process.js'
 
 const count = (text: string, re: RegExp) => (text.match(re) ?? []).length
 
-async function until(
-  what: string,
-  ok: () => boolean | Promise<boolean>,
-  out: () => string,
-  ms = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${out().slice(-3000)}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-interface Builds {
-  dir: string
-  a: string
-  b: string
-  damaged: string
-  /** the symlink DATASET_DIR names, at `a` to begin with */
-  current: string
-  versionA: string
-  versionB: string
-  /** the file changed in `damaged` */
-  damagedFile: string
-}
-
-/** Two builds of the fixture that differ in their dataset versions, and a damaged one. */
-function makeBuilds(): Builds {
-  const dir = mkdtempSync(join(inject('workDir'), 'switch-'))
-  const a = join(dir, 'build-a')
-  const b = join(dir, 'build-b')
-  const damaged = join(dir, 'build-damaged')
-  cpSync(inject('datasetDir'), a, { recursive: true })
-  cpSync(inject('datasetDir'), b, { recursive: true })
-  cpSync(inject('datasetDir'), damaged, { recursive: true })
-  // B: the same files under other dataset versions (build_digest covers the files only)
-  const manifest = JSON.parse(readFileSync(join(b, MANIFEST_FILE), 'utf8')) as Manifest
-  for (const m of Object.values(manifest.domains)) if (m) m.dataset_version = `${m.dataset_version}-b`
-  writeFileSync(join(b, MANIFEST_FILE), JSON.stringify(manifest))
-  const versionA = (JSON.parse(readFileSync(join(a, MANIFEST_FILE), 'utf8')) as Manifest).domains.jurisdiction!
-    .dataset_version
-  const versionB = manifest.domains.jurisdiction!.dataset_version
-  // the damaged build: one byte of its largest file changed, size and header intact
-  const largest = [...manifest.files].sort((x, y) => y.size - x.size)[0]!
-  const bytes = readFileSync(join(damaged, largest.path))
-  bytes[bytes.length - 1] ^= 0xff
-  writeFileSync(join(damaged, largest.path), bytes)
-  const current = join(dir, 'current')
-  pointAt(current, a)
-  return { dir, a, b, damaged, current, versionA, versionB, damagedFile: largest.path }
-}
-
-interface Proc {
-  child: ChildProcess
-  url: string
-  key: string
-  output: () => string
+interface Proc extends ServerProcess {
   /** the build `/readyz` names, asked over a new connection (so a cluster hands it to any worker) */
   readyBuild: () => Promise<string | null>
 }
 
-/** The production entry on DATASET_DIR=`builds.current`, once it serves build-a. */
-async function serve(builds: Builds, workers: number, logLevel = 'warn'): Promise<Proc> {
-  const keysDb = join(builds.dir, 'keys.db')
-  const store = new SqliteKeyStore(keysDb)
-  const { key } = store.issue({ products: ['jurisdiction'], countries: ['SOUTH_AFRICA'], ratePerMinute: 1e6 })
-  store.close()
-  const port = await freePort()
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WORKERS: String(workers),
-      KEYS_DB: keysDb,
-      DATASET_DIR: builds.current,
-      // keeps the access log out; a switch logs at info, so /readyz tells
-      LOG_LEVEL: logLevel,
-      SHUTDOWN_TIMEOUT_S: '5',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const readyBuild = async (p: ServerProcess): Promise<string | null> =>
+  (await fresh(p, '/readyz'))?.body?.build?.name ?? null
+
+/**
+ * The production entry on DATASET_DIR=`builds.current`, once it serves build-a (LOG_LEVEL warn
+ * keeps the access log out; a switch logs at info, so /readyz tells).
+ */
+async function serve(
+  builds: Builds,
+  workers: number,
+  logLevel = 'warn',
+  more: Record<string, string> = {},
+): Promise<Proc> {
+  const env = { DATASET_DIR: builds.current, LOG_LEVEL: logLevel, SHUTDOWN_TIMEOUT_S: '5', ...more }
+  const p = await spawnServer(env, workers, ['jurisdiction'], 'switch', {
+    started: async (p) => (await readyBuild(p)) === 'build-a',
   })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const url = `http://127.0.0.1:${port}`
-  const readyBuild = (): Promise<string | null> =>
-    new Promise((resolve) => {
-      get(`${url}/readyz`, { agent: false }, (res) => {
-        let text = ''
-        res.on('data', (d) => (text += d))
-        res.on('end', () => resolve((JSON.parse(text) as { build: { name: string } }).build.name))
-      }).on('error', () => resolve(null))
-    })
-  const deadline = Date.now() + 20_000
-  while ((await readyBuild()) !== 'build-a') {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL')
-      throw new Error(`server did not start: ${out}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return { child, url, key, output: () => out, readyBuild }
+  return { ...p, readyBuild: () => readyBuild(p) }
 }
 
 /** A jurisdiction batch whose body arrives in two halves, `gapMs` apart: in flight for that long. */
@@ -270,4 +179,43 @@ describe('dataset switch', () => {
       p.child.kill('SIGKILL')
     }
   }, 60_000)
+})
+
+describe('/readyz after a switch', () => {
+  /** `n` /readyz answers over new connections (so every worker answers): each `status integrity build` */
+  const readyz = async (p: ServerProcess, n: number): Promise<string[]> => {
+    const seen = new Set<string>()
+    for (let i = 0; i < n; i++) {
+      const r = await fresh(p, '/readyz')
+      seen.add(`${r?.status} ${r?.body?.integrity} ${r?.body?.build?.name}`)
+    }
+    return [...seen]
+  }
+
+  for (const workers of [1, 2])
+    it(`WORKERS=${workers}: describes the integrity of the build served, not the start-up one`, async () => {
+      const builds = makeBuilds()
+      // quick: the start-up build's large files are never hashed; a switch hashes the new one whole
+      const p = await serve(builds, workers, 'info', { VERIFY_ON_START: 'quick' })
+      try {
+        expect(await readyz(p, 6)).toEqual(['200 quick build-a'])
+        pointAt(builds.current, builds.b)
+        p.child.kill('SIGHUP')
+        await until('the switch', () => count(p.output(), /"msg":"dataset switched"/g) === workers, p.output)
+        expect(await readyz(p, 6)).toEqual(['200 ok build-b'])
+        // a refused build changes nothing
+        pointAt(builds.current, builds.damaged)
+        p.child.kill('SIGHUP')
+        await until('the refusal', () => /dataset switch refused/.test(p.output()), p.output)
+        expect(await readyz(p, 6)).toEqual(['200 ok build-b'])
+        if (workers > 1) {
+          // a replacement asks the primary, which describes the build switched to
+          process.kill(listeningPids(p.output())[0]!, 'SIGKILL')
+          await until('the replacement', () => listeningPids(p.output()).length === 3, p.output)
+          expect(await readyz(p, 6)).toEqual(['200 ok build-b'])
+        }
+      } finally {
+        p.child.kill('SIGKILL')
+      }
+    }, 60_000)
 })

@@ -1,10 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { join } from 'node:path'
-import { describe, expect, inject, it } from 'vitest'
-import { SqliteKeyStore } from '../src/auth/key-store.js'
+import { spawnSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
 import { json, makeTestApp } from './helpers.js'
-import { freePort } from './fixtures/free-port.js'
+import { spawnServer } from './fixtures/server-process.js'
 
 describe('rate limit through HTTP', () => {
   let now = 1_700_000_000_000
@@ -57,43 +54,9 @@ describe('rate limit through HTTP', () => {
 
 describe('rate limit with two worker processes', () => {
   it('allows exactly N requests for a key whichever worker answers', async () => {
-    const keysDb = join(mkdtempSync(join(inject('workDir'), 'cluster-')), 'keys.db')
-    const store = new SqliteKeyStore(keysDb)
-    const { key, record } = store.issue({ products: ['plots'], countries: ['BOTSWANA'], ratePerMinute: 25 })
-    const id = record.id
-    store.close()
-    const port = await freePort()
-    const child = spawn(process.execPath, ['dist/server.js'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        WORKERS: '2',
-        KEYS_DB: keysDb,
-        DATASET_DIR: inject('datasetDir'),
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const p = await spawnServer({}, 2, ['plots'], 'cluster', { countries: ['BOTSWANA'], ratePerMinute: 25 })
+    const { child, port, key, keyId: id, keysDb } = p
     try {
-      // wait until both workers listen
-      const pids = new Set<number>()
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('server did not start')), 20_000)
-        child.stdout!.on('data', (chunk: Buffer) => {
-          for (const line of chunk.toString().split('\n'))
-            if (line.includes('"listening"')) pids.add(JSON.parse(line).pid)
-          if (pids.size === 2) {
-            clearTimeout(timer)
-            resolve()
-          }
-        })
-      })
-      const answered = new Set<number>()
-      child.stdout!.on('data', (chunk: Buffer) => {
-        for (const line of chunk.toString().split('\n'))
-          if (line.includes('"status"')) answered.add(JSON.parse(line).pid)
-      })
       // fresh connections in parallel, so the cluster spreads them over both workers
       const statuses = await Promise.all(
         Array.from({ length: 60 }, () =>
@@ -105,6 +68,14 @@ describe('rate limit with two worker processes', () => {
       expect(statuses.filter((s) => s === 200).length).toBe(25)
       expect(statuses.filter((s) => s === 429).length).toBe(35)
       await new Promise((r) => setTimeout(r, 200))
+      // both workers answered, by their access-log lines
+      const answered = new Set(
+        p
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"status"'))
+          .map((l) => JSON.parse(l).pid),
+      )
       expect(answered.size).toBe(2)
 
       // a suspension made with the keys CLI (another process) reaches both workers within 2 s

@@ -6,64 +6,41 @@
  * within 2 s, and that Redis stopped answers 503 RateLimitUnavailable (and `/readyz` 503) until it
  * returns, without a restart. Needs `npm run build`; every wait is bounded; afterAll kills all.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { openRedisKeyStore } from '../src/auth/cli-store.js'
 import { WINDOW_MS } from '../src/rate-limit/types.js'
-import { freePort } from './fixtures/free-port.js'
 import { type RedisServer, startRedis } from './fixtures/redis-server.js'
+import { fresh, type ServerProcess, spawnServer } from './fixtures/server-process.js'
 
 const INSTANCES = 3
 const WORKERS = 2
 const PARCEL = '/api/v1/parcels/C01307770000000200000'
 
-interface Instance {
-  child: ChildProcess
-  port: number
-  output: () => string
-}
+type Instance = ServerProcess
 
 let redis: RedisServer
 let admin: Redis
 const instances: Instance[] = []
 
 async function serve(): Promise<Instance> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WORKERS: String(WORKERS),
-      REDIS_URL: redis.url,
-      // never created: with REDIS_URL the keys live in Redis
-      KEYS_DB: join(inject('workDir'), 'no-such-keys.db'),
-      DATASET_DIR: inject('datasetDir'),
-      VERIFY_ON_START: 'off',
-      // the machine running the tests may be busy: what is tested is exactness, not latency
-      REDIS_TIMEOUT_MS: '1000',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const instance = { child, port, output: () => out }
-  instances.push(instance)
-  // listening once both workers answer /readyz 200 (LOG_LEVEL=warn logs no "listening")
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${out}`)
-    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`)
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`)
-      .then((r) => r.status === 200)
-      .catch(() => false)
-    if (ok) return instance
-    await new Promise((r) => setTimeout(r, 100))
+  const env = {
+    REDIS_URL: redis.url,
+    // never created: with REDIS_URL the keys live in Redis
+    KEYS_DB: join(inject('workDir'), 'no-such-keys.db'),
+    VERIFY_ON_START: 'off',
+    // the machine running the tests may be busy: what is tested is exactness, not latency
+    REDIS_TIMEOUT_MS: '1000',
+    LOG_LEVEL: 'warn',
   }
+  // started once /readyz answers 200 (LOG_LEVEL=warn logs no "listening")
+  const instance = await spawnServer(env, WORKERS, [], 'redis', {
+    started: async (p) => (await fresh(p, '/readyz'))?.status === 200,
+  })
+  instances.push(instance)
+  return instance
 }
 
 async function issue(ratePerMinute: number): Promise<{ key: string; id: string }> {

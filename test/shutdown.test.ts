@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
-import { type ServerProcess, spawnServer } from './fixtures/server-process.js'
+import { listeningPids, type ServerProcess, spawnServer, until } from './fixtures/server-process.js'
 
 /** The production entry on a free loopback port, once it listens (WORKERS of them). */
 const serve = (env: Record<string, string>, workers = 1): Promise<ServerProcess> =>
@@ -91,13 +91,7 @@ describe('supervision', () => {
   it('replaces a worker killed under load; only requests in flight on it fail', async () => {
     const p = await serve({}, 2)
     try {
-      // the workers' pids, from their "listening" lines (the primary logs too)
-      const pids = p
-        .output()
-        .split('\n')
-        .filter((l) => l.includes('"msg":"listening"'))
-        .map((l) => JSON.parse(l).pid as number)
-      const victim = pids[0]
+      const victim = listeningPids(p.output())[0]!
       let ok = 0
       let failed = 0
       let stop = false
@@ -121,10 +115,7 @@ describe('supervision', () => {
       expect(failed).toBeLessThanOrEqual(CONNECTIONS)
       expect(ok).toBeGreaterThan(100)
       expect(p.output()).toMatch(new RegExp(`worker ${victim} exited \\(SIGKILL\\); starting a replacement in 250 ms`))
-      const deadline = Date.now() + 10_000
-      while ((p.output().match(/"msg":"listening"/g) ?? []).length < 3 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50))
-      expect((p.output().match(/"msg":"listening"/g) ?? []).length).toBe(3)
+      await until('the replacement', () => listeningPids(p.output()).length === 3, p.output, 10_000)
       expect(await get(p, '/readyz')).toBe(200)
     } finally {
       p.child.kill('SIGKILL')

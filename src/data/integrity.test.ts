@@ -117,6 +117,21 @@ describe('verifyOnStart', () => {
     expect(m.state).toBe('checking')
   })
 
+  it('switchedTo: describes the build switched to as ok, and the start-up one no more', async () => {
+    const dir = copy(LARGE_FILE)
+    const log = logger()
+    const m = await verifyOnStart(dir, readManifest(dir), 'background', log)
+    expect(m.stateOf(dir)).toBe('checking')
+    m.switchedTo(inject('datasetDir'))
+    expect(m.dir).toBe(inject('datasetDir'))
+    expect(m.stateOf(inject('datasetDir'))).toBe('ok')
+    expect(m.stateOf(dir)).toBe('off')
+    // the damaged start-up build's check stopped: no failure reported, the state stays ok
+    await new Promise((r) => setTimeout(r, 500))
+    expect(m.state).toBe('ok')
+    expect(log.error).not.toHaveBeenCalled()
+  })
+
   it('says so when the manifest has no build_digest (a dataset built before it) and still checks', async () => {
     const dir = copy()
     const file = join(dir, 'manifest.json')

@@ -42,9 +42,9 @@ export const FAILURE_EXIT_AFTER_MS = 5000
  */
 export type IntegrityState = 'off' | 'quick' | 'checking' | 'ok' | { failed: string; reason: string }
 
-/** What `/readyz` asks. */
+/** What `/readyz` asks: the state of the build it serves, by its real path (`OpenDataset.dir`). */
 export interface IntegrityStatus {
-  readonly state: IntegrityState
+  stateOf(dir: string): IntegrityState
 }
 
 /** A file that does not match the manifest; the message names it and says why (one line). */
@@ -61,21 +61,46 @@ export class IntegrityError extends DatasetError {
 export type IntegrityLog = Pick<Logger, 'info' | 'warn' | 'error'>
 type Failure = { failed: string; reason: string }
 
-/** The integrity of the dataset this process serves, as the checks find it. */
+/**
+ * The integrity of the build this process (or, with workers, the cluster) serves, as the checks
+ * find it: the one checked at start, then each one a switch hashed whole (`switchedTo`).
+ */
 export class IntegrityMonitor implements IntegrityStatus {
   private current: IntegrityState
   private readonly callbacks: ((failure: Failure) => void)[] = []
   private stopper: (() => void) | null = null
 
   constructor(
+    private served: string,
     initial: IntegrityState,
     private readonly log: IntegrityLog,
   ) {
     this.current = initial
   }
 
+  /** the state of the build served now */
   get state(): IntegrityState {
     return this.current
+  }
+
+  /** the build served now */
+  get dir(): string {
+    return this.served
+  }
+
+  stateOf(dir: string): IntegrityState {
+    return dir === this.served ? this.current : 'off'
+  }
+
+  /**
+   * The build at `dir`, hashed whole before a switch, is served now: its state is `ok`, and the
+   * start-up build's background check (of a build no longer served) stops.
+   */
+  switchedTo(dir: string): void {
+    this.stop()
+    this.served = dir
+    this.current = 'ok'
+    tellWorkers(dir, 'ok')
   }
 
   /**
@@ -99,7 +124,7 @@ export class IntegrityMonitor implements IntegrityStatus {
   set(state: IntegrityState, stopper?: () => void): void {
     this.current = state
     if (stopper) this.stopper = stopper
-    tellWorkers(state)
+    tellWorkers(this.served, state)
     if (typeof state !== 'object') return
     this.stopper = null
     const handled = this.callbacks.length > 0
@@ -210,7 +235,7 @@ export async function verifyOnStart(
   const rest = manifest.files.filter((f) => !small.includes(f))
   const state: IntegrityState =
     mode === 'off' ? 'off' : mode === 'quick' ? 'quick' : mode === 'full' || rest.length === 0 ? 'ok' : 'checking'
-  const m = new IntegrityMonitor(state, log)
+  const m = new IntegrityMonitor(dir, state, log)
   monitor = m
   shareWithWorkers()
   log.info(
@@ -232,6 +257,7 @@ export async function verifyOnStart(
     const job = hashAside(dir, rest, true)
     m.set('checking', job.stop)
     void job.done.then((a) => {
+      // (a switch since stops the check and leaves the state at ok)
       if (a === null || m.state !== 'checking') return
       // not a verdict on the dataset: say so, keep serving, leave the state at checking
       if ('error' in a) log.error({ err: a.error }, 'dataset integrity: the background check thread failed')
@@ -266,13 +292,13 @@ export async function verifyBeforeSwitch(dir: string, opts: { hash?: boolean } =
 
 // --- the state across the cluster: the primary checks, the workers answer /readyz ---
 
-type IntegrityMessage = { t: 'integrity'; state: IntegrityState } | { t: 'integrity?' }
+type IntegrityMessage = { t: 'integrity'; dir: string; state: IntegrityState } | { t: 'integrity?' }
 
 let sharing = false
 
-function tellWorkers(state: IntegrityState): void {
+function tellWorkers(dir: string, state: IntegrityState): void {
   if (!cluster.isPrimary) return
-  for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send({ t: 'integrity', state })
+  for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send({ t: 'integrity', dir, state })
 }
 
 /** In the primary: answers a worker that asks for the state (a new or replaced worker). */
@@ -280,22 +306,30 @@ function shareWithWorkers(): void {
   if (sharing || !cluster.isPrimary) return
   sharing = true
   cluster.on('message', (w, m: IntegrityMessage) => {
-    if (m && m.t === 'integrity?' && monitor) w.send({ t: 'integrity', state: monitor.state })
+    if (m && m.t === 'integrity?' && monitor) w.send({ t: 'integrity', dir: monitor.dir, state: monitor.state })
   })
 }
 
+/**
+ * A worker's view: the last state the primary gave for each build (a worker that refused a
+ * switch serves on a build the primary no longer checks), `checking` until it has.
+ */
 class PrimaryIntegrity implements IntegrityStatus {
-  state: IntegrityState = 'checking'
+  readonly states = new Map<string, IntegrityState>()
 
   constructor() {
     process.on('message', (m: IntegrityMessage) => {
-      if (m && m.t === 'integrity') this.state = m.state
+      if (m && m.t === 'integrity') this.states.set(m.dir, m.state)
     })
     process.send?.({ t: 'integrity?' })
   }
+
+  stateOf(dir: string): IntegrityState {
+    return this.states.get(dir) ?? 'checking'
+  }
 }
 
-const OFF: IntegrityStatus = { state: 'off' }
+const OFF: IntegrityStatus = { stateOf: () => 'off' }
 let follower: PrimaryIntegrity | null = null
 
 /**
@@ -306,6 +340,15 @@ export function integrityStatus(): IntegrityStatus {
   if (monitor) return monitor
   if (cluster.isWorker) return (follower ??= new PrimaryIntegrity())
   return OFF
+}
+
+/**
+ * After a switch to the build at `dir`, which this process or its cluster primary hashed whole
+ * (verifyBeforeSwitch): `/readyz` describes it as `ok` from now on.
+ */
+export function switchedToVerified(dir: string): void {
+  if (monitor) monitor.switchedTo(dir)
+  else follower?.states.set(dir, 'ok')
 }
 
 /** `/readyz`'s `integrity` field: the state, or `failed <file>`. */
