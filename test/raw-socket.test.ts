@@ -187,9 +187,14 @@ describe('answers before the app, over a raw socket', () => {
     expect(closedAfterMs).toBeLessThan(LIMITS.requestTimeoutMs + checkingIntervalMs(LIMITS) + 500)
     expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
     expectEnvelope(parse(text), 408, 'RequestTimeout')
-    // the route, left waiting for the body, does not log the client's departure as a failure
+    // the route, left waiting for the body, does not log the client's departure as a failure,
+    // and its access line says what the client got: 408, not 400 (issue #39 item 14)
     await new Promise((r) => setTimeout(r, 50))
     expect(lines.filter((l) => (l.level as number) >= 50)).toEqual([])
+    expect(lines.find((l) => l.path === '/api/v1/parcels/batch')).toMatchObject({
+      status: 408,
+      error: 'RequestTimeout',
+    })
   })
 
   it('a 413 says Connection: close, then closes (issue #39 item 13: it promised keep-alive)', async () => {

@@ -3,6 +3,7 @@ import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Logger } from 'pino'
 import type { AppEnv } from './env.js'
+import { earlyAnswerOf } from './early-answer.js'
 import { json, setHeader } from './reply.js'
 
 /**
@@ -148,13 +149,18 @@ export function handleError(log: Logger) {
       const headers = status === 413 ? { Connection: 'close' } : undefined
       return errorResponse(c, new ApiError(code, message, undefined, headers))
     }
-    if (cutOff(c))
+    if (cutOff(c)) {
+      // answered already by the server's clientError hook (a 408 for a body past the request
+      // timeout): the log says what the client got
+      const early = earlyAnswerOf((c.env as { incoming?: IncomingMessage }).incoming?.socket)
+      if (early) return errorResponse(c, new ApiError(early.code as ErrorCode, early.message))
       return errorResponse(
         c,
         new ApiError('ValidationError', 'the request body was not received whole: the connection closed first', [
           { field: '(body)', message: 'incomplete body' },
         ]),
       )
+    }
     log.error(
       { requestId: c.get('requestId'), err: { message: err.message, stack: err.stack, name: err.name } },
       'unhandled error',

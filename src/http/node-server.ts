@@ -16,6 +16,7 @@ import type { Socket } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import type { Logger } from 'pino'
 import { ApiError, errorBody } from './errors.js'
+import { earlyAnswerOf, markEarlyAnswer } from './early-answer.js'
 import { REQUEST_ID_HEADER } from './request-id.js'
 import { guardSends, type SendLimits } from './send-guard.js'
 
@@ -89,8 +90,6 @@ export function createHttpServer(
   return server
 }
 
-const ANSWERED = Symbol('client error answered')
-
 /** The status, code and message of a parser or timeout error; null for a socket error (no answer). */
 function classify(err: NodeJS.ErrnoException & { reason?: unknown }, limits: ServerLimits): ApiError | null {
   const code = err.code ?? ''
@@ -121,14 +120,14 @@ function classify(err: NodeJS.ErrnoException & { reason?: unknown }, limits: Ser
  * destroyed once it is written, or after a second if the client does not take it.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket, log: Logger, limits: ServerLimits): void {
-  const s = socket as Socket & { [ANSWERED]?: true; _httpMessage?: { headersSent?: boolean } | null }
-  if (s[ANSWERED]) return
+  const s = socket as Socket & { _httpMessage?: { headersSent?: boolean } | null }
+  if (earlyAnswerOf(socket)) return
   const answer = err.code === 'ECONNRESET' ? null : classify(err, limits)
   if (answer === null || !socket.writable || s._httpMessage?.headersSent) {
     socket.destroy()
     return
   }
-  s[ANSWERED] = true
+  markEarlyAnswer(socket, answer)
   const requestId = randomUUID()
   const body = JSON.stringify(errorBody(answer, requestId))
   socket.write(
