@@ -337,9 +337,13 @@ describe('GET /parcels/{lpi}/neighbours', () => {
     const erf4 = wider.neighbours.find((n: { parcel: { lpi: string } }) => n.parcel.lpi === erfLpi(4))
     expect(erf4.distance_meters).toBeGreaterThan(110)
     expect(erf4.distance_meters).toBeLessThan(112)
-    expect(
-      (await json(await get(`/${erfLpi(2)}/neighbours?mode=within&distance=200&limit=1`))).neighbours,
-    ).toHaveLength(1)
+    const one = await json(await get(`/${erfLpi(2)}/neighbours?mode=within&distance=200&limit=1`))
+    expect(one.neighbours).toHaveLength(1)
+    // the message names the total, not the page (issue #39 item 8)
+    expect(one.message).toBe(
+      `1 of ${wider.neighbours.length} neighbours within 200 m (the first 1; \`limit\` takes up to 500)`,
+    )
+    expect(wider.message).toBe(`${wider.neighbours.length} neighbours within 200 m`)
   })
 
   it('400 naming every bad parameter', async () => {

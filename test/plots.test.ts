@@ -300,6 +300,34 @@ describe('GET /plots/{plot_number}', () => {
     expect(karneyDistanceM(a.longitude, a.latitude, b.longitude, b.latitude)).toBeGreaterThan(5000)
   })
 
+  it('says "2 of 3" when limit cuts the list, and neither message reads as the total (issue #39 item 8)', async () => {
+    const cut = await json(await t.get('/api/v1/plots/990001?limit=2', key))
+    expect(cut.plots).toHaveLength(2)
+    expect(cut.message).toMatch(/^2 of 3 plots numbered 990001 \(the first 2: `limit` takes up to 500/)
+    const one = await json(await t.get('/api/v1/plots/990001?limit=1&city=gaborone', key))
+    expect(one.message).toMatch(/^1 of 2 plots numbered 990001 in GABORONE/)
+    const whole = await json(await t.get('/api/v1/plots/990001?limit=3', key))
+    expect(whole.message).toBe('3 plots numbered 990001')
+  })
+
+  it('a Botswana-only key naming a South African township: 403 CountryNotPermitted, not an empty 200', async () => {
+    const res = await t.get('/api/v1/plots/7?city=Doringkloof%20Ext%2097', bwOnly)
+    expect(res.status).toBe(403)
+    const body = await json(res)
+    expect(body.error).toBe('CountryNotPermitted')
+    expect(body.message).toMatch(/DORINGKLOOF EXT 97 is in SOUTH_AFRICA/)
+    // a town that exists nowhere is still "no such plot"
+    expect((await t.get('/api/v1/plots/7?city=Atlantis', bwOnly)).status).toBe(200)
+  })
+
+  it('a blank plot number is a 400', async () => {
+    for (const n of ['%20', '%20%20%09']) {
+      const res = await t.get(`/api/v1/plots/${n}`, key)
+      expect(res.status, n).toBe(400)
+      expect((await json(res)).error).toBe('ValidationError')
+    }
+  })
+
   it('separates one erf number in two same-name townships of different provinces', async () => {
     const body = await json(await t.get('/api/v1/plots/7?city=Doringkloof%20Ext%2097', key))
     expect(body.plots).toHaveLength(2)
@@ -389,6 +417,7 @@ describe('GET /cities', () => {
       expect(c.plot_count).toBeGreaterThan(0)
     }
     expect(body.cities.map((c: { name: string }) => c.name)).toContain('SELEBI-PHIKWE')
+    expect(body.message).toBe('26 cities in BOTSWANA')
   })
 
   it('lists townships for SOUTH_AFRICA, one entry per province of a repeated name; ALL lists both', async () => {

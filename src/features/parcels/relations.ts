@@ -46,7 +46,7 @@ export function neighbours(
   const r = currentRow(s, lpi, f)
   if (!r) return null
   const out = mode === 'touching' ? touching(s, r, f) : near(s, r, distanceM, f)
-  return { parcel: toRecord(r, s.version), neighbours: out.slice(0, limit) }
+  return { parcel: toRecord(r, s.version), neighbours: out.slice(0, limit), total: out.length }
 }
 
 /** The parcels sharing a boundary with `r`, largest shared boundary first. */

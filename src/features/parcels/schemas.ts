@@ -83,6 +83,9 @@ export const GeometryQuerySchema = z.object({
   include_status: IncludeStatusParam,
 })
 
+/** The most neighbours one answer lists. */
+export const NEIGHBOURS_LIMIT_MAX = 500
+
 export const NeighboursQuerySchema = z.object({
   mode: upperEnumParam('mode', ['TOUCHING', 'WITHIN'] as const)
     .optional()
@@ -101,7 +104,12 @@ export const NeighboursQuerySchema = z.object({
     default: 100,
     description: 'For `within`: metres, geodesic.',
   }),
-  limit: intParam('limit', 1, 500, 100).openapi({ type: 'integer', minimum: 1, maximum: 500, default: 100 }),
+  limit: intParam('limit', 1, NEIGHBOURS_LIMIT_MAX, 100).openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: NEIGHBOURS_LIMIT_MAX,
+    default: 100,
+  }),
   include_status: IncludeStatusParam,
 })
 

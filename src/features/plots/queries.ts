@@ -144,16 +144,21 @@ export class PlotQueries {
     limit: number,
     countries: CountryEnum[],
     scope: CityScope,
-  ): Plot[] {
+  ): { plots: Plot[]; total: number } {
     const out: Plot[] = []
+    let total = 0
     for (const l of this.inScope(countries)) {
-      if (out.length >= limit) break
       let ids = allowedIds(l, scope[l.country])
       if (cityUpper !== undefined) {
         const named = new Set(l.cityIdsByName.get(cityUpper) ?? [])
         ids = ids ? new Set([...ids].filter((id) => named.has(id))) : named
       }
       if (ids && ids.size === 0) continue
+      if (out.length >= limit) {
+        // cut: the rest are only counted, so the message can say "100 of 263"
+        total += l.countByNumber.get({ number: plotNumber, ids: ids ? JSON.stringify([...ids]) : null }) as number
+        continue
+      }
       const rows = l.byNumber.all({
         number: plotNumber,
         ids: ids ? JSON.stringify([...ids]) : null,
@@ -166,8 +171,18 @@ export class PlotQueries {
         city_id: number
       }[]
       for (const r of rows) out.push(toPlot(l, r.id, r.plot_number, r.latitude, r.longitude, r.city_id))
+      // the layer filled the page: count all of it; otherwise every match was read
+      total +=
+        out.length >= limit
+          ? (l.countByNumber.get({ number: plotNumber, ids: ids ? JSON.stringify([...ids]) : null }) as number)
+          : rows.length
     }
-    return out
+    return { plots: out, total }
+  }
+
+  /** The countries (of every layer, in scope or not) that have a town or township of this name. */
+  countriesOfCity(cityUpper: string): CountryEnum[] {
+    return [...this.layers.values()].filter((l) => l.cityIdsByName.has(cityUpper)).map((l) => l.country)
   }
 
   /** Cities of the countries in scope, with their plot counts; by country, then name, then region. */

@@ -7,6 +7,7 @@ import type { z } from '@hono/zod-openapi'
 import { citiesAllowed, countriesInScope, assertCityPermitted, requireProduct } from '../../auth/middleware.js'
 import type { ApiKeyRecord, Country } from '../../auth/types.js'
 import type { AppEnv } from '../../http/env.js'
+import { ApiError } from '../../http/errors.js'
 import { requireService, type Service } from '../../http/service-guard.js'
 import { JsonBytes } from '../../http/json-bytes.js'
 import type { ApiRouter } from '../../http/openapi.js'
@@ -15,11 +16,13 @@ import { plural } from '../../http/text.js'
 import { isGeoJson } from '../../http/geojson.js'
 import { plotsGeoJson } from './geojson.js'
 import type { CityScope, FoundPlots, PlotQueries } from './queries.js'
+import type { CountryEnum } from './store.js'
 import { registerPlotTileRoutes } from './routes/tiles.js'
 import {
   ByNumberQuerySchema,
   CitiesEnvelopeSchema,
   CitiesQuerySchema,
+  LIMIT_MAX as PLOT_LIMIT_MAX,
   PlotNumberParamsSchema,
   PlotsEnvelopeSchema,
   REVERSE_REACH_M,
@@ -175,14 +178,33 @@ function plotsByNumber(
 ): Response {
   const key = c.get('apiKey')
   const countries = countriesInScope(key, query.country)
-  if (query.city !== undefined) assertCityPermitted(key, countries, query.city)
+  if (query.city !== undefined) {
+    assertCityPermitted(key, countries, query.city)
+    assertCityCountryCovered(key, s.countriesOfCity(query.city), query.city)
+  }
   const plotNumber = number.trim()
-  const plots = s.byNumber(plotNumber, query.city, query.limit, countries, scopeOf(key, countries))
+  const { plots, total } = s.byNumber(plotNumber, query.city, query.limit, countries, scopeOf(key, countries))
   const where = query.city ? ` in ${query.city}` : ''
-  const message = plots.length
-    ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}`
-    : `No plot numbered ${plotNumber} found${where}; the plot lookup routes are ${LOOKUP_ROUTES}`
+  const message =
+    plots.length < total
+      ? `${plots.length} of ${plural(total, 'plot')} numbered ${plotNumber}${where} (the first ${query.limit}: ` +
+        `\`limit\` takes up to ${PLOT_LIMIT_MAX}, and \`city\` narrows to one town)`
+      : plots.length
+        ? `${plural(plots.length, 'plot')} numbered ${plotNumber}${where}`
+        : `No plot numbered ${plotNumber} found${where}; the plot lookup routes are ${LOOKUP_ROUTES}`
   return isGeoJson(c) ? plotsGeoJson(c, plots, message) : json(c, { plots, message })
+}
+
+/**
+ * A town the key's countries do not have but another country does (a Botswana key naming
+ * Soweto): 403 CountryNotPermitted, never an empty answer that reads as "no such plot".
+ */
+function assertCityCountryCovered(key: ApiKeyRecord, countriesWithCity: CountryEnum[], cityUpper: string): void {
+  if (countriesWithCity.length === 0 || countriesWithCity.some((c) => key.countries.includes(c))) return
+  throw new ApiError(
+    'CountryNotPermitted',
+    `the town ${cityUpper} is in ${countriesWithCity.join(', ')}, which API key ${key.id} does not cover`,
+  )
 }
 
 /** The towns of the countries asked (default Botswana where the key has it) that the key may see. */
@@ -196,7 +218,7 @@ function cityList(c: Context<AppEnv>, s: PlotQueries, query: z.infer<typeof Citi
   return json(c, {
     cities,
     message: cities.length
-      ? `${plural(cities.length, 'city')} in ${countries.join(', ')}`
+      ? `${plural(cities.length, 'city', 'cities')} in ${countries.join(', ')}`
       : `No cities found in ${countries.join(', ')}`,
   })
 }

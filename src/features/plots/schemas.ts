@@ -45,7 +45,8 @@ export const ReverseQuerySchema = z.object({
 export const PlotNumberParamsSchema = z.object({
   plot_number: z
     .string()
-    .min(1, 'plot_number is required')
+    .trim()
+    .min(1, 'plot_number must not be blank')
     .max(64, 'plot_number is longer than 64 characters')
     .openapi({
       param: { name: 'plot_number', in: 'path' },

@@ -28,6 +28,8 @@ export interface CountryLayer {
   /** plot number of item i (0-based) */
   numberAt: (i: number) => string
   byNumber: Database.Statement<[{ number: string; ids: string | null; limit: number }]>
+  /** how many plots byNumber would find without its limit */
+  countByNumber: Database.Statement<[{ number: string; ids: string | null }]>
   /** city id -> the JSON every plot of that town carries after its coordinates */
   townJson: Uint8Array[]
   /** the plot numbers' UTF-8, when the dataset has the numbers table */
@@ -79,6 +81,12 @@ function openLayer(ds: OpenDataset, key: (typeof PLOT_COUNTRIES)[number]): Count
        WHERE plot_number = @number COLLATE NOCASE AND (@ids IS NULL OR city_id IN (SELECT value FROM json_each(@ids)))
        ORDER BY id LIMIT @limit`,
     ) as Database.Statement<[{ number: string; ids: string | null; limit: number }]>,
+    countByNumber: db
+      .prepare(
+        `SELECT count(*) FROM plot
+         WHERE plot_number = @number COLLATE NOCASE AND (@ids IS NULL OR city_id IN (SELECT value FROM json_each(@ids)))`,
+      )
+      .pluck() as Database.Statement<[{ number: string; ids: string | null }]>,
   }
 }
 

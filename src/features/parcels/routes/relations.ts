@@ -7,6 +7,7 @@ import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import type { Filter, ParcelQueries } from '../queries.js'
 import {
+  NEIGHBOURS_LIMIT_MAX,
   BeaconsEnvelopeSchema,
   GeneralPlansEnvelopeSchema,
   LpiParamsSchema,
@@ -84,7 +85,13 @@ function parcelNeighbours(
     mode,
     neighbours: r.neighbours,
     dataset_version: s.version,
-    message: r.neighbours.length ? `${plural(r.neighbours.length, 'neighbour')} ${what}` : `No neighbour ${what}`,
+    message:
+      r.neighbours.length < r.total
+        ? `${r.neighbours.length} of ${plural(r.total, 'neighbour')} ${what} (the first ${query.limit}; ` +
+          `\`limit\` takes up to ${NEIGHBOURS_LIMIT_MAX})`
+        : r.neighbours.length
+          ? `${plural(r.neighbours.length, 'neighbour')} ${what}`
+          : `No neighbour ${what}`,
   })
 }
 
