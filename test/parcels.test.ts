@@ -1,5 +1,7 @@
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
 import geographiclib from 'geographiclib-geodesic'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { FARM_LPI, PORTION1_LPI, PORTION2_LPI, POINTS, erfLpi, sourceKey } from './fixtures/parcel-fixtures.js'
 import { PARCEL_FILES } from '../src/data/parcels-format.js'
 import { lpiRowReader } from '../src/data/parcel-readers.js'
@@ -498,7 +500,9 @@ describe('GET /parcels/coverage', () => {
     expect(repairs).toBeGreaterThanOrEqual(1)
     expect(row('WC', 'HOLDING')).toMatchObject({ present: false, records: 0 })
     expect(row('WC', 'BEACON').records).toBeGreaterThanOrEqual(4)
-    expect(Date.parse(row('WC', 'ERF').loaded_at)).not.toBeNaN()
+    // when the build was written (its manifest), not when the server started (issue #39 item 8)
+    const written = statSync(join(inject('datasetDir'), 'manifest.json')).mtime.toISOString()
+    expect(row('WC', 'ERF').loaded_at).toBe(written)
   })
 })
 

@@ -2,6 +2,8 @@
  * What the parcel queries open once per dataset: the SQLite file and its prepared statements,
  * the Flatbush index, the flags, the prefilter, the LPI reader and the row cache.
  */
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import type Flatbush from 'flatbush'
 import type { OpenDataset } from '../../data/open-dataset.js'
@@ -52,7 +54,11 @@ export class ParcelStore {
   /** the dataset version as JSON, as every record's bytes carry it */
   readonly versionJson: string
   readonly asOf: string
-  readonly loadedAt = new Date().toISOString()
+  /**
+   * When this build was written: its manifest's modification time (build-index writes the
+   * manifest last; a build reused or switched to keeps its own), not when this server started
+   */
+  readonly loadedAt: string
   readonly index: Flatbush
   readonly flags: Uint8Array
   readonly st: ReturnType<typeof prepare>
@@ -75,6 +81,7 @@ export class ParcelStore {
     this.versionJson = JSON.stringify(this.version)
     this.asOf = manifest.as_of
     this.layers = manifest.layers
+    this.loadedAt = builtAt(ds.dir)
     const db: Database.Database = ds.sqlite(PARCEL_FILES.sqlite)
     this.index = sharedParcelIndex(ds)
     this.flags = sharedParcelFlags(ds)
@@ -124,4 +131,10 @@ function loadPrefilter(bytes: Uint8Array, items: number): Prefilter {
     )
   }
   return createPrefilter(bytes)
+}
+
+/** The modification time of a build's manifest (ISO 8601), or now where it cannot be read. */
+function builtAt(dir: string): string {
+  const st = statSync(join(dir, 'manifest.json'), { throwIfNoEntry: false })
+  return (st?.mtime ?? new Date()).toISOString()
 }

@@ -17,7 +17,7 @@ export function registerCoverageRoute(router: ApiRouter, { guards, service }: Pa
       description:
         'One row per province and layer (the six parcel layers, BEACON and GENERAL_PLAN), including layers the ' +
         'export does not have (`present: false`, e.g. holdings outside FS, GP, KZN, LP, MP and NW). `loaded_at` ' +
-        'is when this server loaded the dataset; `geometries_repaired` counts geometries repaired on ingest.',
+        'is when the served build was written (its manifest), not when this server started; `geometries_repaired` counts geometries repaired on ingest.',
       request: {},
       responses: { 200: { description: 'The ledger.', schema: CoverageEnvelopeSchema } },
     },
