@@ -318,12 +318,10 @@ export const CoverageEnvelopeSchema = z
           description: 'Exact duplicates of an earlier row (every field and the geometry), loaded once.',
         }),
         dataset_version: z.string(),
-        loaded_at: z
-          .string()
-          .openapi({
-            description:
-              "When the served build was written by build-index (its manifest's time, ISO 8601); not the server's start.",
-          }),
+        loaded_at: z.string().openapi({
+          description:
+            "When the served build was written by build-index (its manifest's time, ISO 8601); not the server's start.",
+        }),
       }),
     ),
     as_of: z.string(),
