@@ -404,6 +404,19 @@ describe('boundaries', () => {
 })
 
 describe('GET /jurisdiction/search', () => {
+  it('before the earliest set finds nothing, the undated register included, as /at (issue #39 item 8)', async () => {
+    const before = await json(await get('/search?q=pretoria&as_at=1990-01-01'))
+    expect(before.matches).toEqual([])
+    expect(before.message).toBe(
+      'No boundary set was in force on 1990-01-01: the earliest installed set took force on 2011-05-18',
+    )
+    const chain = await json(await get('/at?lat=-25.75&lon=28.19&as_at=1990-01-01'))
+    expect(Object.values(chain.jurisdiction).every((v) => v === null)).toBe(true)
+    // from the earliest set on, the register's Deeds Office is found
+    const after = await json(await get('/search?q=pretoria&as_at=2011-05-18'))
+    expect(after.matches.map((m: { boundary_type: string }) => m.boundary_type)).toContain('deeds_office')
+  })
+
   it('finds Tshwane from "tshwan" and Nelson Mandela Bay from "mandela bay"', async () => {
     const tsh = await json(await get('/search?q=tshwan&types=local_municipality'))
     expect(tsh.matches[0]).toMatchObject({ code: 'TSH', name: 'City of Tshwane', boundary_type: 'local_municipality' })

@@ -23,7 +23,8 @@ export function registerSearchRoute(router: ApiRouter, { guards, service }: Juri
         'padded with two spaces before and one after; similarity = shared / (|A| + |B| − shared); threshold ' +
         '0.3). ' +
         'An exact code (`JHB`, `DC48`, a ward id) comes first with similarity 1. Most similar first, then the ' +
-        'shorter name. Only boundaries in force on `as_at` (default today).',
+        'shorter name. Only boundaries in force on `as_at` (default today); before the earliest installed set none, ' +
+        'the undated register included, as `/jurisdiction/at` answers an empty chain then.',
       request: { query: SearchQuerySchema },
       responses: { 200: { description: 'Matches.', schema: SearchEnvelopeSchema } },
     },
@@ -35,7 +36,10 @@ export function registerSearchRoute(router: ApiRouter, { guards, service }: Juri
 /** The boundaries in force whose code is the query or whose name is like it, best first. */
 function nameSearch(c: Context<AppEnv>, s: JurisdictionQueries, query: z.infer<typeof SearchQuerySchema>): Response {
   const d = query.as_at ?? today()
-  const hits = s.search(query.q, query.types, d, query.limit)
+  // before the earliest dated set nothing answers, the undated register included: as /at's
+  // chain is empty then (spec resolution rule 2), so is the search
+  const beforeAll = s.earliest !== null && d < s.earliest
+  const hits = beforeAll ? [] : s.search(query.q, query.types, d, query.limit)
   return json(c, {
     query: query.q,
     matches: hits.map((h) => ({ ...s.record(h.row), similarity: round(h.similarity, 4) })),
@@ -43,7 +47,9 @@ function nameSearch(c: Context<AppEnv>, s: JurisdictionQueries, query: z.infer<t
     as_at: d,
     message: hits.length
       ? plural(hits.length, 'match', 'matches')
-      : `No boundary name in force on ${d} is similar to "${query.q}"`,
+      : beforeAll
+        ? `No boundary set was in force on ${d}: the earliest installed set took force on ${s.earliest}`
+        : `No boundary name in force on ${d} is similar to "${query.q}"`,
     ...envOf(s),
   })
 }
