@@ -243,6 +243,13 @@ describe('GET /jurisdiction/parcel/{lpi}', () => {
 })
 
 describe('POST /jurisdiction/batch', () => {
+  it('an as_at before every set: each result is the chain and note /at gives (issue #39 item 8)', async () => {
+    const body = await json(await post({ points: [{ latitude: -25.75, longitude: 28.19 }], as_at: '1990-01-01' }))
+    const at = await json(await get('/at?lat=-25.75&lon=28.19&as_at=1990-01-01'))
+    expect(body.results[0]).toEqual({ jurisdiction: at.jurisdiction, notes: at.notes })
+    expect(body.found).toBe(0)
+  })
+
   it('answers in input order, null outside the demarcated area, with found and not_found', async () => {
     const res = await post({
       points: [
