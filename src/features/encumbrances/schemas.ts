@@ -18,6 +18,8 @@ export const AREA_MAX_SQM = 2_500_000_000
 export const GEOMETRY_MAX_POSITIONS = 20_000
 /** The search cells (0.005°) an /intersect geometry's edges may cross (docs/api.md "Bounded work"). */
 export const MAX_CELL_WORK = 50_000
+/** The holes an /intersect polygon may have (docs/api.md "Bounded work"). */
+export const AREA_MAX_HOLES = 1_000
 
 const CLASS_LIST = ENCUMBRANCE_CLASSES.join(', ')
 
@@ -258,8 +260,8 @@ const IntersectGeoJsonSchema = z
   })
   .openapi({
     description:
-      `GeoJSON LineString (at most ${ROUTE_MAX_M / 1000} km) or Polygon (at most ${AREA_MAX_SQM / 1e6} km², holes ` +
-      `allowed), WGS84 [longitude, latitude], at most ${GEOMETRY_MAX_POSITIONS} positions, not ` +
+      `GeoJSON LineString (at most ${ROUTE_MAX_M / 1000} km) or Polygon (at most ${AREA_MAX_SQM / 1e6} km², at ` +
+      `most ${AREA_MAX_HOLES} holes), WGS84 [longitude, latitude], at most ${GEOMETRY_MAX_POSITIONS} positions, not ` +
       `self-intersecting.`,
   })
 
