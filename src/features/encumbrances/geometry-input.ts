@@ -40,6 +40,24 @@ const WKT_EXAMPLE =
   'longitude before latitude'
 
 /**
+ * The deepest WKT nesting read: a MULTIPOLYGON's, the deepest of the simple types (a POLYGON
+ * nests 2, a LINESTRING 1), so those still hear that their type is not accepted.
+ */
+export const WKT_MAX_DEPTH = 3
+
+/** How deep the parentheses of the text nest (a closing one without its opening one ends no deeper). */
+function wktDepth(text: string): number {
+  let depth = 0
+  let max = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 40) max = Math.max(max, ++depth)
+    else if (c === 41 && depth > 0) depth--
+  }
+  return max
+}
+
+/**
  * WKT text as a GeoJSON LineString or Polygon, or what is wrong with it (GIS users paste it):
  * read with `wellknown`, then checked exactly as the GeoJSON form. Another SRID than 4326 is
  * refused (the coordinates must be WGS84 longitude latitude). Every failure is a message for the
@@ -57,6 +75,15 @@ export function geoJsonOfWkt(
       problem:
         `geometry: WKT with SRID=${srid[1].trim().slice(0, 20)} is not accepted; coordinates must be WGS84 ` +
         `longitude latitude (SRID=4326)`,
+    }
+  // wellknown reads a GEOMETRYCOLLECTION by recursion, and 20 000 nested ones ran out of stack
+  // (a 500): parentheses nested deeper than any accepted geometry needs are refused unread
+  const depth = wktDepth(t)
+  if (depth > WKT_MAX_DEPTH)
+    return {
+      problem:
+        `geometry: WKT nests its parentheses ${depth} deep; at most ${WKT_MAX_DEPTH} ` +
+        '(a POLYGON nests 2: POLYGON ((x y, …), (x y, …)))',
     }
   // wellknown stops at the end of the geometry and ignores what follows: text after it, or
   // parentheses that do not pair up, make the WKT malformed here
@@ -108,8 +135,8 @@ const WktSchema = z
   .openapi({
     description:
       'The same geometry as WKT text: LINESTRING or POLYGON (an optional `SRID=4326;` prefix allowed), WGS84 ' +
-      'longitude latitude, e.g. `LINESTRING (28.0 -26.2, 28.1 -26.25)`. Malformed WKT or another type answers ' +
-      '400.',
+      'longitude latitude, e.g. `LINESTRING (28.0 -26.2, 28.1 -26.25)`. Malformed WKT, another type, or ' +
+      `parentheses nested deeper than ${WKT_MAX_DEPTH} answer 400.`,
     example: 'LINESTRING (28.0 -26.2, 28.1 -26.25)',
   })
 
