@@ -622,6 +622,28 @@ describe('POST /encumbrances/intersect', () => {
       }
     },
   )
+
+  it('WKT nested deeper than 3 answers 400 naming the depth and the limit, never a 500', async () => {
+    // a POLYGON of 5 000 parentheses (10 KB), and 50 000 nested collections (1 MB), which
+    // wellknown read by recursion until the stack ran out
+    const cases: [string, number][] = [
+      [`POLYGON ${'('.repeat(5000)}17 -34${')'.repeat(5000)}`, 5000],
+      [`${'GEOMETRYCOLLECTION ('.repeat(50_000)}POINT (17 -34)${')'.repeat(50_000)}`, 50_001],
+      ['POLYGON ((((17 -34, 17.01 -34, 17.01 -34.01, 17 -34))))', 4],
+    ]
+    for (const [text, depth] of cases) {
+      const res = await post('/intersect', { geometry: text })
+      expect(res.status).toBe(400)
+      const err = await json(res)
+      expect(err.error).toBe('ValidationError')
+      expect(err.details).toEqual([
+        {
+          field: 'geometry',
+          message: `geometry: WKT nests its parentheses ${depth} deep; at most 3 (a POLYGON nests 2: POLYGON ((x y, …), (x y, …)))`,
+        },
+      ])
+    }
+  })
 })
 
 describe('POST /encumbrances/batch', () => {

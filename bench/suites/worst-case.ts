@@ -21,6 +21,7 @@ import { SqliteKeyStore } from '../../src/auth/key-store.js'
 import { DatasetHandle, openDataset } from '../../src/data/open-dataset.js'
 import { MemoryRateLimiter } from '../../src/rate-limit/memory.js'
 import { buildServices } from '../../src/services.js'
+import { AREA_MAX_HOLES } from '../../src/features/encumbrances/geometry-input.js'
 import { tileAt } from '../../src/geo/tiles.js'
 import { BenchKeys } from '../lib/keys.js'
 import { fmt } from '../lib/stats.js'
@@ -80,6 +81,25 @@ function calls(dir: string): { calls: Call[]; place: WorstCaseData['place'] } {
     [lon - dx, lat + dy],
     [lon - dx, lat - dy],
   ]
+  // the same square with small square holes (0.002°, about 200 m) on a grid across it: the most
+  // holes accepted, and a request with four times as many, refused before any ring is checked
+  const holey = (holes: number) => {
+    const k = Math.ceil(Math.sqrt(holes))
+    const rings = [square]
+    for (let i = 0; i < holes; i++) {
+      const x = lon - dx + ((2 * dx) / (k + 1)) * ((i % k) + 1)
+      const y = lat - dy + ((2 * dy) / (k + 1)) * (Math.floor(i / k) + 1)
+      const r = 0.001
+      rings.push([
+        [x - r, y - r],
+        [x - r, y + r],
+        [x + r, y + r],
+        [x + r, y - r],
+        [x - r, y - r],
+      ])
+    }
+    return { geometry: { type: 'Polygon', coordinates: rings }, include_geometry: false }
+  }
   const points = Array.from({ length: 1000 }, (_, k) => ({
     latitude: lat + ((k % 40) - 20) * 0.0005,
     longitude: lon + (Math.floor(k / 40) - 12) * 0.0005,
@@ -119,6 +139,18 @@ function calls(dir: string): { calls: Call[]; place: WorstCaseData['place'] } {
         method: 'POST',
         path: '/encumbrances/intersect',
         body: { geometry: { type: 'Polygon', coordinates: [square] } },
+      },
+      {
+        name: 'POST /encumbrances/intersect (2 400 km² area, 1 000 holes)',
+        method: 'POST',
+        path: '/encumbrances/intersect',
+        body: holey(AREA_MAX_HOLES),
+      },
+      {
+        name: 'POST /encumbrances/intersect (3 990 holes, refused)',
+        method: 'POST',
+        path: '/encumbrances/intersect',
+        body: holey(3990),
       },
       {
         name: 'POST /encumbrances/intersect (200 km route)',

@@ -1,6 +1,6 @@
 /** The encumbrance suite's section of RESULTS.md. */
 import { INTERSECT_MAX_ENCUMBRANCES, INTERSECT_MAX_PARCELS } from '../../../src/features/encumbrances/queries.js'
-import { ROUTE_MAX_M } from '../../../src/features/encumbrances/schemas.js'
+import { ROUTE_MAX_M } from '../../../src/features/encumbrances/geometry-input.js'
 import { httpRoundsSection } from '../../lib/http-rounds.js'
 import type { OpRow } from '../../lib/measure.js'
 import { verdict } from '../../lib/report.js'

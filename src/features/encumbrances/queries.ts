@@ -7,7 +7,8 @@
  * - lookups.ts: a record by uid, a parcel's overlaps and summary (joins on the overlaps computed
  *   at build time), the parcels a record affects, /search, coverage;
  * - spatial.ts: `/at`, `/within` and one class in a box, through the per-class Flatbush indexes;
- * - intersect.ts: `/intersect`, the overlaps with the caller's geometry computed on the fly;
+ * - intersect.ts: `/intersect`, the overlaps with the caller's geometry computed on the fly, over
+ *   the candidates of candidates.ts;
  * - heatmap.ts, tiles.ts: density cells and vector tiles;
  * - parcels.ts: the parcel of an LPI or at a point, a parcel's geometry.
  *
@@ -48,7 +49,7 @@ import { EncumbranceStore } from './store.js'
 import { tileBytes } from './tiles.js'
 import { boundsOf } from '../../http/tilejson.js'
 
-export { INTERSECT_MAX_ENCUMBRANCES, INTERSECT_MAX_PARCELS } from './intersect.js'
+export { INTERSECT_MAX_ENCUMBRANCES, INTERSECT_MAX_PARCELS } from './candidates.js'
 export { SEARCH_SCAN_WINDOW, sgPattern, type SearchFilters } from './lookups.js'
 export type { ParcelRef } from './parcels.js'
 export type { Drawn, EncumbranceRow, Overlap, StoredGeometry } from './records.js'

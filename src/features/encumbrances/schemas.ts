@@ -3,7 +3,7 @@ import { EASE_TYPES, ENCUMBRANCE_CLASSES, RECORD_STATUSES } from '../../data/enc
 import { LPI_PATTERN } from '../../data/parcels-format.js'
 import { boundedFloatParam, intParam, LpiParam, nameListParam, ProvinceParam } from '../../http/params.js'
 import type { BBox } from '../../geo/polygon.js'
-import { geoJsonOfWkt } from './wkt-input.js'
+import { IntersectGeometrySchema } from './geometry-input.js'
 
 export const BATCH_MAX = 500
 export const PAGE_LIMIT_MAX = 1000
@@ -11,13 +11,6 @@ export const PAGE_LIMIT_DEFAULT = 100
 export const AT_RADIUS_MAX_M = 1000
 /** /within: the widest box side accepted, degrees (wider: /search with `bbox`, or /heatmap). */
 export const WITHIN_MAX_DEG = 1
-/** /intersect limits of the spec. */
-export const ROUTE_MAX_M = 200_000
-export const AREA_MAX_SQM = 2_500_000_000
-/** Positions accepted in one /intersect geometry. */
-export const GEOMETRY_MAX_POSITIONS = 20_000
-/** The search cells (0.005°) an /intersect geometry's edges may cross (docs/api.md "Bounded work"). */
-export const MAX_CELL_WORK = 50_000
 
 const CLASS_LIST = ENCUMBRANCE_CLASSES.join(', ')
 
@@ -240,58 +233,12 @@ export const BatchBodySchema = z
   })
 
 /**
- * The /intersect geometry as a GeoJSON object. Its checks are refinements, which do not abort:
- * in the union with {@link IntersectWktSchema} zod then answers the object's own issues
- * (`geometry.type`, `geometry.coordinates`) rather than "no alternative matched". Not an object
- * (nor text): the union's own message.
- */
-const IntersectGeoJsonSchema = z
-  .object({
-    type: z
-      .any()
-      .refine((t) => t === 'LineString' || t === 'Polygon', { error: 'geometry.type must be LineString or Polygon' })
-      .openapi({ type: 'string', enum: ['LineString', 'Polygon'] }),
-    coordinates: z
-      .any()
-      .refine((c) => Array.isArray(c), { error: 'geometry.coordinates must be an array' })
-      .openapi({ type: 'array', items: {} }),
-  })
-  .openapi({
-    description:
-      `GeoJSON LineString (at most ${ROUTE_MAX_M / 1000} km) or Polygon (at most ${AREA_MAX_SQM / 1e6} km², holes ` +
-      `allowed), WGS84 [longitude, latitude], at most ${GEOMETRY_MAX_POSITIONS} positions, not ` +
-      `self-intersecting.`,
-  })
-
-/** The /intersect geometry as WKT text, read into the GeoJSON form (wkt-input.ts); then checked as that form is. */
-const IntersectWktSchema = z
-  .string()
-  .transform((text, ctx) => {
-    const g = geoJsonOfWkt(text)
-    if ('problem' in g) {
-      // not aborting, as the object's refinements: the union answers this message for `geometry`
-      ctx.addIssue({ code: 'custom', message: g.problem, continue: true })
-      return z.NEVER
-    }
-    return g
-  })
-  .openapi({
-    description:
-      'The same geometry as WKT text: LINESTRING or POLYGON (an optional `SRID=4326;` prefix allowed), WGS84 ' +
-      'longitude latitude, e.g. `LINESTRING (28.0 -26.2, 28.1 -26.25)`. Malformed WKT or another type answers ' +
-      '400.',
-    example: 'LINESTRING (28.0 -26.2, 28.1 -26.25)',
-  })
-
-/**
- * The /intersect body: the geometry checked by hand in the route (GeoJSON problems need their own messages), documented
- * here.
+ * The /intersect body. Its geometry is checked in geometry-input.ts: the form here, the rest by
+ * the route with parseInputGeometry (GeoJSON problems need their own messages).
  */
 export const IntersectBodySchema = z
   .object({
-    geometry: z.union([IntersectGeoJsonSchema, IntersectWktSchema], {
-      error: 'geometry must be a GeoJSON LineString or Polygon object, or WKT text',
-    }),
+    geometry: IntersectGeometrySchema,
     encumbrance_class: z
       .union([z.string(), z.array(z.string())])
       .optional()

@@ -74,7 +74,42 @@ function clipRing(subject: Ring, clip: Ring, sign: number): Ring {
   return out.length < 3 ? [] : [...out, out[0]]
 }
 
-export function clipToBox(mp: MultiPolygon, minX: number, minY: number, maxX: number, maxY: number): MultiPolygon {
+/**
+ * The boxes of every ring of a multipolygon, in order (polygon by polygon, shell first), as
+ * minX, minY, maxX, maxY at 4k: what lets {@link clipToBox} pass over the rings it cannot keep.
+ */
+export function ringBoxes(mp: MultiPolygon): Float64Array {
+  const out = new Float64Array(4 * mp.reduce((n, poly) => n + poly.length, 0))
+  let o = 0
+  for (const poly of mp)
+    for (const ring of poly) {
+      let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity]
+      for (const [x, y] of ring) {
+        if (x < minX) minX = x
+        if (x > maxX) maxX = x
+        if (y < minY) minY = y
+        if (y > maxY) maxY = y
+      }
+      out.set([minX, minY, maxX, maxY], o)
+      o += 4
+    }
+  return out
+}
+
+/**
+ * `mp` cut to the box (each ring clipped alone, so a hole stays a hole). With `boxes` (its
+ * {@link ringBoxes}) a ring whose box misses the box is passed over without being read: its
+ * clip is empty, as it lies wholly beyond one side of the box, so the answer is the same, and a
+ * polygon with thousands of holes costs the rings near the box, not every ring it has.
+ */
+export function clipToBox(
+  mp: MultiPolygon,
+  minX: number,
+  minY: number,
+  maxX: number,
+  maxY: number,
+  boxes?: Float64Array,
+): MultiPolygon {
   const box: Ring = [
     [minX, minY],
     [maxX, minY],
@@ -82,12 +117,20 @@ export function clipToBox(mp: MultiPolygon, minX: number, minY: number, maxX: nu
     [minX, maxY],
     [minX, minY],
   ]
+  const misses = (k: number) =>
+    boxes !== undefined &&
+    (boxes[4 * k] > maxX || boxes[4 * k + 2] < minX || boxes[4 * k + 1] > maxY || boxes[4 * k + 3] < minY)
   const out: MultiPolygon = []
+  let k = 0
   for (const poly of mp) {
+    const first = k
+    k += poly.length
+    if (misses(first)) continue
     const shell = clipRing(poly[0], box, 1)
     if (!shell.length) continue
     const rings: Polygon = [shell]
     for (let h = 1; h < poly.length; h++) {
+      if (misses(first + h)) continue
       const hole = clipRing(poly[h], box, 1)
       if (hole.length) rings.push(hole)
     }

@@ -110,7 +110,7 @@ export function polygonOverlap(a: MultiPolygon | PreparedPolygon, b: MultiPolygo
   const padY = (box.maxY - box.minY) / 8 + 2 * fr.ty
   const subject =
     ea.n > BOX_CLIP_MIN_EDGES
-      ? clipToBox(aGeom, box.minX - padX, box.minY - padY, box.maxX + padX, box.maxY + padY)
+      ? clipToBox(aGeom, box.minX - padX, box.minY - padY, box.maxX + padX, box.maxY + padY, prepared?.ringBoxes)
       : aGeom
   const geometry: MultiPolygon = []
   let overlapSqm = 0

@@ -5,6 +5,7 @@
 import { metresPerDegree } from '../geodesic.js'
 import { segmentMeetsBox } from '../lines.js'
 import type { BBox, MultiPolygon } from '../polygon.js'
+import { ringBoxes } from './convex-clip.js'
 import { buildEdges, frameAt, locate, searchEdges, type EdgeSet } from './edges.js'
 import { areaSqm, lineLengthM } from './measure.js'
 import type { MultiLineString } from './types.js'
@@ -74,10 +75,13 @@ export class PreparedPolygon {
   readonly areaSqm: number
   /** @internal */
   readonly edges: EdgeSet
+  /** The box of each ring (convex-clip.ts ringBoxes), so a clip to a box reads only the rings near it. */
+  readonly ringBoxes: Float64Array
   constructor(readonly geometry: MultiPolygon) {
     this.edges = buildEdges(geometry.flat(), true, true)
     this.bbox = this.edges.bbox
     this.areaSqm = areaSqm(geometry)
+    this.ringBoxes = ringBoxes(geometry)
   }
 
   /** How many of the polygon's edges meet the box: the part of it an overlay with a geometry in that box handles. */

@@ -53,6 +53,20 @@ describe('polygonProblems', () => {
     ])
   })
 
+  it('checks 3,000 holes in well under a second, naming the one that touches another and the one outside', () => {
+    // before, each hole was checked against every other: 900 holes took 2 s, 4 000 a minute
+    const poly: Polygon = [rectRing(-10, -10, 200, 200)]
+    for (let k = 0; k < 3000; k++)
+      poly.push(rectRing(3 * (k % 60), 3 * Math.floor(k / 60), 3 * (k % 60) + 2, 3 * Math.floor(k / 60) + 2))
+    poly.push(rectRing(2, 2, 2.5, 2.5), rectRing(300, 300, 310, 310))
+    const t0 = performance.now()
+    expect(polygonProblems(poly)).toEqual([
+      `ring 3001 crosses or touches ring 1 near ${fmt(P(2, 2))}`,
+      'ring 3002 (a hole) lies outside the shell',
+    ])
+    expect(performance.now() - t0).toBeLessThan(1000)
+  })
+
   it('names open, short, degenerate and non-numeric rings, and an empty polygon', () => {
     expect(polygonProblems([[P(0, 0), P(10, 0), P(10, 10), P(0, 10)]])).toEqual([
       'ring 0 is not closed: its first and last positions differ',

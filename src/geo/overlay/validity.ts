@@ -3,7 +3,7 @@
  * (self-intersections, unclosed or degenerate rings, holes outside or touching the shell).
  */
 import { locatePoint, type Polygon } from '../polygon.js'
-import { chainContacts, ringContacts } from './contacts.js'
+import { chainContacts, ringsContacts, type RingContact } from './contacts.js'
 import type { LineString } from './types.js'
 
 /** Places listed per self-intersecting ring or line before "in further places". */
@@ -61,18 +61,20 @@ export function polygonProblems(poly: Polygon): string[] {
     else out.push(...selfCrossingProblems(ring, true, `ring ${r}`))
     ok.push(out.length === before)
   })
+  // every pair of sound rings that meet, from one index (pairwise tests were quadratic in the holes)
+  const contacts = ringsContacts(poly, (r) => ok[r])
+  let c = 0
   for (let h = 1; h < poly.length; h++) {
     if (!ok[h]) continue
+    const mine: RingContact[] = []
+    while (c < contacts.length && contacts[c].a === h) mine.push(contacts[c++])
     if (ok[0]) {
-      const hits = ringContacts(poly[h], poly[0], 1)
-      if (hits.length) out.push(`ring ${h} (a hole) crosses or touches the shell near ${place(hits[0])}`)
+      const shell = mine.find((m) => m.b === 0)
+      if (shell) out.push(`ring ${h} (a hole) crosses or touches the shell near ${place(shell.at)}`)
       else if (locatePoint([[poly[0]]], poly[h][0][0], poly[h][0][1]) < 0)
         out.push(`ring ${h} (a hole) lies outside the shell`)
     }
-    for (let g = 1; g < h; g++) {
-      const hits = ok[g] ? ringContacts(poly[h], poly[g], 1) : []
-      if (hits.length) out.push(`ring ${h} crosses or touches ring ${g} near ${place(hits[0])}`)
-    }
+    for (const m of mine) if (m.b > 0) out.push(`ring ${h} crosses or touches ring ${m.b} near ${place(m.at)}`)
   }
   return out
 }

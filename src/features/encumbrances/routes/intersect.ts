@@ -12,7 +12,7 @@ import { json } from '../../../http/reply.js'
 import { plural } from '../../../http/text.js'
 import { round } from '../../../geo/round.js'
 import { parseInputGeometry } from '../geometry-input.js'
-import { INTERSECT_MAX_OVERLAY_EDGES, OverlayTooComplex } from '../intersect.js'
+import { INTERSECT_MAX_OVERLAY_EDGES, OverlayTooComplex } from '../candidates.js'
 import type { EncumbranceQueries } from '../queries.js'
 import { recordOf } from '../records.js'
 import { IntersectEnvelopeSchema } from '../answers.js'
@@ -114,7 +114,7 @@ export function registerIntersectRoute(router: ApiRouter, guards: RouteGuard[], 
         'is false. ' +
         '`geometry` may also be WKT text (`"LINESTRING (28.0 -26.2, 28.1 -26.25)"`, or a POLYGON), read into the ' +
         'GeoJSON form and checked as it is; malformed WKT or another WKT type answers 400. A line up to 200 km ' +
-        '(geodesic), a polygon up to 2 500 km² (holes allowed); longer, larger, self-intersecting, malformed, ' +
+        '(geodesic), a polygon up to 2 500 km² (at most 1 000 holes); longer, larger, self-intersecting, malformed, ' +
         'NaN/Infinity or out-of-range geometry answers 400 naming the problem. ' +
         '`encumbrances`: every current encumbrance the geometry meets, `relationship` being the encumbrance ' +
         'relative to the geometry (within = inside the area, contains = covers the route or area, crosses, ' +
@@ -131,8 +131,8 @@ export function registerIntersectRoute(router: ApiRouter, guards: RouteGuard[], 
         400: {
           description:
             'ValidationError (malformed, out of range, outside South Africa and Botswana, too long, too large, ' +
-            'self-intersecting), or GeometryTooComplex: the edges cross more than 50 000 search cells of 0.005°, ' +
-            'or the overlay cannot be computed within its bounds.',
+            'self-intersecting), or GeometryTooComplex: a polygon with more than 1 000 holes, edges that cross ' +
+            'more than 50 000 search cells of 0.005°, or an overlay that cannot be computed within its bounds.',
           schema: ErrorBodySchema,
         },
         503: { description: 'EncumbranceDataUnavailable.' },
