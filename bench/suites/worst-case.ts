@@ -26,6 +26,7 @@ import { tileAt } from '../../src/geo/tiles.js'
 import { BenchKeys } from '../lib/keys.js'
 import { fmt } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
+import { type SlowReaders, slowReaders, slowReadersText } from './slow-readers.js'
 
 interface Row {
   request: string
@@ -41,6 +42,8 @@ export interface WorstCaseData {
   runs: number
   place: { lon: number; lat: number; erven: number }
   rows: Row[]
+  /** clients that do not read, against the real server (absent in older records) */
+  slowReaders?: SlowReaders
 }
 
 type Call = { name: string; method?: 'GET' | 'POST'; path: string; body?: unknown }
@@ -247,8 +250,20 @@ async function run(ctx: SuiteContext): Promise<WorstCaseData> {
     ctx.log(`worst-case: ${c.name}: ${last.status}, max ${fmt(times[times.length - 1], 1)} ms`)
   }
   store.close()
+  const batch = list.find((c) => c.path === '/jurisdiction/batch')!
+  const batchRow = rows.find((r) => r.request === batch.name)!
+  const slow = await slowReaders({
+    datasetDir: ctx.dataset.dir,
+    keys,
+    workDir: work,
+    body: batch.body,
+    answerBytes: batchRow.bytes,
+    count: ctx.opts.quick ? 20 : 200,
+    waitS: ctx.opts.quick ? 2 : 8,
+  })
+  ctx.log(`worst-case: ${slowReadersText(slow)}`)
   keys.close()
-  return { runs, place, rows }
+  return { runs, place, rows, slowReaders: slow }
 }
 
 export const worstCaseSuite: Suite<WorstCaseData> = {
@@ -272,6 +287,7 @@ export const worstCaseSuite: Suite<WorstCaseData> = {
         `| ${row.request} | ${row.status} | ${fmt(row.medianMs, 1)} | ${fmt(row.maxMs, 1)} | ` +
           `${fmt(row.bytes / 1024, 0)} | ${fmt(row.peakMb, 1)} |`,
       )
+    if (d.slowReaders) lines.push('', slowReadersText(d.slowReaders))
     return lines.join('\n')
   },
 }
