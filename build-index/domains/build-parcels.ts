@@ -80,6 +80,7 @@ export async function buildParcels(
   let n = 0
   let totalRepaired = 0
   let totalDuplicates = 0
+  let totalLabelsReplaced = 0
   // same LPI, same source key: duplicates dropped, conflicts rejected (parcel-versions.ts)
   const ledger = new VersionLedger(db)
   const lateRejects: { id: number; ref: string; reason: string }[] = []
@@ -115,6 +116,7 @@ export async function buildParcels(
       let repaired = 0
       let reoriented = 0
       let duplicates = 0
+      let labelsReplaced = 0
       const areas = new AreaColumnCheck()
       // the source references of the chunks in flight, oldest first (chunks finish in order)
       const refQueue: string[][] = []
@@ -152,6 +154,7 @@ export async function buildParcels(
           }
           n++
           rows++
+          if (c.labelReplaced[r - 1]) labelsReplaced++
           if (rec.areaFromSource) areas.add(n, rec.extentSqm, rec.geodesicSqm)
           boxes.push4(
             c.boxes[4 * (r - 1)],
@@ -215,10 +218,18 @@ export async function buildParcels(
       }
       progress.done(
         `${rows} parcels, ${repaired} repaired, ${reoriented} re-oriented, ${duplicates} duplicates dropped, ` +
-          `${rejects.count(name)} rejected`,
+          `${labelsReplaced} label points replaced, ${rejects.count(name)} rejected`,
       )
       insertCoverage.run(code, layer.type, rows, repaired, rejects.count(name))
-      layers[`${code}/${layer.file}`] = { rows, rejected: rejects.count(name), repaired, reoriented, duplicates }
+      layers[`${code}/${layer.file}`] = {
+        rows,
+        rejected: rejects.count(name),
+        repaired,
+        reoriented,
+        duplicates,
+        labels_replaced: labelsReplaced,
+      }
+      totalLabelsReplaced += labelsReplaced
       totalRepaired += repaired
       totalDuplicates += duplicates
     }
@@ -259,7 +270,7 @@ export async function buildParcels(
   ds.writeBinary(PARCEL_FILES.lpiHash, 'lpi-hash', encodeLpiHash(lpiBuckets, lpiPrints, n))
   log(
     `parcels: ${n} records, ${totalRepaired} geometries repaired, ${totalDuplicates} exact duplicates dropped, ` +
-      `${pairs} touching pairs`,
+      `${totalLabelsReplaced} source label points outside their parcel replaced, ${pairs} touching pairs`,
   )
   return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
 }

@@ -37,6 +37,8 @@ export interface PreparedChunk {
   repaired: number
   /** how many had a ring re-oriented (not a repair) */
   reoriented: number
+  /** per record, 1 where the source's label point lay outside it and was replaced */
+  labelReplaced: Uint8Array
   /** 4 per record: minX, minY, maxX, maxY of its geometry */
   boxes: Float64Array
   /** the records' encoded geometries, back to back */
@@ -55,6 +57,7 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
   const boxes: number[] = []
   let repaired = 0
   let reoriented = 0
+  const replaced: number[] = []
   for (const item of items) {
     // rejected by the reader, or by the parse
     const read = 'text' in item ? jsonFeatureToRow(item.text, '') : item
@@ -70,6 +73,7 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
     reasons.push(null)
     if (r.repaired) repaired++
     if (r.reoriented) reoriented++
+    replaced.push(r.labelReplaced ? 1 : 0)
     const { geometry, ...rec } = r.rec
     recs.push(rec)
     const b = bboxOf(geometry)
@@ -96,7 +100,18 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
       k * PREFILTER_STRIDE,
     )
   })
-  return { chunk, reasons, recs, repaired, reoriented, boxes: Float64Array.from(boxes), geoms, ends, prefilter }
+  return {
+    chunk,
+    reasons,
+    recs,
+    repaired,
+    reoriented,
+    labelReplaced: Uint8Array.from(replaced),
+    boxes: Float64Array.from(boxes),
+    geoms,
+    ends,
+    prefilter,
+  }
 }
 
 /** The buffers a worker hands over with a chunk instead of copying them. */

@@ -7,7 +7,7 @@ import { LPI_PATTERN, isHidden, type ParcelType } from '../../src/data/parcels-f
 import type { MultiPolygon } from '../../src/data/geometry-blob.js'
 import { PROVINCES, type ProvinceCode } from '../../src/data/provinces.js'
 import { labelPoint } from '../../src/geo/label-point.js'
-import { multiPolygonAreaSqm } from '../../src/geo/polygon.js'
+import { distanceToPointM, multiPolygonAreaSqm } from '../../src/geo/polygon.js'
 import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
 import { outsideCountry } from '../../src/geo/country-extent.js'
@@ -41,7 +41,14 @@ export interface ParcelRecord {
 }
 
 export type ParcelResult =
-  | { ok: true; rec: ParcelRecord; repaired: boolean; reoriented: boolean }
+  | {
+      ok: true
+      rec: ParcelRecord
+      repaired: boolean
+      reoriented: boolean
+      /** the source's label point (tag_x, tag_y) lay outside the parcel and was replaced */
+      labelReplaced: boolean
+    }
   | { ok: false; reason: string }
 
 const text = (v: unknown): string | null => {
@@ -57,6 +64,9 @@ const int = (v: unknown): number | null => {
 const round7 = (v: number) => round(v, 7)
 
 /** A point inside the polygon for a label when the source gives none (docs/decisions.md "Label points"). */
+/** How far outside its parcel a source label point may lie and still be served (the 2 cm rule). */
+export const LABEL_INSIDE_M = 0.02
+
 function labelOf(mp: MultiPolygon): [number, number] {
   const [x, y] = labelPoint(mp)
   return [round7(x), round7(y)]
@@ -92,7 +102,12 @@ export function normaliseParcel(
     Number.isFinite(tagY) &&
     Math.abs(tagX) <= 180 &&
     Math.abs(tagY) <= 90
-  const [labelLon, labelLat] = hasTag ? [round7(tagX), round7(tagY)] : labelOf(g.mp)
+  // the source's label point only where it lies in the parcel (within 2 cm of it): real exports
+  // put some in a neighbour, or in another erf standing in this one's hole (docs/decisions.md
+  // "Label points")
+  const tagged: [number, number] | null = hasTag ? [round7(tagX), round7(tagY)] : null
+  const tagInside = tagged !== null && distanceToPointM(g.mp, tagged[0], tagged[1]) <= LABEL_INSIDE_M
+  const [labelLon, labelLat] = tagInside ? tagged! : labelOf(g.mp)
   const geomArea = Number(props.geom_area)
   const geodesicSqm = multiPolygonAreaSqm(g.mp)
   const areaFromSource = text(props.geom_area) !== null && Number.isFinite(geomArea) && geomArea > 0
@@ -102,6 +117,7 @@ export function normaliseParcel(
     ok: true,
     repaired: g.repaired,
     reoriented: g.reoriented,
+    labelReplaced: tagged !== null && !tagInside,
     rec: {
       type,
       province,

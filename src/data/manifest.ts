@@ -27,6 +27,8 @@ const LayerStatsSchema = z.object({
   reoriented: z.number().int().nonnegative().optional(),
   /** exact duplicates of an earlier row, dropped (absent from datasets built before the count) */
   duplicates: z.number().int().nonnegative().optional(),
+  /** source label points that lay outside their parcel, replaced by a computed one (parcels; absent before) */
+  labels_replaced: z.number().int().nonnegative().optional(),
   /** free-form per-layer facts the service needs (e.g. id offsets) */
   meta: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
 })
