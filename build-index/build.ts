@@ -94,13 +94,21 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
           'skipped',
       )
     log(`inputs: hashed the source files of each domain in ${(hashMs / 1000).toFixed(2)} s`)
-    if (opts.allowRejects)
-      checkLayerLosses(rejects, {
-        plots: ds.domainOf('plots'),
-        parcels: ds.domainOf('parcels'),
-        encumbrances: ds.domainOf('encumbrances'),
-        boundaries: ds.domainOf('jurisdiction'),
-      })
+    const losses = layerLosses(rejects, {
+      plots: ds.domainOf('plots'),
+      parcels: ds.domainOf('parcels'),
+      encumbrances: ds.domainOf('encumbrances'),
+      boundaries: ds.domainOf('jurisdiction'),
+    })
+    if (losses.length)
+      throw new BuildError(
+        opts.allowRejects
+          ? `${losses[0]}; even with --allow-rejects a layer may lose at most ${MAX_LAYER_LOSS * 100} % of its rows: ` +
+              'fix the export'
+          : // --allow-rejects would refuse these too: it is not offered
+            `${rejects.total} source rows were rejected; ${losses.join('; ')}: fix the export ` +
+              `(a layer may lose at most ${MAX_LAYER_LOSS * 100} % of its rows, even with --allow-rejects)`,
+      )
     if (rejects.total > 0 && !opts.allowRejects) {
       throw new BuildError(
         `${rejects.total} source rows were rejected (see above); fix the export or pass --allow-rejects to build ` +
@@ -121,11 +129,13 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
 export const MAX_LAYER_LOSS = 0.05
 
 /**
- * Under --allow-rejects, fails the build when a layer lost more than MAX_LAYER_LOSS of its rows,
- * or all of them, naming the layer: a layer reduced to a remnant is a broken export, not a few
- * bad rows. Reject layer names are `<domain prefix>/<manifest layer key>`.
+ * The layers that lost more than MAX_LAYER_LOSS of their rows, or all of them, each as
+ * "<layer>: N of M rows were rejected": a layer reduced to a remnant is a broken export, not a
+ * few bad rows, so --allow-rejects does not build it. Reject layer names are
+ * `<domain prefix>/<manifest layer key>`.
  */
-function checkLayerLosses(rejects: RejectLog, domains: Record<string, DomainManifest | null>): void {
+function layerLosses(rejects: RejectLog, domains: Record<string, DomainManifest | null>): string[] {
+  const out: string[] = []
   for (const [name, rejected] of rejects.byLayer) {
     const [prefix, ...rest] = name.split('/')
     // the erven derived from the cadastre are rejected as `plots/south_africa (from WC erf)`
@@ -133,10 +143,9 @@ function checkLayerLosses(rejects: RejectLog, domains: Record<string, DomainMani
     const kept = domains[prefix]?.layers[key]?.rows ?? 0
     const total = kept + rejected
     if (kept > 0 && rejected <= MAX_LAYER_LOSS * total) continue
-    throw new BuildError(
-      `${name}: ${rejected} of ${total} rows were rejected (see above)` +
-        (kept === 0 ? ', every row of the layer' : '') +
-        `; even with --allow-rejects a layer may lose at most ${MAX_LAYER_LOSS * 100} % of its rows: fix the export`,
+    out.push(
+      `${name}: ${rejected} of ${total} rows were rejected (see above)${kept === 0 ? ', every row of the layer' : ''}`,
     )
   }
+  return out
 }

@@ -90,6 +90,32 @@ describe('build-index', () => {
       )
   })
 
+  it('counts re-oriented rows among the rows kept only, not their dropped duplicates (issue #39 item 7)', async () => {
+    const good = parcelFixtureLines().get('erf')!.trimEnd().split('\n')
+    // the first erf wound clockwise (as ESRI winds exteriors), then its exact duplicate
+    const f = JSON.parse(good[0])
+    f.geometry.coordinates = f.geometry.coordinates.map((r: number[][]) => [...r].reverse())
+    const wound = JSON.stringify(f)
+    const build = async (lines: string[]) => {
+      const source = tmp()
+      const wc = join(source, 'south_africa', 'cadastre', 'WC')
+      mkdirSync(wc, { recursive: true })
+      writeFileSync(
+        join(source, 'export.json'),
+        JSON.stringify({ cadastre: { export_id: 'csg-w', as_of: '2026-09-30' } }),
+      )
+      writeFileSync(join(wc, 'erf.geojsonl'), `${lines.join('\n')}\n`)
+      return (await buildDataset({ source, out: join(tmp(), 'ds'), log: () => {} })).domains.parcels!.layers['WC/erf']
+    }
+    // the fixture holds wound rows of its own
+    const before = (await build(good)).reoriented!
+    expect(await build([wound, wound, ...good.slice(1)])).toMatchObject({
+      rows: good.length,
+      duplicates: 1,
+      reoriented: before + 1,
+    })
+  })
+
   it('with --allow-rejects still fails a layer that lost more than 5 % of its rows, or all, naming it', async () => {
     const good = parcelFixtureLines().get('erf')!.trimEnd().split('\n')
     const bad = (n: number) => Array.from({ length: n }, (_, k) => `{"type":"Feature","properties":{"id":"BAD${k}"}}`)
@@ -104,12 +130,19 @@ describe('build-index', () => {
       writeFileSync(join(wc, 'erf.geojsonl'), `${lines.join('\n')}\n`)
       // a whole second layer, so the farm portions' rows are never the ones at fault
       writeFileSync(join(wc, 'farm_portion.geojsonl'), parcelFixtureLines().get('farm_portion')!)
-      return buildDataset({ source, out: join(tmp(), 'ds'), allowRejects: true, log: () => {} })
+      return buildDataset({ source, out: join(tmp(), 'ds'), allowRejects, log: () => {} })
     }
+    let allowRejects = true
     // every row rejected: the layer is named (not "the export holds no parcel layer")
     await expect(build(bad(4))).rejects.toThrow(
       'parcels/WC/erf: 4 of 4 rows were rejected (see above), every row of the layer; even with --allow-rejects',
     )
+    // without the flag, the build does not suggest a flag that would refuse it too (issue #39 item 7)
+    allowRejects = false
+    const without = build(bad(4))
+    await expect(without).rejects.toThrow('every row of the layer: fix the export')
+    await expect(without).rejects.not.toThrow('pass --allow-rejects')
+    allowRejects = true
     // one bad row among the fixture's erven: more than 5 %
     await expect(build([...good, ...bad(1)])).rejects.toThrow(`parcels/WC/erf: 1 of ${good.length + 1} rows`)
     // one bad row in 21 or more: within 5 %, built and counted

@@ -5,7 +5,7 @@
  * Built from a hand-made export: 80 filler erven in a grid, with the conflicting rows early in
  * the file so that removing them renumbers every row after them.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { buildDataset } from '../build-index/build.js'
@@ -43,6 +43,7 @@ const VERSIONED = lpiOf(902)
 const TWICE_CURRENT = lpiOf(903)
 const SHARED_KEY_A = lpiOf(904)
 const SHARED_KEY_B = lpiOf(905)
+const COLLIDING = lpiOf(906)
 const away = (k: number) => box(18.7 + k * 0.001, -33.95, 18.7005 + k * 0.001, -33.9495)
 
 function exportRows(): string[] {
@@ -151,12 +152,31 @@ describe('versions of one parcel in an export', () => {
       new RegExp(`erf.geojsonl:1: LPI ${TWICE_CURRENT} has two current versions: this row and .*erf.geojsonl:87`),
     )
     expect(text).toMatch(new RegExp(`erf.geojsonl:87: LPI ${TWICE_CURRENT} has two current versions`))
+
     expect(text).toMatch(
       new RegExp(`erf.geojsonl:88: source key ${KEY(904)} is on two LPIs: ${SHARED_KEY_B} here and ${SHARED_KEY_A}`),
     )
     expect(text).toMatch(
       new RegExp(`erf.geojsonl:2: source key ${KEY(904)} is on two LPIs: ${SHARED_KEY_A} here and ${SHARED_KEY_B}`),
     )
+  })
+
+  it('names one LPI on two parcels apart a key collision, not two versions (issue #39 item 7)', async () => {
+    const collide = mkdtempSync(join(inject('workDir'), 'collide-src-'))
+    cpSync(source, collide, { recursive: true })
+    appendFileSync(
+      join(collide, 'south_africa', 'cadastre', 'WC', 'erf.geojsonl'),
+      `${erf(COLLIDING, KEY(906), away(6))}\n${erf(COLLIDING, `${COLLIDING}55555`, away(9))}\n`,
+    )
+    const said: string[] = []
+    const out = join(mkdtempSync(join(inject('workDir'), 'collide-')), 'ds')
+    await expect(buildDataset({ source: collide, out, log: (l) => said.push(l) })).rejects.toThrow(/rejected/)
+    const text = said.join('\n')
+    expect(text).toMatch(
+      new RegExp(`erf.geojsonl:90: key collision: this row and .*erf.geojsonl:89 both use LPI ${COLLIDING} for two`),
+    )
+    expect(text).toMatch(/erf.geojsonl:89: key collision: this row and .*erf.geojsonl:90/)
+    expect(text).not.toMatch(new RegExp(`LPI ${COLLIDING} has two current versions`))
   })
 
   it('counts the duplicate and the four conflicting rows in the layer summary and the log', () => {

@@ -22,7 +22,14 @@ import { encodeGeometry } from '../../src/data/geometry-blob.js'
 import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
 import type { ProvinceCode } from '../../src/data/provinces.js'
 import { NEIGHBOUR_PASS_SQL, computeRelations } from './parcel-relations.js'
-import { prepareParcels, type LayerItem, type PreparedChunk } from './parcel-rows.js'
+import {
+  FIX_LABEL,
+  FIX_REORIENTED,
+  FIX_REPAIRED,
+  prepareParcels,
+  type LayerItem,
+  type PreparedChunk,
+} from './parcel-rows.js'
 import { VersionLedger, rejectEarlierConflicts } from './parcel-versions.js'
 import { countLines, createProgress } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
@@ -122,8 +129,6 @@ export async function buildParcels(
       const refQueue: string[][] = []
       take = (c) => {
         const refs = refQueue.shift()!
-        repaired += c.repaired
-        reoriented += c.reoriented
         let r = 0
         for (let k = 0; k < c.reasons.length; k++) {
           const reason = c.reasons[k]
@@ -154,7 +159,11 @@ export async function buildParcels(
           }
           n++
           rows++
-          if (c.labelReplaced[r - 1]) labelsReplaced++
+          // counted for the rows kept only (not a duplicate, nor a row a conflict rejected)
+          const fix = c.fixes[r - 1]
+          if (fix & FIX_REPAIRED) repaired++
+          if (fix & FIX_REORIENTED) reoriented++
+          if (fix & FIX_LABEL) labelsReplaced++
           if (rec.areaFromSource) areas.add(n, rec.extentSqm, rec.geodesicSqm)
           boxes.push4(
             c.boxes[4 * (r - 1)],

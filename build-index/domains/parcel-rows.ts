@@ -37,8 +37,11 @@ export interface PreparedChunk {
   repaired: number
   /** how many had a ring re-oriented (not a repair) */
   reoriented: number
-  /** per record, 1 where the source's label point lay outside it and was replaced */
-  labelReplaced: Uint8Array
+  /**
+   * per record, what normalising changed (FIX_* bits): the build counts them for the rows it
+   * keeps, not for duplicates or rows a conflict rejects later
+   */
+  fixes: Uint8Array
   /** 4 per record: minX, minY, maxX, maxY of its geometry */
   boxes: Float64Array
   /** the records' encoded geometries, back to back */
@@ -49,6 +52,11 @@ export interface PreparedChunk {
   prefilter: Uint8Array
 }
 
+/** Bits of {@link PreparedChunk.fixes}. */
+export const FIX_REPAIRED = 1
+export const FIX_REORIENTED = 2
+export const FIX_LABEL = 4
+
 /** Checks and normalises `items` of layer `type` in `province`; see {@link PreparedChunk}. */
 export function prepareParcels(items: LayerItem[], type: ParcelType, province: ProvinceCode, chunk = 0): PreparedChunk {
   const reasons: (string | null)[] = []
@@ -57,7 +65,7 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
   const boxes: number[] = []
   let repaired = 0
   let reoriented = 0
-  const replaced: number[] = []
+  const fixes: number[] = []
   for (const item of items) {
     // rejected by the reader, or by the parse
     const read = 'text' in item ? jsonFeatureToRow(item.text, '') : item
@@ -73,7 +81,9 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
     reasons.push(null)
     if (r.repaired) repaired++
     if (r.reoriented) reoriented++
-    replaced.push(r.labelReplaced ? 1 : 0)
+    fixes.push(
+      (r.repaired ? FIX_REPAIRED : 0) | (r.reoriented ? FIX_REORIENTED : 0) | (r.labelReplaced ? FIX_LABEL : 0),
+    )
     const { geometry, ...rec } = r.rec
     recs.push(rec)
     const b = bboxOf(geometry)
@@ -106,7 +116,7 @@ export function prepareParcels(items: LayerItem[], type: ParcelType, province: P
     recs,
     repaired,
     reoriented,
-    labelReplaced: Uint8Array.from(replaced),
+    fixes: Uint8Array.from(fixes),
     boxes: Float64Array.from(boxes),
     geoms,
     ends,

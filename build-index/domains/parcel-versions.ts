@@ -18,10 +18,12 @@
  * earlier rows of the same key per row: about 20 bytes a row, no string per row.
  */
 import type Database from 'better-sqlite3'
+import { decodeGeometry } from '../../src/data/geometry-blob.js'
 import { lpiBucketHash, lpiFingerprint } from '../../src/data/lpi-hash.js'
 import type { LayerStats } from '../../src/data/manifest.js'
 import { PARCEL_LAYERS } from '../../src/data/parcels-format.js'
 import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
+import { bboxOf } from '../../src/geo/polygon.js'
 import type { RejectLog } from '../reject-log.js'
 
 /** What the ledger decided for the row just inserted. */
@@ -159,6 +161,7 @@ export class VersionLedger {
   private readonly refs = new RefStore()
   private readonly readRow: Database.Statement
   private readonly readRaw: Database.Statement
+  private readonly readGeom: Database.Statement
   private readonly deleteRow: Database.Statement
   /** Earlier rows rejected by a conflict, removed by {@link compact}. */
   readonly removed = new Set<number>()
@@ -166,6 +169,7 @@ export class VersionLedger {
   constructor(private readonly db: Database.Database) {
     this.readRow = db.prepare('SELECT lpi, source_key, wstatus, hidden FROM parcel WHERE id = ?')
     this.readRaw = db.prepare('SELECT * FROM parcel WHERE id = ?').raw()
+    this.readGeom = db.prepare('SELECT geom FROM parcel WHERE id = ?').pluck()
     this.deleteRow = db.prepare('DELETE FROM parcel WHERE id = ?')
   }
 
@@ -187,12 +191,16 @@ export class VersionLedger {
         return { keep: false, duplicate: true }
       }
       if (current && isCurrent(other)) {
-        reason ||= `LPI ${row.lpi} has two current versions: this row and ${this.refs.get(j)}; both rejected`
-        conflicts.push({
-          id: j,
-          ref: this.refs.get(j),
-          reason: `LPI ${row.lpi} has two current versions: this row and ${ref}; both rejected`,
-        })
+        // versions of one parcel lie on each other; two parcels apart are a key collision in
+        // the export, and saying "two versions" would send the reader looking for the wrong fault
+        const apart = this.apart(id, j)
+        const what = (other: string) =>
+          apart
+            ? `key collision: this row and ${other} both use LPI ${row.lpi} for two parcels whose boundaries ` +
+              'do not meet; both rejected'
+            : `LPI ${row.lpi} has two current versions: this row and ${other}; both rejected`
+        reason ||= what(this.refs.get(j))
+        conflicts.push({ id: j, ref: this.refs.get(j), reason: what(ref) })
       }
     }
     const key = row.sourceKey
@@ -218,6 +226,13 @@ export class VersionLedger {
     }
     this.refs.set(id, ref)
     return { keep: true }
+  }
+
+  /** Whether the boundaries of rows a and b are apart (their boxes do not meet): two parcels, not two versions. */
+  private apart(a: number, b: number): boolean {
+    const x = bboxOf(decodeGeometry(this.readGeom.get(a) as Buffer))
+    const y = bboxOf(decodeGeometry(this.readGeom.get(b) as Buffer))
+    return x.maxX < y.minX || y.maxX < x.minX || x.maxY < y.minY || y.maxY < x.minY
   }
 
   /** Every field and the geometry the same (the id aside). */
