@@ -1,6 +1,8 @@
 import type { Context } from 'hono'
 import type { AppEnv } from './env.js'
+import { noneMatch } from './etag.js'
 import { appendHeader, reply, setHeader } from './reply.js'
+import { requestHeader } from './request-header.js'
 
 /** The media type of every vector tile we serve (Mapbox Vector Tile 2.1). */
 export const MVT_CONTENT_TYPE = 'application/vnd.mapbox-vector-tile'
@@ -11,8 +13,9 @@ export const TILE_CACHE_CONTROL = 'private, max-age=3600'
 /**
  * The one answer of every tile route: `ETag` (a tile of an immutable dataset changes only with
  * it, so the tag names the dataset version and whatever else selects the tile's content) and
- * `Cache-Control` on every answer; 304 when `If-None-Match` matches; otherwise the tile that
- * `encode` makes, or 204 when it holds no feature (`encode` gives no bytes).
+ * `Cache-Control` on every answer; 304 when `If-None-Match` names it (or its compressed form,
+ * `"…-gzip"`, etag.ts); otherwise the tile that `encode` makes, compressed as the request allows
+ * when large (reply.ts), or 204 when it holds no feature (`encode` gives no bytes).
  */
 export function tileAnswer(c: Context<AppEnv>, etag: string, encode: () => Uint8Array): Response {
   setHeader(c, 'ETag', etag)
@@ -20,7 +23,13 @@ export function tileAnswer(c: Context<AppEnv>, etag: string, encode: () => Uint8
   // "HTTP conventions")
   setHeader(c, 'Cache-Control', TILE_CACHE_CONTROL)
   appendHeader(c, 'Vary', 'X-API-KEY')
-  if (c.req.header('if-none-match') === etag) return reply(c, null, 304)
+  const inm = requestHeader(c, 'if-none-match')
+  const held = inm === undefined ? null : noneMatch(inm, etag)
+  if (held !== null) {
+    // the 304 names the representation the client holds (compressed or not)
+    setHeader(c, 'ETag', held)
+    return reply(c, null, 304)
+  }
   const bytes = encode()
   if (bytes.byteLength === 0) return reply(c, null, 204)
   return reply(c, bytes, 200, MVT_CONTENT_TYPE)
