@@ -16,7 +16,8 @@ import { recordsOf, toRecord, writeRecordOrNull, type ParcelRecord, type Row } f
 import { beacons, generalPlans, neighbours } from './relations.js'
 import { FoundRows, firstRowAt, nearest, rowsAt, within, type FoundParcels } from './spatial.js'
 import { ParcelStore } from './store.js'
-import { parcelTileBytes, type ParcelLayer } from './tiles.js'
+import type { TileSource } from '../../http/tile-source.js'
+import { parcelTileBytes, parcelTiles, type ParcelLayer } from './tiles.js'
 
 export type { Filter } from './filter.js'
 export type { ParcelRecord } from './records.js'
@@ -106,6 +107,11 @@ export class ParcelQueries {
   /** A vector tile's bytes (none when no feature falls in it). */
   tile(z: number, x: number, y: number, layers: readonly ParcelLayer[]): Uint8Array {
     return parcelTileBytes(this.store, z, x, y, layers)
+  }
+
+  /** The tiles of `layers`, as the tile routes serve them (src/http/tile-source.ts). */
+  tiles(layers: readonly ParcelLayer[]): TileSource {
+    return parcelTiles(this.store, layers)
   }
 
   /** The box of every parcel, the index's (west, south, east, north); null when there is none. */

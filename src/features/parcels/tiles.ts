@@ -9,7 +9,8 @@ import { FLAG_HIDDEN, FLAG_LAYER_MASK, PARCEL_LAYERS, WORK_STATUS, type ParcelTy
 import { decodeGeometry } from '../../data/geometry-blob.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileFeature, type TileLayer } from '../../geo/mvt/encode.js'
 import { tileBBox } from '../../geo/tiles.js'
-import type { TileSet, VectorLayer } from '../../http/tilejson.js'
+import type { TileSource } from '../../http/tile-source.js'
+import { boundsOf, type TileSet, type VectorLayer } from '../../http/tilejson.js'
 import type { ParcelStore } from './store.js'
 
 /** A tile layer: the lower-case parcel type (`erf`, `farm_portion`, …). */
@@ -122,4 +123,13 @@ export function parcelTileBytes(
   for (const code of codes)
     if (byLayer[code].length) out.push({ name: PARCEL_LAYERS[code].file, features: byLayer[code] })
   return out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
+}
+
+/** The parcel tiles of `layers` (in the order asked); the ETag names the dataset version and the layers. */
+export function parcelTiles(s: ParcelStore, layers: readonly ParcelLayer[]): TileSource {
+  const etag = `"${s.version}:${layers.join(',')}"`
+  return {
+    tileSet: () => parcelTileSet(layers, boundsOf([s.index]), s.version, s.asOf),
+    tile: (z, x, y) => ({ etag, encode: () => parcelTileBytes(s, z, x, y, layers) }),
+  }
 }

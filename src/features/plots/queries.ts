@@ -8,7 +8,8 @@ import type { PointHit } from '../../geo/point-index.js'
 import { FoundHits, toPlot, type FoundPlots, type LayerHit } from './found.js'
 import type { City, Plot } from './schemas.js'
 import { openPlotLayers, type CountryEnum, type CountryLayer } from './store.js'
-import { LAYER_COUNTRY, plotTileBytes, pointsExtent, type PlotLayer } from './tiles.js'
+import type { TileSource } from '../../http/tile-source.js'
+import { LAYER_COUNTRY, plotTileBytes, plotTileSet, pointsExtent, type PlotLayer } from './tiles.js'
 
 export type { FoundPlots } from './found.js'
 
@@ -58,6 +59,18 @@ export class PlotQueries {
       if (l) wanted.push({ name, l, accept: acceptFor(l, scope) })
     }
     return plotTileBytes(z, x, y, wanted)
+  }
+
+  /**
+   * The tiles of `layers` (of the countries in scope) for a key of this scope, as the tile routes
+   * serve them (src/http/tile-source.ts); `scopeText` names the scope in the ETag.
+   */
+  tiles(layers: readonly PlotLayer[], countries: CountryEnum[], scope: CityScope, scopeText: string): TileSource {
+    const etag = `"${this.version}:${layers.join(',')}:${encodeURIComponent(scopeText)}"`
+    return {
+      tileSet: () => plotTileSet(layers, this.extent(layers.map((l) => LAYER_COUNTRY[l])), this.version, this.asOf),
+      tile: (z, x, y) => ({ etag, encode: () => this.tile(z, x, y, layers, countries, scope) }),
+    }
   }
 
   /** The box of the points of the countries given (west, south, east, north), or null. */
