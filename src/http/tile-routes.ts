@@ -50,7 +50,9 @@ export function tileRulesText(minZoom: Readonly<Record<string, number>>): string
     .join(', ')
   return (
     `each layer appears from its zoom on: ${zooms}. z 0–22, x and y 0–2^z−1, else 400. ` +
-    'No feature in the tile: 204. ETag from the dataset version; If-None-Match answers 304. ' +
+    "No feature in the tile: 204. ETag from the tile's content where it was made at build time, else from the " +
+    'dataset version and what selects the tile; If-None-Match answers 304. Sent gzip- or brotli-compressed as ' +
+    '`Accept-Encoding` allows (a stored tile as stored, gzip). ' +
     '`Cache-Control: private, max-age=3600` and `Vary: X-API-KEY`: a tile is served for a key.'
   )
 }
