@@ -32,9 +32,10 @@ export interface ParcelTileData {
   flags: SharedArrayBuffer
 }
 
-/** A parcel found in a block; its feature read from its row on first use, then kept for the block. */
+/** A parcel found in a block, with its row; its feature made on first use, then kept for the block. */
 class ParcelFeature implements PyramidFeature {
   private made: TileFeature | null = null
+  row: ParcelTileRow | null = null
 
   constructor(
     readonly i: number,
@@ -43,11 +44,13 @@ class ParcelFeature implements PyramidFeature {
     readonly minY: number,
     readonly maxX: number,
     readonly maxY: number,
-    private readonly row: (id: number) => ParcelTileRow,
   ) {}
 
   feature(): TileFeature {
-    this.made ??= parcelTileFeature(this.i + 1, this.layer, this.row(this.i + 1))
+    if (this.made === null) {
+      this.made = parcelTileFeature(this.i + 1, this.layer, this.row!)
+      this.row = null
+    }
     return this.made
   }
 }
@@ -57,7 +60,6 @@ export function parcelBlockSource(d: ParcelTileData): BlockSource {
   const db = new Database(d.sqlite, { readonly: true, fileMustExist: true })
   db.pragma('mmap_size = 2147483647')
   const st = db.prepare(PARCEL_TILE_ROW_SQL).raw(true)
-  const row = (id: number) => st.get(id) as ParcelTileRow
   const index = Flatbush.from(d.index as unknown as ArrayBuffer)
   const flags = new Uint8Array(d.flags)
   return {
@@ -67,10 +69,13 @@ export function parcelBlockSource(d: ParcelTileData): BlockSource {
       const out: ParcelFeature[] = []
       index.search(b.minX, b.minY, b.maxX, b.maxY, (i, x0, y0, x1, y1) => {
         const fl = flags[i]
-        if ((fl & FLAG_HIDDEN) === 0) out.push(new ParcelFeature(i, fl & FLAG_LAYER_MASK, x0, y0, x1, y1, row))
+        if ((fl & FLAG_HIDDEN) === 0) out.push(new ParcelFeature(i, fl & FLAG_LAYER_MASK, x0, y0, x1, y1))
         return false
       })
-      return out.sort((a, b) => a.i - b.i)
+      out.sort((p, q) => p.i - q.i)
+      // the rows in id order, in one pass over the table (decoded when a tile first draws them)
+      for (const f of out) f.row = st.get(f.i + 1) as ParcelTileRow
+      return out
     },
     close: () => db.close(),
   }
