@@ -7,7 +7,6 @@
  * @module
  */
 import { readFileSync } from 'node:fs'
-import type { VectorLayer } from '../../src/http/tilejson.js'
 import { DEFAULT_TILE_BUFFER_PX } from '../../src/geo/mvt/encode.js'
 import { latToWorldY, lonToWorldX, tileBBox } from '../../src/geo/tiles.js'
 import { createProgress } from '../progress.js'
@@ -38,8 +37,8 @@ export interface TileStoreSpec {
   /** MBTiles metadata: name and description */
   name: string
   description: string
-  /** the layers, for the metadata's `vector_layers` (id, fields, minzoom) */
-  layers: Pick<VectorLayer, 'id' | 'fields' | 'minzoom'>[]
+  /** the layers, for the metadata's `vector_layers`: id, fields (name -> type and meaning), minzoom */
+  layers: { id: string; fields: Record<string, string>; minzoom: number }[]
   minZoom: number
   maxZoom: number
   /** west, south, east, north of the features */

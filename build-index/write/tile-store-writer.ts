@@ -1,4 +1,4 @@
-import { TILE_STORE_SCHEMA_SQL, tmsRow } from '../../src/data/tile-store.js'
+import { TILE_STORE_INDEX_SQL, TILE_STORE_SCHEMA_SQL, tmsRow } from '../../src/data/tile-store.js'
 import type { DatasetWriter } from './dataset-writer.js'
 import { finishDb, openScratchDb } from './sqlite-writer.js'
 
@@ -38,6 +38,7 @@ export class TileStoreWriter {
     const ins = this.db.prepare('INSERT INTO metadata VALUES (?, ?)')
     for (const name of Object.keys(metadata).sort()) ins.run(name, metadata[name])
     this.db.exec('COMMIT')
+    this.db.exec(TILE_STORE_INDEX_SQL)
     finishDb(this.db, this.scratch, this.ds.pathOf(this.rel))
     this.ds.addFile(this.rel, 'sqlite')
   }

@@ -8,7 +8,6 @@ import { PARCEL_TYPES } from '../../data/parcels-format.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
 import type { BBox } from '../../geo/polygon.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
-import { boundsOf } from '../../http/tilejson.js'
 import { coverage } from './coverage.js'
 import type { Filter } from './filter.js'
 import { currentRow, geometryOfLpi, recordsOfLpi, recordsOfSourceKey } from './lookups.js'
@@ -112,11 +111,6 @@ export class ParcelQueries {
   /** The tiles of `layers`, as the tile routes serve them (src/http/tile-source.ts). */
   tiles(layers: readonly ParcelLayer[]): TileSource {
     return parcelTiles(this.store, layers)
-  }
-
-  /** The box of every parcel, the index's (west, south, east, north); null when there is none. */
-  extent(): [number, number, number, number] | null {
-    return boundsOf([this.store.index])
   }
 
   /**
