@@ -5,6 +5,8 @@ import { buildBoundaries } from './domains/build-boundaries.js'
 import { buildEncumbrances } from './domains/build-encumbrances.js'
 import { buildParcels } from './domains/build-parcels.js'
 import { buildPlots } from './domains/build-plots.js'
+import { buildParcelTiles } from './tiles/parcel-tiles.js'
+import { buildPlotTiles } from './tiles/plot-tiles.js'
 import { domainInputsDigest } from './inputs.js'
 import { RejectLog } from './reject-log.js'
 import { readPreviousBuild, reuseDomain } from './reuse.js'
@@ -65,14 +67,24 @@ export async function buildDataset(opts: BuildOptions): Promise<Manifest> {
     if (exports.plots)
       await step(
         'plots',
-        () => buildPlots(source, ds, rejects, exports.plots!),
+        async () => {
+          const m = await buildPlots(source, ds, rejects, exports.plots!)
+          // the point tiles, from the plot files just written (build-index/tiles/)
+          if (m) await buildPlotTiles(ds, m.layers, log)
+          return m
+        },
         'plots: export.json names a plots export but no botswana/plots or south_africa/erven layer exists; ' +
           'domain skipped',
       )
     if (exports.cadastre)
       await step(
         'parcels',
-        () => buildParcels(source, ds, rejects, exports.cadastre!, log),
+        async () => {
+          const m = await buildParcels(source, ds, rejects, exports.cadastre!, log)
+          // the parcel tiles, from the parcel files just written (build-index/tiles/)
+          if (m) await buildParcelTiles(ds, log)
+          return m
+        },
         'parcels: export.json names a cadastre export but south_africa/cadastre holds no parcel layer with a ' +
           'usable row; domain skipped',
       )

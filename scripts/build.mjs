@@ -16,6 +16,8 @@ const ENTRIES = {
   'overlap-worker': 'build-index/domains/overlap-worker.ts',
   // the parcel relation pass's worker thread
   'relation-worker': 'build-index/domains/relation-worker.ts',
+  // the tile store build's worker thread (parcel and plot tiles)
+  'tile-worker': 'build-index/tiles/tile-worker.ts',
   // the background dataset check's worker thread, loaded next to the server bundle
   'integrity-worker': 'src/data/integrity-worker.ts',
   verify: 'build-index/verify.ts',

@@ -180,7 +180,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
             '`X-Request-Id` and `X-Content-Type-Options: nosniff`. ' +
             'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`. ' +
             'Every other answer of an authenticated JSON GET carries a strong `ETag`, `Cache-Control: private, ' +
-            'max-age=60` and `Vary: X-API-KEY`; `If-None-Match` naming the ETag answers 304. JSON answers over ' +
+            'max-age=60` and `Vary: X-API-KEY`; `If-None-Match` naming the ETag answers 304. JSON answers and tiles over ' +
             '1 KB are compressed (br or gzip) as `Accept-Encoding` allows, the ETag then suffixed `-br` or `-gzip`. ' +
             'A path asked with a method it does not have answers 405 `MethodNotAllowed` with `Allow`. A request ' +
             'that is not valid HTTP/1.1 answers 400, one with headers over 16 KB 431 ' +

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
+import { PARCEL_TILES_FILE } from '../src/data/parcel-tiles.js'
 import { PARCEL_FILES } from '../src/data/parcels-format.js'
+import { PLOT_TILES_FILE } from '../src/data/plot-tiles.js'
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex')
 
@@ -46,6 +48,8 @@ describe('build passes on worker threads', () => {
     expect(two.log).toContain('overlaps on 2 worker threads')
     expect(two.log).toContain('relations on 2 worker threads')
     expect(two.log).toContain('layers prepared on 2 worker threads')
+    expect(two.log).toMatch(/parcels\/tiles: \d+ blocks on 2 worker threads/)
+    expect(two.log).toMatch(/plots\/tiles: \d+ blocks on 2 worker threads/)
     // parcel rows (ids in source order), touching pairs, beacon ring positions and General Plan
     // links, byte for byte; the index, flags and prefilter of the layer pass too
     const rejected = (log: string) => log.split('\n').filter((l) => l.startsWith('rejected '))
@@ -55,6 +59,8 @@ describe('build passes on worker threads', () => {
       expect.stringMatching(new RegExp(`${layer}:5: id "NOT AN LPI" is not a 21-character LPI`)),
     ])
     for (const f of Object.values(PARCEL_FILES)) expect(sha(join(two.out, f)), f).toBe(sha(join(one.out, f)))
+    // the tile stores, cut block by block on the workers
+    for (const f of [PARCEL_TILES_FILE, PLOT_TILES_FILE]) expect(sha(join(two.out, f)), f).toBe(sha(join(one.out, f)))
     expect(sha(join(two.out, 'encumbrances/encumbrances.sqlite'))).toBe(
       sha(join(one.out, 'encumbrances/encumbrances.sqlite')),
     )

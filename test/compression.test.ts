@@ -4,6 +4,7 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
+import { tileAt } from '../src/geo/tiles.js'
 import { makeTestApp } from './helpers.js'
 
 const t = makeTestApp()
@@ -61,6 +62,66 @@ describe('compression', () => {
       expect(res.headers.get('Vary') ?? '', path).not.toContain('Accept-Encoding')
       // the same length (an error's body differs by its request id only)
       expect((await raw(res)).byteLength, path).toBe(plain.byteLength)
+    }
+  })
+
+  it('compresses nothing twice: a body the route already coded is sent as it is', async () => {
+    const html = await (await t.app.request('/map')).text()
+    const base = /src="(\/map\/assets\/[\w-]+)\/main\.js"/.exec(html)![1]
+    // the basemap outlines: GeoJSON (a type reply() compresses), coded by the asset route
+    const path = `${base}/countries.geojson`
+    const plain = await raw(await t.app.request(path))
+    for (const [accept, coding, decode] of [
+      ['gzip', 'gzip', gunzipSync],
+      ['br', 'br', brotliDecompressSync],
+    ] as const) {
+      const res = await t.app.request(path, { headers: { 'Accept-Encoding': accept } })
+      expect(res.headers.get('Content-Encoding')).toBe(coding)
+      expect(res.headers.get('ETag')).toMatch(new RegExp(`^"[\\w-]+-${coding}"$`))
+      expect(res.headers.get('ETag')).not.toContain(`-${coding}-`)
+      expect(res.headers.get('Vary')).toBe('Accept-Encoding')
+      // decoded once, the file itself
+      expect(decode(await raw(res)).equals(plain), accept).toBe(true)
+    }
+  })
+
+  it('compresses a large tile made on the fly, once, and answers 304 to the coded tag', async () => {
+    // the z14 tile holding the most Botswana plots, for a key of their town: made when asked (the
+    // stored tiles are for keys that see every town: test/tile-store.test.ts)
+    const counts = new Map<string, number>()
+    const points = t.data.dataset
+      .sqlite('plots/botswana.sqlite')
+      .prepare('SELECT longitude, latitude, city.name FROM plot JOIN city ON city.id = plot.city_id')
+      .raw()
+    const towns = new Map<string, string>()
+    for (const [lon, lat, town] of points.all() as [number, number, string][]) {
+      const { x, y } = tileAt(lon, lat, 14)
+      counts.set(`${x}/${y}`, (counts.get(`${x}/${y}`) ?? 0) + 1)
+      towns.set(`${x}/${y}`, town)
+    }
+    const [densest] = [...counts].sort((a, b) => b[1] - a[1])[0]
+    const [x, y] = densest.split('/')
+    const path = `/api/v1/plots/tiles/14/${x}/${y}.mvt`
+    const key = t.issue({ countries: ['BOTSWANA'], cities: { BOTSWANA: [towns.get(densest)!] } }).key
+    const first = await t.get(path, key)
+    const plain = await raw(first)
+    expect(plain.byteLength).toBeGreaterThan(1024)
+    expect(first.headers.get('Content-Encoding')).toBeNull()
+    for (const [accept, coding, decode] of [
+      ['gzip', 'gzip', gunzipSync],
+      ['gzip, br', 'br', brotliDecompressSync],
+    ] as const) {
+      const res = await t.get(path, key, { 'Accept-Encoding': accept })
+      expect(res.headers.get('Content-Encoding'), accept).toBe(coding)
+      expect(res.headers.get('Vary'), accept).toBe('X-API-KEY, Accept-Encoding')
+      const body = await raw(res)
+      expect(body.byteLength, accept).toBeLessThan(plain.byteLength)
+      expect(decode(body).equals(plain), accept).toBe(true)
+      const tag = res.headers.get('ETag')!
+      expect(tag).toBe(`${first.headers.get('ETag')!.slice(0, -1)}-${coding}"`)
+      const again = await t.get(path, key, { 'Accept-Encoding': accept, 'If-None-Match': tag })
+      expect(again.status, accept).toBe(304)
+      expect(again.headers.get('ETag'), accept).toBe(tag)
     }
   })
 })

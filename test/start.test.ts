@@ -15,8 +15,11 @@ import { startRedis } from './fixtures/redis-server.js'
 const ROOT = resolve('.')
 const START = join(ROOT, 'dist', 'start.js')
 
-/** Runs start.js until it logs "listening", then returns its output and a stop function. */
-async function start(cwd: string, env: Record<string, string>) {
+/**
+ * Runs start.js until it logs "listening" (within `listenMs`), then returns its output and a stop
+ * function.
+ */
+async function start(cwd: string, env: Record<string, string>, listenMs = 60_000) {
   const port = await freePort()
   const child = spawn(process.execPath, [START], {
     cwd,
@@ -27,7 +30,7 @@ async function start(cwd: string, env: Record<string, string>) {
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()))
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()))
   await new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`start did not listen:\n${out}`)), 150_000)
+    const timer = setTimeout(() => rej(new Error(`start did not listen:\n${out}`)), listenMs)
     const check = () => {
       if (out.includes('"listening"')) {
         clearTimeout(timer)
@@ -48,7 +51,9 @@ async function start(cwd: string, env: Record<string, string>) {
 describe('npm start', () => {
   it('first start prepares everything and prints a working demo key once; the second reuses it all', async () => {
     const cwd = mkdtempSync(join(inject('workDir'), 'start-'))
-    const first = await start(cwd, {})
+    // the first start generates the sample export and builds it, tile stores included: about a
+    // minute alone, longer beside the other test files on two cores
+    const first = await start(cwd, {}, 180_000)
     try {
       const out = first.output()
       expect(out).toContain('generating the sample source export')
@@ -91,7 +96,7 @@ describe('npm start', () => {
       await third.stop()
       redis.kill()
     }
-  }, 240_000)
+  }, 300_000)
 
   it('with DATASET_DIR set serves that dataset and generates nothing', async () => {
     const cwd = mkdtempSync(join(inject('workDir'), 'start-'))

@@ -1,20 +1,24 @@
 /**
  * The map tiles: `GET /parcels/tiles/{z}/{x}/{y}.mvt` at z14 and z15 (every layer; erven appear
- * from z15) and `GET /plots/tiles/14/{x}/{y}.mvt` over the densest townships, in process.
+ * from z15) and `GET /plots/tiles/14/{x}/{y}.mvt` over the densest townships, in process, and the
+ * z15 parcel tiles against `/parcels/at` over HTTP (tiles-http.ts).
  *
  * Probe set, seeded (`--seed`) and drawn from the dataset itself: the 0.01° cells holding the
  * most current erven (label points; the worst-case suite's densest cell is the first of them),
  * the top {@link CELL_SHARE} of the cells with erven and at least {@link MIN_CELLS}; the tiles
  * of random points in them, distinct, at each zoom. "whole handler" sends each request through the app
- * (`app.request`: routing, key check, rate limit, validation, the tile read back as bytes);
- * "queries only" is the `tile()` call the route makes. Each whole-handler answer is checked
- * (untimed) to be a 200 or 204 whose bytes equal the query's.
+ * (`app.request`: routing, key check, rate limit, validation, the tile read back as bytes):
+ * without `Accept-Encoding` (a stored tile decompressed), and with `gzip` (a stored tile sent as
+ * stored); "tile made when asked" is the tile() call that made every tile before the tile store
+ * (src/data/tile-store.ts), and still makes those the store lacks. Each whole-handler answer is
+ * checked (untimed) to be a 200 or 204 whose bytes, decoded, equal the tile made when asked.
  *
  * Issue target at national scale: a z14 parcel tile over a dense township within 20 ms (p99).
  *
  * @module
  */
 import { Buffer } from 'node:buffer'
+import { gunzipSync } from 'node:zlib'
 import { PARCEL_FILES } from '../../src/data/parcels-format.js'
 import { openDataset, type OpenDataset } from '../../src/data/open-dataset.js'
 import { PARCEL_TILE_LAYERS } from '../../src/features/parcels/tiles.js'
@@ -28,6 +32,13 @@ import { Random } from '../lib/prng.js'
 import { verdict } from '../lib/report.js'
 import { fmt } from '../lib/stats.js'
 import type { Suite, SuiteContext, SuiteRecord } from '../lib/suite.js'
+import {
+  medianRun,
+  runTilesHttp,
+  TARGET_P99_MS as HTTP_P99_MS,
+  TARGET_RATIO,
+  type TilesHttpData,
+} from './tiles-http.js'
 
 /** The zoom of the target, and the first zoom with erven (PARCEL_TILE_MIN_ZOOM.erf). */
 const ZOOM = 14
@@ -38,7 +49,8 @@ const CELL_SHARE = 0.02
 const MIN_CELLS = 20
 const TARGET_P99_MS = 20
 const WHOLE = 'whole handler (app.request, no socket)'
-const QUERIES = 'queries only'
+const WHOLE_GZIP = 'whole handler, Accept-Encoding: gzip'
+const QUERIES = 'tile made when asked (queries only)'
 
 interface TileRow extends OpRow {
   set: 'parcels' | 'plots'
@@ -59,6 +71,8 @@ export interface TilesData {
   rounds: number
   rows: TileRow[]
   notes: string[]
+  /** z15 tiles against /parcels/at over HTTP (absent with --no-http, and from older records) */
+  http?: TilesHttpData
 }
 
 /** The cells holding the most current erven, densest first. */
@@ -117,6 +131,16 @@ async function measureSet(
       statuses[k] = res.status
       return res.status === 200 ? 1 : 0
     })
+    // as a browser asks: a stored tile is sent as stored (gzip), a tile made when asked is compressed
+    const coded: Uint8Array[] = new Array(tiles.length)
+    const codings: (string | null)[] = new Array(tiles.length)
+    const gzipHeaders = { ...headers, 'Accept-Encoding': 'gzip' }
+    const wholeGzip = await measureAsync(`${set} z${z}`, WHOLE_GZIP, tiles.length, rounds, null, async (k) => {
+      const res = await app.request(paths[k], { headers: gzipHeaders })
+      coded[k] = new Uint8Array(await res.arrayBuffer())
+      codings[k] = res.headers.get('Content-Encoding')
+      return res.status === 200 ? 1 : 0
+    })
     const queries = await measureAsync(`${set} z${z}`, QUERIES, tiles.length, rounds, null, (k) =>
       query(services, tiles[k].x, tiles[k].y).byteLength > 0 ? 1 : 0,
     )
@@ -124,10 +148,13 @@ async function measureSet(
     let empty = 0
     let bytes = 0
     let maxBytes = 0
+    let gzBytes = 0
+    let gzMax = 0
     let bad = 0
     for (let k = 0; k < tiles.length; k++) {
       const expected = query(services, tiles[k].x, tiles[k].y)
-      const same = Buffer.from(bodies[k]).equals(Buffer.from(expected))
+      const decoded = codings[k] === 'gzip' ? gunzipSync(coded[k]) : Buffer.from(coded[k])
+      const same = Buffer.from(bodies[k]).equals(Buffer.from(expected)) && decoded.equals(Buffer.from(expected))
       if ((statuses[k] !== 200 && statuses[k] !== 204) || !same) {
         if (bad++ < 3) ctx.fail(`tiles: ${paths[k]} answered ${statuses[k]} (${same ? 'same' : 'other'} bytes)`)
         continue
@@ -137,6 +164,8 @@ async function measureSet(
         ok++
         bytes += bodies[k].byteLength
         maxBytes = Math.max(maxBytes, bodies[k].byteLength)
+        gzBytes += coded[k].byteLength
+        gzMax = Math.max(gzMax, coded[k].byteLength)
       }
     }
     if (bad > 3) ctx.fail(`tiles: ${set}: ${bad - 3} further bad answers`)
@@ -148,19 +177,23 @@ async function measureSet(
       maxBytes,
     }
     const row = { ...whole.row, ...extra }
+    const gzRow = { ...wholeGzip.row, ...extra, meanBytes: ok ? gzBytes / ok : Number.NaN, maxBytes: gzMax }
     ctx.log(
-      `tiles: ${set} z${z}: whole handler p50 ${fmt(row.all.p50Us / 1000, 2)} ms, p99 ${fmt(row.all.p99Us / 1000, 2)} ms ` +
-        `(tile() p50 ${fmt(queries.row.all.p50Us / 1000, 2)} ms); ${fmt(extra.meanBytes / 1024)} KiB per tile, ` +
+      `tiles: ${set} z${z}: whole handler p50 ${fmt(row.all.p50Us / 1000, 2)} ms, p99 ${fmt(row.all.p99Us / 1000, 2)} ms, ` +
+        `with gzip p50 ${fmt(gzRow.all.p50Us / 1000, 2)} ms (made when asked p50 ${fmt(queries.row.all.p50Us / 1000, 2)} ms); ` +
+        `${fmt(extra.meanBytes / 1024)} KiB per tile (${fmt(gzRow.meanBytes / 1024)} KiB gzip), ` +
         `largest ${fmt(maxBytes / 1024)} KiB, ${fmt(extra.share204 * 100)} % 204`,
     )
-    return [row, { ...queries.row, ...extra }]
+    return [row, gzRow, { ...queries.row, ...extra }]
   })
 }
 
 export const tilesSuite: Suite<TilesData> = {
   name: 'tiles',
   title: 'Map tiles: z14 parcel and plot tiles over the densest townships, in process',
-  summary: 'GET /parcels/tiles at z14 and z15 and /plots/tiles at z14 over the densest erf cells: p50/p99 ms, bytes',
+  summary:
+    'GET /parcels/tiles at z14 and z15 and /plots/tiles at z14 over the densest erf cells: p50/p99 ms, bytes; ' +
+    'z15 tiles vs /parcels/at req/s over HTTP',
 
   async run(ctx) {
     const ds = openDataset(ctx.dataset.dir)
@@ -199,6 +232,7 @@ export const tilesSuite: Suite<TilesData> = {
           )),
         )
       } else data.notes.push('the dataset has no plot domain: the plot tiles were not measured')
+      if (ctx.opts.http) data.http = await runTilesHttp(ctx, ds)
       return data
     } finally {
       ds.close()
@@ -229,6 +263,50 @@ export const tilesSuite: Suite<TilesData> = {
       }),
     ]
     for (const n of d.notes) lines.push('', `Note: ${n}.`)
+    if (d.http) lines.push('', ...httpSection(d.http, national))
     return lines.join('\n')
   },
+}
+
+/** The HTTP part's Markdown: per load the median req/s over the rounds, each round's, and the median run's latency. */
+function httpSection(h: TilesHttpData, national: boolean): string[] {
+  const at = medianRun(h, 'at')
+  const gz = medianRun(h, 'tiles gzip')
+  const lines = [
+    `Over HTTP: \`GET /parcels/tiles/15/{x}/{y}.mvt\` at ${h.paths.toLocaleString('en-US')} seeded current erven's label ` +
+      `points (${h.tiles.toLocaleString('en-US')} distinct tiles) against \`GET /parcels/at\` at the same points, one ` +
+      `worker, ${h.tool}, 50 connections, ${h.durationS} s per run, the loads interleaved in each round; ` +
+      `${h.checked.agreed}/${h.checked.probes} tiles fetched first equal to the tiles made in process. ` +
+      `Target (the issue's): the tiles at least ${TARGET_RATIO}x \`/parcels/at\`'s req/s, p99 ≤ ${HTTP_P99_MS} ms.`,
+    '',
+    '| load | req/s (median) | rounds | vs /parcels/at | p50 | p99 |',
+    '|---|--:|---|--:|--:|--:|',
+  ]
+  for (const load of ['at', 'tiles gzip', 'tiles identity'] as const) {
+    const m = medianRun(h, load)
+    if (!m) continue
+    const rounds = h.runs.filter((r) => r.load === load).map((r) => fmt(r.result.reqPerS))
+    const name =
+      load === 'at'
+        ? '/parcels/at'
+        : `z15 tiles, ${load === 'tiles gzip' ? 'Accept-Encoding: gzip' : 'no Accept-Encoding'}`
+    lines.push(
+      `| ${name} | ${fmt(m.reqPerS)} | ${rounds.join(', ')} | ${at ? `${fmt(m.reqPerS / at.reqPerS, 2)}x` : ''} | ` +
+        `${fmt(m.run.p50Ms, 2)} ms | ${fmt(m.run.p99Ms, 2)} ms |`,
+    )
+  }
+  if (at && gz) {
+    const ratio = gz.reqPerS / at.reqPerS
+    lines.push(
+      '',
+      `- z15 tiles (gzip) vs /parcels/at: ${fmt(ratio, 2)}x, target ≥ ${TARGET_RATIO}x: ` +
+        (national
+          ? ratio >= TARGET_RATIO
+            ? 'met'
+            : `missed by ${fmt(TARGET_RATIO - ratio, 2)}x`
+          : '(target is for national scale)'),
+      `- z15 tiles (gzip) p99: ${fmt(gz.run.p99Ms, 2)} ms, target ≤ ${HTTP_P99_MS} ms: ${verdict(national, gz.run.p99Ms, HTTP_P99_MS, 'ms')}`,
+    )
+  }
+  return lines
 }

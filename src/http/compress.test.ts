@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { negotiate } from './compress.js'
+import { acceptsGzip, negotiate } from './compress.js'
 
 describe('negotiate', () => {
   it('answers br or gzip as Accept-Encoding allows, the higher q first, br on a tie', () => {
@@ -22,5 +22,24 @@ describe('negotiate', () => {
       ['gzip, *;q=0', 'gzip'],
     ] as const)
       expect(negotiate(header), String(header)).toBe(coding)
+  })
+})
+
+describe('acceptsGzip', () => {
+  it('is true when gzip is listed or covered by *, with a q above 0', () => {
+    for (const [header, yes] of [
+      [undefined, false],
+      ['', false],
+      ['br', false],
+      ['identity', false],
+      ['gzip', true],
+      ['x-gzip', true],
+      ['br, gzip;q=0.1', true],
+      ['gzip;q=0', false],
+      ['*', true],
+      ['gzip;q=0, *', false],
+      ['br, *;q=0', false],
+    ] as const)
+      expect(acceptsGzip(header), String(header)).toBe(yes)
   })
 })

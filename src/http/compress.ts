@@ -30,6 +30,22 @@ const GZIP = { level: 1 }
  */
 export function negotiate(acceptEncoding: string | undefined): Coding | null {
   if (acceptEncoding === undefined || acceptEncoding === '') return null
+  const { br, gzip } = qualities(acceptEncoding)
+  if (br <= 0 && gzip <= 0) return null
+  return br >= gzip ? 'br' : 'gzip'
+}
+
+/**
+ * Whether this `Accept-Encoding` takes gzip (listed, or covered by `*`, with a q above 0): a body
+ * stored gzip-compressed is then sent as it is, whatever else the client prefers.
+ */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (acceptEncoding === undefined || acceptEncoding === '') return false
+  return qualities(acceptEncoding).gzip > 0
+}
+
+/** The q of br and gzip in an `Accept-Encoding` (`*` standing in for one not listed); -1: not accepted. */
+function qualities(acceptEncoding: string): { br: number; gzip: number } {
   let br = -1
   let gzip = -1
   let star = -1
@@ -47,8 +63,7 @@ export function negotiate(acceptEncoding: string | undefined): Coding | null {
   }
   if (br < 0) br = star
   if (gzip < 0) gzip = star
-  if (br <= 0 && gzip <= 0) return null
-  return br >= gzip ? 'br' : 'gzip'
+  return { br, gzip }
 }
 
 /** `body` in `coding`. */

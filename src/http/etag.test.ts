@@ -68,4 +68,13 @@ describe('noneMatch', () => {
     expect(noneMatch('0123456789abcdef', t)).toBeNull()
     expect(noneMatch('', t)).toBeNull()
   })
+
+  it('reads quoted tags, so a tag may hold a comma', () => {
+    const t = '"v1:erf,street"'
+    expect(noneMatch(t, t)).toBe(t)
+    expect(noneMatch(`"a,b", W/${t}`, t)).toBe(t)
+    expect(noneMatch('"v1:erf,street-gzip"', t)).toBe('"v1:erf,street-gzip"')
+    expect(noneMatch('"v1:erf", "street"', t)).toBeNull()
+    expect(noneMatch('"v1:erf,street', t)).toBeNull()
+  })
 })

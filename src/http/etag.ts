@@ -86,19 +86,31 @@ class TagHash {
 /**
  * The tag of `If-None-Match` that names `etag` (weak comparison, RFC 9110 13.1.2: `W/` ignored),
  * itself or with a coding's suffix (`"…-br"`, `"…-gzip"`: the compressed answer, reply.ts), or
- * `etag` for `*`; null when none does.
+ * `etag` for `*`; null when none does. The list is read as RFC 9110 8.8.3 writes it, quoted tags
+ * separated by commas, so a tag may hold a comma itself (a tile's names its layers, `erf,street`).
  */
 export function noneMatch(header: string, etag: string): string | null {
   if (header === etag) return etag
-  if (header === '*') return etag
-  for (const part of header.split(',')) {
-    let t = part.trim()
-    if (t.startsWith('W/')) t = t.slice(2)
-    if (t === etag || t === '*') return etag
-    if (t.length > etag.length && t.startsWith(etag.slice(0, -1))) {
-      const coding = t.slice(etag.length - 1)
-      if (coding === '-br"' || coding === '-gzip"') return t
+  const body = etag.slice(1, -1)
+  for (let i = 0; i < header.length; ) {
+    const ch = header[i]
+    if (ch === ' ' || ch === '\t' || ch === ',') {
+      i++
+      continue
     }
+    if (ch === '*') return etag
+    if (header.startsWith('W/', i)) i += 2
+    // not a quoted tag: the rest cannot be read
+    if (header[i] !== '"') return null
+    const end = header.indexOf('"', i + 1)
+    if (end < 0) return null
+    const t = header.slice(i + 1, end)
+    if (t === body) return etag
+    if (t.length > body.length && t.startsWith(body)) {
+      const coding = t.slice(body.length)
+      if (coding === '-br' || coding === '-gzip') return `"${t}"`
+    }
+    i = end + 1
   }
   return null
 }

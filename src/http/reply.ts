@@ -31,13 +31,29 @@ export function setHeader(c: Context<AppEnv>, name: string, value: string): void
   else c.set('headers', { [name]: value })
 }
 
-/** Adds a value to a list header of this request (`Vary`), after any value already gathered. */
+/**
+ * Adds a value to a list header of this request (`Vary`), after any value already gathered; a
+ * value already listed is not added twice.
+ */
 export function appendHeader(c: Context<AppEnv>, name: string, value: string): void {
   const prev = c.get('headers')?.[name]
-  setHeader(c, name, prev === undefined ? value : `${prev}, ${value}`)
+  if (prev === undefined) setHeader(c, name, value)
+  else if (!prev.split(',').some((v) => v.trim() === value)) setHeader(c, name, `${prev}, ${value}`)
 }
 
-/** The answer: `body` with the gathered headers and, when given, its Content-Type. */
+/** The media types compressed on the fly when an answer is larger than COMPRESS_MIN_BYTES. */
+const COMPRESSED_TYPES: ReadonlySet<string | undefined> = new Set([
+  'application/json',
+  'application/geo+json',
+  // vector tiles (src/http/tile-answer.ts): a parcel or plot tile shrinks to a third or less
+  'application/vnd.mapbox-vector-tile',
+])
+
+/**
+ * The answer: `body` with the gathered headers and, when given, its Content-Type. A body of a
+ * compressed type over COMPRESS_MIN_BYTES is compressed as the request allows, unless the caller
+ * already set `Content-Encoding` (the body is then sent as it is: nothing is compressed twice).
+ */
 export function reply(
   c: Context<AppEnv>,
   body: string | Uint8Array | null,
@@ -49,7 +65,8 @@ export function reply(
   if (
     body !== null &&
     bytes > COMPRESS_MIN_BYTES &&
-    (contentType === 'application/json' || contentType === 'application/geo+json')
+    COMPRESSED_TYPES.has(contentType) &&
+    c.get('headers')?.['Content-Encoding'] === undefined
   ) {
     const coded = encoded(c, body)
     if (coded !== null) {
@@ -71,7 +88,7 @@ export function reply(
 }
 
 /**
- * A large JSON body as the request's `Accept-Encoding` allows (src/http/compress.ts), with
+ * A large body as the request's `Accept-Encoding` allows (src/http/compress.ts), with
  * `Vary: Accept-Encoding`, `Content-Encoding`, and a strong `ETag` naming the coding (RFC 9110
  * 8.8.3: each coding is its own representation; etag.ts matches either form); null: as it is.
  */

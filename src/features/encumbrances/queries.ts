@@ -46,7 +46,8 @@ import {
 } from './records.js'
 import { recordsAt, recordsInBox, recordsWithin } from './spatial.js'
 import { EncumbranceStore } from './store.js'
-import { tileBytes } from './tiles.js'
+import { encumbranceTileSet, tileBytes } from './tiles.js'
+import type { TileSource } from '../../http/tile-source.js'
 import { boundsOf } from '../../http/tilejson.js'
 
 export { INTERSECT_MAX_ENCUMBRANCES, INTERSECT_MAX_PARCELS } from './candidates.js'
@@ -166,6 +167,18 @@ export class EncumbranceQueries {
   /** A vector tile's bytes (none when no feature falls in it). */
   tile(z: number, x: number, y: number, classes: readonly EncumbranceClass[]): Uint8Array {
     return tileBytes(this.store, z, x, y, classes)
+  }
+
+  /**
+   * The tiles of `classes`, made when asked, as the tile routes serve them
+   * (src/http/tile-source.ts); the ETag names the dataset version and the classes.
+   */
+  tiles(classes: readonly EncumbranceClass[]): TileSource {
+    const etag = `"${this.version}:${classes.join(',')}"`
+    return {
+      tileSet: () => encumbranceTileSet(classes, this.extent(), this.version, this.asOf),
+      tile: (z, x, y) => ({ etag, encode: () => this.tile(z, x, y, classes) }),
+    }
   }
 
   // ---- a record's geometry

@@ -18,7 +18,7 @@ import { registerHeatmapRoute } from './routes/heatmap.js'
 import { registerIntersectRoute } from './routes/intersect.js'
 import { registerParcelRoutes } from './routes/parcel.js'
 import { registerSearchRoute } from './routes/search.js'
-import { registerTileJsonRoute, registerTileRoute } from './routes/tiles.js'
+import { registerEncumbranceTileRoutes } from './routes/tiles.js'
 import { registerWithinRoute } from './routes/within.js'
 
 export function registerEncumbranceRoutes(router: ApiRouter, queries: Service<EncumbranceQueries | null>): void {
@@ -36,7 +36,6 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: Service<En
   registerBatchRoute(router, guards, service)
   registerCoverageRoute(router, guards, service)
   registerHeatmapRoute(router, guards, service)
-  registerTileRoute(router, guards, service)
-  registerTileJsonRoute(router, guards, service)
+  registerEncumbranceTileRoutes(router, guards, service)
   registerDetailRoute(router, guards, service)
 }

@@ -13,12 +13,13 @@ import { registerBatchRoute } from './routes/batch.js'
 import { registerBoundaryRoutes } from './routes/boundaries.js'
 import type { JurisdictionRouteContext } from './routes/common.js'
 import { registerCoverageRoute } from './routes/coverage.js'
-import { registerHeatmapRoute, registerTileJsonRoute, registerTileRoute } from './routes/map.js'
+import { registerHeatmapRoute, registerJurisdictionTileRoutes } from './routes/map.js'
 import { registerParcelRoute } from './routes/parcel.js'
 import { registerSearchRoute } from './routes/search.js'
 
 export { batchAnswer } from './routes/batch.js'
-export { HEATMAP_MAX_FEATURES, HEATMAP_MAX_SPAN, TILE_MIN_ZOOM } from './routes/map.js'
+export { HEATMAP_MAX_FEATURES, HEATMAP_MAX_SPAN } from './routes/map.js'
+export { TILE_MIN_ZOOM } from './tiles.js'
 
 export function registerJurisdictionRoutes(router: ApiRouter, queries: Service<JurisdictionQueries | null>): void {
   const ctx: JurisdictionRouteContext = {
@@ -36,6 +37,5 @@ export function registerJurisdictionRoutes(router: ApiRouter, queries: Service<J
   registerSearchRoute(router, ctx)
   registerCoverageRoute(router, ctx)
   registerHeatmapRoute(router, ctx)
-  registerTileRoute(router, ctx)
-  registerTileJsonRoute(router, ctx)
+  registerJurisdictionTileRoutes(router, ctx)
 }

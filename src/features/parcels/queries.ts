@@ -8,7 +8,6 @@ import { PARCEL_TYPES } from '../../data/parcels-format.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
 import type { BBox } from '../../geo/polygon.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
-import { boundsOf } from '../../http/tilejson.js'
 import { coverage } from './coverage.js'
 import type { Filter } from './filter.js'
 import { currentRow, geometryOfLpi, recordsOfLpi, recordsOfSourceKey } from './lookups.js'
@@ -16,7 +15,8 @@ import { recordsOf, toRecord, writeRecordOrNull, type ParcelRecord, type Row } f
 import { beacons, generalPlans, neighbours } from './relations.js'
 import { FoundRows, firstRowAt, nearest, rowsAt, within, type FoundParcels } from './spatial.js'
 import { ParcelStore } from './store.js'
-import { parcelTileBytes, type ParcelLayer } from './tiles.js'
+import type { TileSource } from '../../http/tile-source.js'
+import { parcelTileBytes, parcelTiles, type ParcelLayer } from './tiles.js'
 
 export type { Filter } from './filter.js'
 export type { ParcelRecord } from './records.js'
@@ -108,9 +108,9 @@ export class ParcelQueries {
     return parcelTileBytes(this.store, z, x, y, layers)
   }
 
-  /** The box of every parcel, the index's (west, south, east, north); null when there is none. */
-  extent(): [number, number, number, number] | null {
-    return boundsOf([this.store.index])
+  /** The tiles of `layers`, as the tile routes serve them (src/http/tile-source.ts). */
+  tiles(layers: readonly ParcelLayer[]): TileSource {
+    return parcelTiles(this.store, layers)
   }
 
   /**

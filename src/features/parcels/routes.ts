@@ -13,7 +13,7 @@ import { registerGeometryRoute } from './routes/geometry.js'
 import { registerByLpiRoute, registerBySourceKeyRoute } from './routes/lookup.js'
 import { registerRelationRoutes } from './routes/relations.js'
 import type { ParcelRoutes } from './routes/shared.js'
-import { registerTileJsonRoute, registerTileRoute } from './routes/tiles.js'
+import { registerParcelTileRoutes } from './routes/tiles.js'
 import { registerWithinRoute } from './routes/within.js'
 
 /** The parcel cadastre service (docs/api.md "Parcel cadastre (spec 001)"): South Africa only, `parcels` product. */
@@ -29,7 +29,6 @@ export function registerParcelRoutes(router: ApiRouter, queries: Service<ParcelQ
   registerBySourceKeyRoute(router, routes)
   registerGeometryRoute(router, routes)
   registerRelationRoutes(router, routes)
-  registerTileRoute(router, routes)
-  registerTileJsonRoute(router, routes)
+  registerParcelTileRoutes(router, routes)
   registerByLpiRoute(router, routes)
 }

@@ -11,6 +11,8 @@ import type { LayerStats } from '../../data/manifest.js'
 import { FLAG_LAYER_MASK, PARCEL_FILES, layerCode } from '../../data/parcels-format.js'
 import { lpiRowReader, sharedParcelFlags, sharedParcelIndex } from '../../data/parcel-readers.js'
 import { decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
+import { PARCEL_TILE_ROW_SQL, PARCEL_TILES_FILE } from '../../data/parcel-tiles.js'
+import { TileStore } from '../../data/tile-store.js'
 import { PREFILTER_STRIDE, createPrefilter } from '../../data/parcels-prefilter.js'
 import { bySpecificityOf } from './order.js'
 import { PointSearch, type Prefilter } from './point-search.js'
@@ -28,8 +30,8 @@ function prepare(db: Database.Database) {
     // literal in rowOfColumns (3.8 vs 6.5 us a row at national scale)
     row: db.prepare(`SELECT ${ROW_COLUMNS} FROM parcel WHERE id = ?`).raw(true),
     geom: db.prepare('SELECT geom FROM parcel WHERE id = ?').pluck(),
-    // a vector tile's feature (tiles.ts)
-    tile: db.prepare('SELECT lpi, tag_value, lstatus, wstatus, geom FROM parcel WHERE id = ?').raw(true),
+    // a vector tile's feature, for the tiles made when asked (tiles.ts)
+    tile: db.prepare(PARCEL_TILE_ROW_SQL).raw(true),
     byKey: db.prepare(`SELECT ${COLUMNS} FROM parcel WHERE source_key = ?`),
     touching: db.prepare('SELECT neighbour_id, shared_m FROM neighbour WHERE parcel_id = ? ORDER BY neighbour_id'),
     // beacons and plans come unsorted and are sorted in JS (ring position, then beacon id; SG
@@ -62,6 +64,8 @@ export class ParcelStore {
   readonly index: Flatbush
   readonly flags: Uint8Array
   readonly st: ReturnType<typeof prepare>
+  /** the tiles made at build time (src/data/tile-store.ts), or null for a dataset built without them */
+  readonly tiles: TileStore | null
   /** every version of an LPI, unsorted (see byVersion) */
   readonly rowsOfLpi: (lpi: string) => Row[]
   /** the point search over the index and the prefilter */
@@ -90,6 +94,7 @@ export class ParcelStore {
       ? loadPrefilter(new Uint8Array(ds.arrayBuffer(PARCEL_FILES.prefilter)), this.index.numItems)
       : null
     this.st = prepare(db)
+    this.tiles = ds.has(PARCEL_TILES_FILE) ? new TileStore(ds.sqlite(PARCEL_TILES_FILE)) : null
     this.rowsOfLpi = lpiRowReader<Row>(ds, db, COLUMNS, false)
     this.points = new PointSearch(this.index, this.flags, prefilter)
     this.bySpecificity = bySpecificityOf(this.flags)

@@ -8,7 +8,10 @@ import type { PointHit } from '../../geo/point-index.js'
 import { FoundHits, toPlot, type FoundPlots, type LayerHit } from './found.js'
 import type { City, Plot } from './schemas.js'
 import { openPlotLayers, type CountryEnum, type CountryLayer } from './store.js'
-import { LAYER_COUNTRY, plotTileBytes, pointsExtent, type PlotLayer } from './tiles.js'
+import { PLOT_TILES_FILE } from '../../data/plot-tiles.js'
+import { TileStore } from '../../data/tile-store.js'
+import { storedTile, type TileSource } from '../../http/tile-source.js'
+import { LAYER_COUNTRY, PLOT_TILE_LAYERS, plotTileBytes, plotTileSet, pointsExtent, type PlotLayer } from './tiles.js'
 
 export type { FoundPlots } from './found.js'
 
@@ -38,6 +41,8 @@ export class PlotQueries {
   readonly version: string
   readonly asOf: string | undefined
   private readonly layers: Map<CountryEnum, CountryLayer>
+  /** the tiles made at build time (src/data/tile-store.ts), or null for a dataset built without them */
+  private readonly store: TileStore | null
   /** each layer's box, computed on first use (a pass over its points) */
   private readonly extents = new Map<CountryEnum, [number, number, number, number] | null>()
 
@@ -47,6 +52,7 @@ export class PlotQueries {
     const m = ds.domain('plots')
     this.version = m?.dataset_version ?? ''
     this.asOf = m?.as_of
+    this.store = ds.has(PLOT_TILES_FILE) ? new TileStore(ds.sqlite(PLOT_TILES_FILE)) : null
   }
 
   /** A vector tile of the plot layers asked for, of the countries and towns in scope (none: no bytes). */
@@ -58,6 +64,24 @@ export class PlotQueries {
       if (l) wanted.push({ name, l, accept: acceptFor(l, scope) })
     }
     return plotTileBytes(z, x, y, wanted)
+  }
+
+  /**
+   * The tiles of `layers` (of the countries in scope) for a key of this scope, as the tile routes
+   * serve them (src/http/tile-source.ts): the stored ones (ETag from their content) where the
+   * store holds the zoom and the key sees every town of those layers' countries, else made when
+   * asked (ETag from the dataset version, the layers and `scopeText`, the key's scope).
+   */
+  tiles(layers: readonly PlotLayer[], countries: CountryEnum[], scope: CityScope, scopeText: string): TileSource {
+    const etag = `"${this.version}:${layers.join(',')}:${encodeURIComponent(scopeText)}"`
+    const store = layers.every((l) => !scope[LAYER_COUNTRY[l]]) ? this.store : null
+    return {
+      tileSet: () => plotTileSet(layers, this.extent(layers.map((l) => LAYER_COUNTRY[l])), this.version, this.asOf),
+      tile: (z, x, y) =>
+        store?.covers(z)
+          ? storedTile(store.tile(z, x, y), layers, PLOT_TILE_LAYERS)
+          : { etag, encode: () => this.tile(z, x, y, layers, countries, scope) },
+    }
   }
 
   /** The box of the points of the countries given (west, south, east, north), or null. */

@@ -1,34 +1,33 @@
 /**
  * Vector tiles of the plot points: one layer per plot layer of the dataset, `plot` (Botswana
- * plots) and `erf` (South African erven), from PLOT_TILES_MIN_ZOOM on, as Mapbox Vector Tile
- * bytes (src/geo/mvt/encode.ts), and their TileJSON description. A box query on each country's
- * KDBush index; at most PLOT_TILE_MAX_FEATURES points per layer.
+ * plots) and `erf` (South African erven), what they hold as src/data/plot-tiles.ts says, as
+ * Mapbox Vector Tile bytes (src/geo/mvt/encode.ts), and their TileJSON description. Made when
+ * asked: a box query on each country's KDBush index, at most PLOT_TILE_MAX_FEATURES points per
+ * layer (queries.ts serves the stored tiles where the dataset has them).
  *
  * @module
  */
+import {
+  keptPoints,
+  PLOT_TILE_FIELDS,
+  plotTileFeature,
+  PLOT_TILES_MAX_ZOOM,
+  PLOT_TILES_MIN_ZOOM,
+  type PlotLayer,
+} from '../../data/plot-tiles.js'
 import { DEFAULT_TILE_BUFFER_PX, encodeTile, type TileFeature, type TileLayer } from '../../geo/mvt/encode.js'
 import { tileBBox } from '../../geo/tiles.js'
 import type { TileSet } from '../../http/tilejson.js'
-import type { CountryEnum, CountryLayer } from './store.js'
+import type { CountryLayer } from './store.js'
 
-/** The tile layers, each the plots of one country. */
-export const PLOT_TILE_LAYERS = ['plot', 'erf'] as const
-export type PlotLayer = (typeof PLOT_TILE_LAYERS)[number]
-export const LAYER_COUNTRY: Record<PlotLayer, CountryEnum> = { plot: 'BOTSWANA', erf: 'SOUTH_AFRICA' }
-
-/**
- * Both layers appear from this zoom: a z14 tile is about 2.2 km across, a township's worth of
- * points (up to about 12 000 erven in the densest South African townships, a few thousand plots
- * in Gaborone).
- */
-export const PLOT_TILES_MIN_ZOOM = 14
-/** Clients over-zoom beyond this (src/http/tilejson.ts): a point is then within about 0.15 m. */
-export const PLOT_TILES_MAX_ZOOM = 16
-/**
- * At most this many points per layer in one tile (about 300 KB): past it, the tile keeps an even
- * sample (every k-th point in source order), so a client zooming in gets them all.
- */
-export const PLOT_TILE_MAX_FEATURES = 12_000
+export {
+  LAYER_COUNTRY,
+  PLOT_TILE_LAYERS,
+  PLOT_TILE_MAX_FEATURES,
+  PLOT_TILES_MAX_ZOOM,
+  PLOT_TILES_MIN_ZOOM,
+  type PlotLayer,
+} from '../../data/plot-tiles.js'
 
 /** The points of `layers` in tile z/x/y, of the layers given (in scope), each with its filter. */
 export function plotTileBytes(
@@ -42,25 +41,11 @@ export function plotTileBytes(
   const out: TileLayer[] = []
   for (const { name, l, accept } of layers) {
     const items = l.index.kd.range(box.minX, box.minY, box.maxX, box.maxY)
-    let hits: number[] = []
+    const hits: number[] = []
     // an empty layer's index holds one unreachable point (plots-format.ts): item numbers past the size
     for (const i of items) if (i < l.index.size && (accept === undefined || accept(i))) hits.push(i)
     hits.sort((a, b) => a - b)
-    if (hits.length > PLOT_TILE_MAX_FEATURES) {
-      const step = hits.length / PLOT_TILE_MAX_FEATURES
-      hits = Array.from({ length: PLOT_TILE_MAX_FEATURES }, (_, k) => hits[Math.floor(k * step)])
-    }
-    const features: TileFeature[] = []
-    const region = l.country === 'BOTSWANA' ? 'district' : 'province'
-    for (const i of hits) {
-      const city = l.cities.get(l.cityOf[i])
-      const properties: TileFeature['properties'] = { plot_number: l.numberAt(i) }
-      if (city) {
-        properties.city = city.name
-        if (city.region) properties[region] = city.region
-      }
-      features.push({ id: l.idOffset + i + 1, geometry: [[l.index.lon(i), l.index.lat(i)]], properties })
-    }
+    const features: TileFeature[] = keptPoints(hits).map((i) => plotTileFeature(l, i))
     if (features.length) out.push({ name, features })
   }
   return out.length ? encodeTile(out, z, x, y) : new Uint8Array(0)
@@ -84,19 +69,6 @@ export function pointsExtent(l: CountryLayer): [number, number, number, number] 
   return [w, s, e, n]
 }
 
-const FIELDS: Record<PlotLayer, Record<string, string>> = {
-  plot: {
-    plot_number: 'String: the plot number (also GET /plots/{plot_number}); feature id = plot id',
-    city: 'String: the town (upper case)',
-    district: 'String: the district; absent when the town has none',
-  },
-  erf: {
-    plot_number: 'String: the erf number (also GET /plots/{plot_number}); feature id = plot id',
-    city: 'String: the township (upper case; names recur across provinces)',
-    province: 'String: the province; absent when the township has none',
-  },
-}
-
 /** The TileJSON description of the plot tiles of `layers` (src/http/tilejson.ts). */
 export function plotTileSet(
   layers: readonly PlotLayer[],
@@ -112,7 +84,7 @@ export function plotTileSet(
     layers: layers.map((name) => ({
       id: name,
       description: name === 'plot' ? 'Botswana plots' : 'South African erven',
-      fields: FIELDS[name],
+      fields: PLOT_TILE_FIELDS[name],
       minzoom: PLOT_TILES_MIN_ZOOM,
     })),
     bounds,

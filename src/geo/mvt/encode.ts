@@ -63,6 +63,9 @@ export interface EncodeTileOptions {
 }
 
 export const DEFAULT_TILE_BUFFER_PX = 64
+
+/** The buffer tiles are written into: one tile is encoded at a time per thread (as tile-space.ts's buffers). */
+let scratch: Uint8Array = new Uint8Array(64 * 1024)
 export const DEFAULT_SIMPLIFY_PX = 1
 /**
  * Encodes layers of lon/lat features as one MVT 2.1 tile (version 2) for tile z/x/y.
@@ -98,7 +101,8 @@ export function encodeTile(
     throw new RangeError(`simplifyPx must be a non-negative number of pixels, got ${simplifyPx}`)
 
   const ctx = createContext(z, x, y, extent, buffer, simplifyPx)
-  const pbf = new PbfWriter()
+  // written into the scratch buffer (grown as a tile needs, and kept), then copied out
+  const pbf = new PbfWriter(scratch)
   const names = new Set<string>()
   let written = 0
   for (const layer of layers) {
@@ -111,8 +115,9 @@ export function encodeTile(
     if (state.count === 0) pbf.pos = mark
     else written++
   }
+  scratch = pbf.buf
   if (written === 0) return new Uint8Array(0)
-  return pbf.finish()
+  return pbf.finish().slice()
 }
 
 // ---------------------------------------------------------------------------------------------
