@@ -1,8 +1,8 @@
 /**
  * What the encumbrance queries open once per dataset (src/data/encumbrance-format.ts): the
  * SQLite file and its prepared statements, the record flags, the per-class Flatbush indexes
- * with their id lists, the class of every record, and the parcel files when the dataset holds
- * the parcel domain.
+ * with their id lists and the `/at` search over them, the class of every record, and the parcel
+ * files when the dataset holds the parcel domain.
  *
  * @module
  */
@@ -13,6 +13,7 @@ import type { LayerStats } from '../../data/manifest.js'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
 import { ParcelStore } from './parcels.js'
+import { AtSearch } from './point-search.js'
 import { COLUMNS } from './records.js'
 
 /** One class's spatial index: Flatbush over its records' boxes, and the record id of each item. */
@@ -27,6 +28,12 @@ function prepareStatements(db: Database.Database) {
   return {
     byId: db.prepare(`SELECT ${COLUMNS} FROM encumbrance WHERE id = ?`).raw(true),
     byUid: db.prepare(`SELECT ${COLUMNS} FROM encumbrance WHERE uid = ?`).raw(true),
+    // the geometry /at measures, alone (point-search.ts): a strip where the record has one, so an
+    // area's read is one blob, a line's the blob and whether it is the strip
+    geomOfArea: db.prepare('SELECT coalesce(area_geom, geom) FROM encumbrance WHERE id = ?').pluck(),
+    geomOfLine: db
+      .prepare('SELECT coalesce(area_geom, geom), area_geom IS NULL FROM encumbrance WHERE id = ?')
+      .raw(true),
     overlapsOfParcel: db
       .prepare(
         `SELECT o.relationship, o.overlap_sqm, o.overlap_m, o.pct, o.geom AS clip, o.clip_is_line, ${COLUMNS.replace(/(\w+)/g, 'e.$1')}
@@ -94,6 +101,8 @@ export class EncumbranceStore {
   /** Per record (id - 1): FLAG_NOT_CURRENT, FLAG_LINE. */
   readonly flags: Uint8Array
   readonly indexes: ClassIndex[]
+  /** The `/at` search over the indexes (point-search.ts). */
+  readonly at: AtSearch
   readonly classOfId: Uint8Array
   /** The highest record id (where a windowed /search ends). */
   readonly maxId: number
@@ -110,6 +119,7 @@ export class EncumbranceStore {
     this.db = ds.sqlite(ENCUMBRANCE_FILES.sqlite)
     this.flags = new Uint8Array(ds.arrayBuffer(ENCUMBRANCE_FILES.flags))
     this.indexes = classIndexes(ds)
+    this.at = new AtSearch(this.indexes, this.flags)
     this.classOfId = classOfIdTable(this.indexes, this.flags.length)
     this.st = prepareStatements(this.db)
     this.maxId = (this.db.prepare('SELECT max(id) FROM encumbrance').pluck().get() as number | null) ?? 0
