@@ -15,9 +15,10 @@ import { TOOL_VERSION } from './write/dataset-writer.js'
 
 /**
  * Part of every digest. Bump it (or TOOL_VERSION) with any change to build-index that changes what
- * a domain's files hold for the same sources, or --reuse would link stale files.
+ * a domain's files hold for the same sources, or --reuse would link stale files (2: the
+ * encumbrance domain gained its `/at` prefilter).
  */
-export const INPUTS_VERSION = `build-index ${TOOL_VERSION}; dataset format ${DATASET_FORMAT_VERSION}; inputs 1`
+export const INPUTS_VERSION = `build-index ${TOOL_VERSION}; dataset format ${DATASET_FORMAT_VERSION}; inputs 2`
 
 /** Every file under `dir`, recursively (none when it does not exist). */
 function filesUnder(dir: string): string[] {

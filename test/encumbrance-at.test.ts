@@ -5,7 +5,8 @@
  * record of the asked classes whose stored box meets the search box, read as a whole row, its
  * geometry decoded and measured with the src/geo distance functions (a strip from `area_geom`,
  * an undimensioned line from its lines, an area from its polygons), nearest first then by id.
- * The answers must be equal to the last bit of each distance and byte for byte in each row.
+ * The answers must be equal to the last bit of each distance and byte for byte in each row, with
+ * the `/at` prefilter and without it (a dataset built before it).
  *
  * Probes, seeded: inside and around each record's box, on its vertices and on the middles of its
  * edges (boundaries, the strips' edges included), across and beside each strip of a dimensioned
@@ -22,7 +23,7 @@ import {
   type EncumbranceClass,
 } from '../src/data/encumbrance-format.js'
 import { decodeGeometry } from '../src/data/geometry-blob.js'
-import { openDataset } from '../src/data/open-dataset.js'
+import { openDataset, type OpenDataset } from '../src/data/open-dataset.js'
 import { createEncumbranceQueries } from '../src/features/encumbrances/queries.js'
 import { COLUMNS, toRow, type EncumbranceRow } from '../src/features/encumbrances/records.js'
 import { degreesAround, metresPerDegree } from '../src/geo/geodesic.js'
@@ -32,6 +33,9 @@ import { distanceToPointM, type MultiPolygon } from '../src/geo/polygon.js'
 const ds = openDataset(inject('datasetDir'))
 afterAll(() => ds.close())
 const q = createEncumbranceQueries(ds)
+// a dataset built before the prefilter: every candidate's geometry is read
+const withoutPrefilter: OpenDataset = { ...ds, has: (path) => path !== ENCUMBRANCE_FILES.prefilter && ds.has(path) }
+const plain = createEncumbranceQueries(withoutPrefilter)
 
 interface Ref {
   row: EncumbranceRow
@@ -139,39 +143,48 @@ const rowKey = (r: EncumbranceRow) =>
 const RADII = [0, 0, 0, 0, 0.5, 50, 1000]
 
 describe('GET /encumbrances/at answers as the whole-row reference', () => {
-  it('on seeded probes in, on and around every record, radius 0 to 1000 m, every class or a few', () => {
-    const rnd = new Random(37, 'test/encumbrance-at')
-    const all = q.classes
-    expect(all.length).toBeGreaterThan(5)
-    let compared = 0
-    const seen = { hits: 0, strips: 0, lines: 0, areas: 0, inRadius: 0, filtered: 0 }
-    const failures: string[] = []
-    for (const p of probes(rnd)) {
-      const radius = RADII[rnd.int(0, RADII.length - 1)]
-      const classes = rnd.chance(0.7) ? all : ENCUMBRANCE_CLASSES.filter((c) => all.includes(c) && rnd.chance(0.3))
-      const got = q.at(p.lon, p.lat, radius, classes)
-      const want = reference(p.lon, p.lat, radius, classes)
-      compared++
-      const key = (a: { row: EncumbranceRow; distanceM: number }[]) => a.map((h) => `${h.row.id}@${h.distanceM}`).join()
-      if (key(got) !== key(want)) {
-        if (failures.length < 5)
-          failures.push(`${p.what} (${p.lon}, ${p.lat}) r ${radius} [${classes}]: got ${key(got)}, want ${key(want)}`)
-        continue
-      }
-      // the rows themselves, byte for byte (the answer's fields and geometry come from them)
-      expect(got.map((h) => rowKey(h.row))).toEqual(want.map((h) => rowKey(h.row)))
-      seen.hits += want.length
-      seen.filtered += classes === all ? 0 : 1
-      for (const h of want) {
-        if (h.distanceM > 0) seen.inRadius++
-        else if (h.row.areaGeom) seen.strips++
-        else if (LINE_CLASSES.has(h.row.cls)) seen.lines++
-        else seen.areas++
-      }
-    }
-    expect(failures).toEqual([])
-    // the probes reached every kind of answer: strips, lines and areas holding the point, records within a radius
-    expect(compared).toBeGreaterThan(2000)
-    for (const [k, v] of Object.entries(seen)) expect(v, k).toBeGreaterThan(k === 'lines' ? 0 : 50)
+  it('the test dataset has the prefilter', () => {
+    expect(ds.has(ENCUMBRANCE_FILES.prefilter)).toBe(true)
   })
+
+  for (const [variant, queries] of [
+    ['with the prefilter', q],
+    ['without it', plain],
+  ] as const)
+    it(`${variant}: on seeded probes in, on and around every record, radius 0 to 1000 m, every class or a few`, () => {
+      const rnd = new Random(37, 'test/encumbrance-at')
+      const all = q.classes
+      expect(all.length).toBeGreaterThan(5)
+      let compared = 0
+      const seen = { hits: 0, strips: 0, lines: 0, areas: 0, inRadius: 0, filtered: 0 }
+      const failures: string[] = []
+      for (const p of probes(rnd)) {
+        const radius = RADII[rnd.int(0, RADII.length - 1)]
+        const classes = rnd.chance(0.7) ? all : ENCUMBRANCE_CLASSES.filter((c) => all.includes(c) && rnd.chance(0.3))
+        const got = queries.at(p.lon, p.lat, radius, classes)
+        const want = reference(p.lon, p.lat, radius, classes)
+        compared++
+        const key = (a: { row: EncumbranceRow; distanceM: number }[]) =>
+          a.map((h) => `${h.row.id}@${h.distanceM}`).join()
+        if (key(got) !== key(want)) {
+          if (failures.length < 5)
+            failures.push(`${p.what} (${p.lon}, ${p.lat}) r ${radius} [${classes}]: got ${key(got)}, want ${key(want)}`)
+          continue
+        }
+        // the rows themselves, byte for byte (the answer's fields and geometry come from them)
+        expect(got.map((h) => rowKey(h.row))).toEqual(want.map((h) => rowKey(h.row)))
+        seen.hits += want.length
+        seen.filtered += classes === all ? 0 : 1
+        for (const h of want) {
+          if (h.distanceM > 0) seen.inRadius++
+          else if (h.row.areaGeom) seen.strips++
+          else if (LINE_CLASSES.has(h.row.cls)) seen.lines++
+          else seen.areas++
+        }
+      }
+      expect(failures).toEqual([])
+      // the probes reached every kind of answer: strips, lines and areas holding the point, records within a radius
+      expect(compared).toBeGreaterThan(2000)
+      for (const [k, v] of Object.entries(seen)) expect(v, k).toBeGreaterThan(k === 'lines' ? 0 : 50)
+    })
 })

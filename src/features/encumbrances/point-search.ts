@@ -1,11 +1,13 @@
 /**
  * `/encumbrances/at`: the current records within a radius of a point (0: holding it), read no
  * more than the answer needs (issue #37 item 4). Per class asked, the Flatbush search's filter
- * drops, before anything is read, the records that are not current (the flags) and, with a
- * radius, those whose box is farther than the radius; each remaining record's geometry is read
- * alone (one blob column: the strip of a dimensioned line, else the stored geometry) and
- * measured on the encoded blob without decoding it; the whole row is read only for the records
- * in the answer.
+ * settles, before anything is read, the records that are not current (the flags), with a radius
+ * those whose box is farther than the radius, and where the point lies in a record's box, those
+ * the prefilter (encumbrance-format.ts) proves hold the point (distance 0) or, with radius 0,
+ * do not; each remaining record's geometry is read alone (one blob column: the strip of a
+ * dimensioned line, else the stored geometry) and measured on the encoded blob without decoding
+ * it; the whole row is read only for the records in the answer. With a radius, most records left
+ * are in the answer: their whole rows are read and measured on their blobs instead.
  *
  * The answer is the one a whole-row read of every candidate gives (test/encumbrance-at.test.ts):
  * the same candidates, the same distance to the bit (geometry-blob.ts computes what src/geo
@@ -18,7 +20,10 @@ import { containsPointEncoded, distanceToLinesEncodedM, distanceToPointEncodedM 
 import { degreesAround, metresPerDegree } from '../../geo/geodesic.js'
 import { recordById } from './lookups.js'
 import type { EncumbranceRow } from './records.js'
+import type { createPrefilter } from '../../data/parcels-prefilter.js'
 import type { ClassIndex, EncumbranceStatements, EncumbranceStore } from './store.js'
+
+export type Prefilter = ReturnType<typeof createPrefilter>
 
 /**
  * Slack (m) on the box test: a stored vertex may lie up to half a unit of the blob (0.5e-7°,
@@ -38,25 +43,52 @@ export class AtSearch {
   /** metres per degree of longitude and latitude at the point (the scales the distances use) */
   private kx = 0
   private ky = 0
-  /** past this many metres from the point a record's box holds nothing of the answer */
-  private reachM = 0
+  /** past this many metres from the point a record's box holds nothing of the answer; -1: radius 0 */
+  private reachM = -1
+  /** the query's records the prefilter proved hold the point */
+  private inside: number[] = []
   private readonly filters: Filter[]
 
   constructor(
     private readonly indexes: readonly ClassIndex[],
     flags: Uint8Array,
+    prefilter: Prefilter | null,
   ) {
     this.filters = indexes.map(({ ids }) => (i: number, x0: number, y0: number, x1: number, y1: number) => {
-      if (flags[ids[i] - 1] & FLAG_NOT_CURRENT) return false
-      if (this.reachM < 0) return true // radius 0: the search box is the point, every hit holds it
-      const dx = Math.max(x0 - this.x, 0, this.x - x1) * this.kx
-      const dy = Math.max(y0 - this.y, 0, this.y - y1) * this.ky
-      return dx * dx + dy * dy <= this.reachM * this.reachM
+      const id = ids[i]
+      if (flags[id - 1] & FLAG_NOT_CURRENT) return false
+      const x = this.x
+      const y = this.y
+      if (this.reachM >= 0) {
+        const dx = Math.max(x0 - x, 0, x - x1) * this.kx
+        const dy = Math.max(y0 - y, 0, y - y1) * this.ky
+        if (dx * dx + dy * dy > this.reachM * this.reachM) return false
+        // the prefilter answers for a point in the record's box only
+        if (!prefilter || x < x0 || x > x1 || y < y0 || y > y1) return true
+        if (prefilter(id - 1, x, y, x0, y0, x1, y1) <= 0) return true
+      } else {
+        // radius 0: the search box is the point, in every hit's box
+        if (!prefilter) return true
+        const r = prefilter(id - 1, x, y, x0, y0, x1, y1)
+        if (r < 0) return false
+        if (r === 0) return true
+      }
+      this.inside.push(id)
+      return false
     })
   }
 
-  /** Ids of the current records of `classes` that may lie within `radiusM` of the point, any order. */
-  candidates(lon: number, lat: number, radiusM: number, classes: readonly EncumbranceClass[]): number[] {
+  /**
+   * Ids of the current records of `classes` that may lie within `radiusM` of the point, any
+   * order; `inside` gets those the prefilter proved hold it (not among the ids: nothing to read).
+   */
+  candidates(
+    lon: number,
+    lat: number,
+    radiusM: number,
+    classes: readonly EncumbranceClass[],
+    inside: number[],
+  ): number[] {
     // a dimensioned line is indexed by its strip's box (build-encumbrances.ts), so the radius is
     // the whole pad; bounded near a pole (degreesAround)
     const pad = degreesAround(lat, radiusM)
@@ -66,6 +98,7 @@ export class AtSearch {
     this.kx = m.lon
     this.ky = m.lat
     this.reachM = radiusM > 0 ? radiusM + BOX_SLACK_M : -1
+    this.inside = inside
     const out: number[] = []
     for (let c = 0; c < this.indexes.length; c++) {
       const { cls, index, ids } = this.indexes[c]
@@ -78,27 +111,27 @@ export class AtSearch {
 }
 
 /**
- * Metres from the point to a record, as the answer measures it: a dimensioned line from its
- * strip (`area_geom`), an undimensioned line from its lines, an area from its polygons. With
- * radius 0 only containment matters: Infinity when the strip or area does not hold the point
- * (its distance would be above 0).
+ * Whether a record holds the point (radius 0), its geometry read alone: the strip of a
+ * dimensioned line or an area's polygons hold it (closed sets), an undimensioned line when the
+ * point is on it (distance 0).
  */
-function distanceOf(
-  st: EncumbranceStatements,
-  flags: Uint8Array,
-  id: number,
-  lon: number,
-  lat: number,
-  radiusM: number,
-): number {
-  let blob: Buffer
+function holds(st: EncumbranceStatements, flags: Uint8Array, id: number, lon: number, lat: number): boolean {
   if (flags[id - 1] & FLAG_LINE) {
-    const [g, isLine] = st.geomOfLine.get(id) as [Buffer, number]
-    if (isLine) return distanceToLinesEncodedM(g, lon, lat)
-    blob = g
-  } else blob = st.geomOfArea.get(id) as Buffer
-  if (radiusM > 0) return distanceToPointEncodedM(blob, lon, lat)
-  return containsPointEncoded(blob, lon, lat) ? 0 : Infinity
+    const [blob, isLine] = st.geomOfLine.get(id) as [Buffer, number]
+    return isLine ? distanceToLinesEncodedM(blob, lon, lat) === 0 : containsPointEncoded(blob, lon, lat)
+  }
+  return containsPointEncoded(st.geomOfArea.get(id) as Buffer, lon, lat)
+}
+
+/**
+ * Metres from the point to a record as the answer measures it, on its row's blobs: a dimensioned
+ * line from its strip (`area_geom`), an undimensioned line from its lines, an area from its
+ * polygons.
+ */
+function distanceOf(r: EncumbranceRow, flags: Uint8Array, lon: number, lat: number): number {
+  if (r.areaGeom) return distanceToPointEncodedM(r.areaGeom, lon, lat)
+  if (flags[r.id - 1] & FLAG_LINE) return distanceToLinesEncodedM(r.geom, lon, lat)
+  return distanceToPointEncodedM(r.geom, lon, lat)
 }
 
 /** Current records within `radiusM` of the point (0: containing it), nearest first then by id. */
@@ -109,11 +142,18 @@ export function recordsAt(
   radiusM: number,
   classes: readonly EncumbranceClass[],
 ): { row: EncumbranceRow; distanceM: number }[] {
-  const hits: { id: number; d: number }[] = []
-  for (const id of s.at.candidates(lon, lat, radiusM, classes)) {
-    const d = distanceOf(s.st, s.flags, id, lon, lat, radiusM)
-    if (d <= radiusM) hits.push({ id, d })
-  }
-  hits.sort((a, b) => a.d - b.d || a.id - b.id)
-  return hits.map((h) => ({ row: recordById(s, h.id), distanceM: h.d }))
+  const inside: number[] = []
+  const undecided = s.at.candidates(lon, lat, radiusM, classes, inside)
+  const out: { row: EncumbranceRow; distanceM: number }[] = []
+  if (radiusM > 0) {
+    // most records left within a radius are in the answer: one whole-row read each (a geometry
+    // read, then the row, cost more than the row alone when over half are kept)
+    for (const id of undecided) {
+      const row = recordById(s, id)
+      const d = distanceOf(row, s.flags, lon, lat)
+      if (d <= radiusM) out.push({ row, distanceM: d })
+    }
+  } else for (const id of undecided) if (holds(s.st, s.flags, id, lon, lat)) inside.push(id)
+  for (const id of inside) out.push({ row: recordById(s, id), distanceM: 0 })
+  return out.sort((a, b) => a.distanceM - b.distanceM || a.row.id - b.row.id)
 }

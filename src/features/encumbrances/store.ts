@@ -1,14 +1,16 @@
 /**
  * What the encumbrance queries open once per dataset (src/data/encumbrance-format.ts): the
  * SQLite file and its prepared statements, the record flags, the per-class Flatbush indexes
- * with their id lists and the `/at` search over them, the class of every record, and the parcel
- * files when the dataset holds the parcel domain.
+ * with their id lists, the `/at` search over them (with the prefilter where the dataset has
+ * one), the class of every record, and the parcel files when the dataset holds the parcel
+ * domain.
  *
  * @module
  */
 import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import { ENCUMBRANCE_CLASSES, ENCUMBRANCE_FILES, type EncumbranceClass } from '../../data/encumbrance-format.js'
+import { PREFILTER_STRIDE, createPrefilter } from '../../data/parcels-prefilter.js'
 import type { LayerStats } from '../../data/manifest.js'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
@@ -90,6 +92,17 @@ function classOfIdTable(indexes: readonly ClassIndex[], records: number): Uint8A
   return classOfId
 }
 
+/** The `/at` prefilter of the dataset's records (one entry per record), or null for a dataset built before it. */
+function prefilterOf(ds: OpenDataset, records: number): ReturnType<typeof createPrefilter> | null {
+  if (!ds.has(ENCUMBRANCE_FILES.prefilter)) return null
+  const bytes = new Uint8Array(ds.arrayBuffer(ENCUMBRANCE_FILES.prefilter))
+  if (bytes.length !== records * PREFILTER_STRIDE)
+    throw new Error(
+      `${ENCUMBRANCE_FILES.prefilter} holds ${bytes.length} bytes, expected ${records * PREFILTER_STRIDE} for ${records} records`,
+    )
+  return createPrefilter(bytes)
+}
+
 /** The encumbrance domain of one open dataset, opened once. */
 export class EncumbranceStore {
   readonly version: string
@@ -119,7 +132,7 @@ export class EncumbranceStore {
     this.db = ds.sqlite(ENCUMBRANCE_FILES.sqlite)
     this.flags = new Uint8Array(ds.arrayBuffer(ENCUMBRANCE_FILES.flags))
     this.indexes = classIndexes(ds)
-    this.at = new AtSearch(this.indexes, this.flags)
+    this.at = new AtSearch(this.indexes, this.flags, prefilterOf(ds, this.flags.length))
     this.classOfId = classOfIdTable(this.indexes, this.flags.length)
     this.st = prepareStatements(this.db)
     this.maxId = (this.db.prepare('SELECT max(id) FROM encumbrance').pluck().get() as number | null) ?? 0
