@@ -4,9 +4,9 @@
  * settles, before anything is read, the records that are not current (the flags), with a radius
  * those whose box is farther than the radius, and where the point lies in a record's box, those
  * the prefilter (encumbrance-format.ts) proves hold the point (distance 0) or, with radius 0,
- * do not; each remaining record's geometry is read alone (one blob column: the strip of a
- * dimensioned line, else the stored geometry) and measured on the encoded blob without decoding
- * it; the whole row is read only for the records in the answer. With a radius, most records left
+ * do not; each remaining record's geometry is read alone (at-geometry.ts: one blob column, the
+ * strip of a dimensioned line, else the stored geometry; the large ones kept) and measured on
+ * the encoded blob without decoding it; the whole row is read only for the records in the answer. With a radius, most records left
  * are in the answer: their whole rows are read and measured on their blobs instead.
  *
  * The answer is the one a whole-row read of every candidate gives (test/encumbrance-at.test.ts):
@@ -21,7 +21,8 @@ import { degreesAround, metresPerDegree } from '../../geo/geodesic.js'
 import { recordById } from './lookups.js'
 import type { EncumbranceRow } from './records.js'
 import type { createPrefilter } from '../../data/parcels-prefilter.js'
-import type { ClassIndex, EncumbranceStatements, EncumbranceStore } from './store.js'
+import type { AtGeometry } from './at-geometry.js'
+import type { ClassIndex, EncumbranceStore } from './store.js'
 
 export type Prefilter = ReturnType<typeof createPrefilter>
 
@@ -111,16 +112,12 @@ export class AtSearch {
 }
 
 /**
- * Whether a record holds the point (radius 0), its geometry read alone: the strip of a
- * dimensioned line or an area's polygons hold it (closed sets), an undimensioned line when the
- * point is on it (distance 0).
+ * Whether a record holds the point (radius 0), on its geometry alone (at-geometry.ts): the strip
+ * of a dimensioned line or an area's polygons hold it (closed sets), an undimensioned line when
+ * the point is on it (distance 0).
  */
-function holds(st: EncumbranceStatements, flags: Uint8Array, id: number, lon: number, lat: number): boolean {
-  if (flags[id - 1] & FLAG_LINE) {
-    const [blob, isLine] = st.geomOfLine.get(id) as [Buffer, number]
-    return isLine ? distanceToLinesEncodedM(blob, lon, lat) === 0 : containsPointEncoded(blob, lon, lat)
-  }
-  return containsPointEncoded(st.geomOfArea.get(id) as Buffer, lon, lat)
+function holds(g: AtGeometry, lon: number, lat: number): boolean {
+  return g.line ? distanceToLinesEncodedM(g.blob, lon, lat) === 0 : containsPointEncoded(g.blob, lon, lat)
 }
 
 /**
@@ -153,7 +150,7 @@ export function recordsAt(
       const d = distanceOf(row, s.flags, lon, lat)
       if (d <= radiusM) out.push({ row, distanceM: d })
     }
-  } else for (const id of undecided) if (holds(s.st, s.flags, id, lon, lat)) inside.push(id)
+  } else for (const id of undecided) if (holds(s.atGeometries.of(id), lon, lat)) inside.push(id)
   for (const id of inside) out.push({ row: recordById(s, id), distanceM: 0 })
   return out.sort((a, b) => a.distanceM - b.distanceM || a.row.id - b.row.id)
 }

@@ -14,6 +14,7 @@ import { PREFILTER_STRIDE, createPrefilter } from '../../data/parcels-prefilter.
 import type { LayerStats } from '../../data/manifest.js'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
+import { AtGeometries } from './at-geometry.js'
 import { ParcelStore } from './parcels.js'
 import { AtSearch } from './point-search.js'
 import { COLUMNS } from './records.js'
@@ -30,7 +31,7 @@ function prepareStatements(db: Database.Database) {
   return {
     byId: db.prepare(`SELECT ${COLUMNS} FROM encumbrance WHERE id = ?`).raw(true),
     byUid: db.prepare(`SELECT ${COLUMNS} FROM encumbrance WHERE uid = ?`).raw(true),
-    // the geometry /at measures, alone (point-search.ts): a strip where the record has one, so an
+    // the geometry /at measures, alone (at-geometry.ts): a strip where the record has one, so an
     // area's read is one blob, a line's the blob and whether it is the strip
     geomOfArea: db.prepare('SELECT coalesce(area_geom, geom) FROM encumbrance WHERE id = ?').pluck(),
     geomOfLine: db
@@ -121,6 +122,8 @@ export class EncumbranceStore {
   readonly maxId: number
   /** The parcel files, or null when the dataset has no parcel domain. */
   readonly parcels: ParcelStore | null
+  /** The geometry `/at` tests records on, the large ones kept (at-geometry.ts). */
+  readonly atGeometries: AtGeometries
   /** Strips of dimensioned lines built at full precision, most recent last (see strip.ts). */
   readonly strips = new Map<number, MultiPolygon>()
 
@@ -135,6 +138,7 @@ export class EncumbranceStore {
     this.at = new AtSearch(this.indexes, this.flags, prefilterOf(ds, this.flags.length))
     this.classOfId = classOfIdTable(this.indexes, this.flags.length)
     this.st = prepareStatements(this.db)
+    this.atGeometries = new AtGeometries(this.st, this.flags)
     this.maxId = (this.db.prepare('SELECT max(id) FROM encumbrance').pluck().get() as number | null) ?? 0
     this.parcels = ds.domain('parcels') !== null ? new ParcelStore(ds) : null
   }
