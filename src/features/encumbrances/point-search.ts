@@ -4,10 +4,11 @@
  * settles, before anything is read, the records that are not current (the flags), with a radius
  * those whose box is farther than the radius, and where the point lies in a record's box, those
  * the prefilter (encumbrance-format.ts) proves hold the point (distance 0) or, with radius 0,
- * do not; each remaining record's geometry is read alone (at-geometry.ts: one blob column, the
- * strip of a dimensioned line, else the stored geometry; the large ones kept) and measured on
- * the encoded blob without decoding it; the whole row is read only for the records in the answer. With a radius, most records left
- * are in the answer: their whole rows are read and measured on their blobs instead.
+ * do not. With radius 0 (the default), each record left has its geometry read alone
+ * (at-geometry.ts: one blob, the strip of a dimensioned line, else the stored geometry; the large
+ * ones kept) and tested on the encoded blob without decoding it; the whole row is read only for
+ * the records in the answer. With a radius, most records left are in the answer: their whole
+ * rows are read and measured on their blobs instead.
  *
  * The answer is the one a whole-row read of every candidate gives (test/encumbrance-at.test.ts):
  * the same candidates, the same distance to the bit (geometry-blob.ts computes what src/geo
@@ -18,10 +19,10 @@
 import { FLAG_LINE, FLAG_NOT_CURRENT, type EncumbranceClass } from '../../data/encumbrance-format.js'
 import { containsPointEncoded, distanceToLinesEncodedM, distanceToPointEncodedM } from '../../data/geometry-blob.js'
 import { degreesAround, metresPerDegree } from '../../geo/geodesic.js'
-import { recordById } from './lookups.js'
-import type { EncumbranceRow } from './records.js'
 import type { createPrefilter } from '../../data/parcels-prefilter.js'
 import type { AtGeometry } from './at-geometry.js'
+import { recordById } from './lookups.js'
+import type { EncumbranceRow } from './records.js'
 import type { ClassIndex, EncumbranceStore } from './store.js'
 
 export type Prefilter = ReturnType<typeof createPrefilter>
