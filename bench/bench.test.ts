@@ -116,12 +116,14 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
     expect(r.pip.n).toBe(r.pipProbes)
     expect(r.box.n).toBe(r.boxProbes)
   }
-  // encumbrances: parcel lookups, routes and areas through /intersect, z14 tiles; every answer
-  // checked against the queries (a mismatch would be in failures, asserted empty above)
+  // encumbrances: parcel lookups, /at next to /parcels/at, routes and areas through /intersect,
+  // z14 tiles; every answer checked against the queries (a mismatch would be in failures, asserted
+  // empty above)
   const enc = records[4].data as {
     skipped?: string
     records: number
     lookupRows: { all: { n: number } }[]
+    atRows: { op: string; variant: string; all: { n: number } }[]
     intersectRows: { all: { n: number } }[]
     tiles: { tiles: number } | null
   }
@@ -129,6 +131,12 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
   expect(enc.records).toBeGreaterThan(0)
   expect(enc.lookupRows).toHaveLength(4)
   expect(enc.intersectRows).toHaveLength(4)
-  for (const r of [...enc.lookupRows, ...enc.intersectRows]) expect(r.all.n).toBeGreaterThan(0)
+  expect(enc.atRows.map((r) => `${r.op} | ${r.variant}`)).toEqual([
+    '/at | queries only',
+    '/at radius 1 km | queries only',
+    '/at | whole handler (app.request, no socket)',
+    '/parcels/at (same points) | whole handler (app.request, no socket)',
+  ])
+  for (const r of [...enc.lookupRows, ...enc.atRows, ...enc.intersectRows]) expect(r.all.n).toBeGreaterThan(0)
   expect(enc.tiles?.tiles).toBeGreaterThan(0)
 }, 120_000)

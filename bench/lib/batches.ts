@@ -88,20 +88,20 @@ const decoder = new TextDecoder()
 
 /**
  * Runs `fn` with the whole app in process (the dataset's services, a throwaway key store with
- * one key for `product`, an in-memory rate limiter, no access log), as the bench's "whole
+ * one key for `product` (one or several), an in-memory rate limiter, no access log), as the bench's "whole
  * handler" rows measure it, and the services it answers from (what those rows compare
  * with); the key store is removed afterwards.
  */
 export async function withInProcessApp<T>(
   ds: OpenDataset,
   name: string,
-  product: Product,
+  product: Product | Product[],
   fn: (app: ReturnType<typeof createApp>, key: string, services: Services) => Promise<T>,
 ): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), `landdata-bench-${name}-app-`))
   const keys = new BenchKeys(join(work, 'keys.db'))
   try {
-    const key = keys.issue([product])
+    const key = keys.issue(Array.isArray(product) ? product : [product])
     const store = new SqliteKeyStore(keys.path)
     const data = new DatasetHandle(ds, buildServices)
     const app = createApp({ log: pino({ level: 'silent' }), keys: store, limiter: new MemoryRateLimiter(), data })

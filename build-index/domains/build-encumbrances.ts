@@ -1,6 +1,6 @@
 /**
  * The encumbrance domain: every `south_africa/encumbrances/<PROV>/<class>` layer to one SQLite
- * file, a Flatbush per class and a flags array (src/data/encumbrance-format.ts), then the overlap
+ * file, a Flatbush per class, a flags array and the `/at` prefilter (src/data/encumbrance-format.ts), then the overlap
  * of every current encumbrance with every current parcel it meets, so `/parcel/{lpi}`,
  * `/summary` and `/batch` are a join, not a geometry computation.
  *
@@ -27,6 +27,8 @@ import {
 import type { DomainManifest, LayerStats } from '../../src/data/manifest.js'
 import { PARCEL_FILES } from '../../src/data/parcels-format.js'
 import { decodeGeometry, encodeGeometry, type MultiPolygon } from '../../src/data/geometry-blob.js'
+import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
+import { describeLines, describeParcel } from '../../src/data/parcels-prefilter-writer.js'
 import { bufferLines } from '../../src/geo/overlay/buffer.js'
 import { areaSqm, lineLengthM } from '../../src/geo/overlay/measure.js'
 import { linesBox } from '../../src/geo/lines.js'
@@ -74,6 +76,7 @@ export async function buildEncumbrances(
 
   const boxes = new GrowableF64()
   let flags = new Uint8Array(1 << 14)
+  let prefilter = new Uint8Array(flags.length * PREFILTER_STRIDE)
   const classRange: Partial<Record<EncumbranceClass, [number, number]>> = {}
   // per uid: where it was first seen and a digest of that row, to tell an exact duplicate (dropped,
   // counted) from a second record reusing the uid (rejected) (docs/decisions.md "Ingest integrity")
@@ -139,9 +142,16 @@ export async function buildEncumbrances(
           const f = new Uint8Array(flags.length * 2)
           f.set(flags)
           flags = f
+          const p = new Uint8Array(flags.length * PREFILTER_STRIDE)
+          p.set(prefilter)
+          prefilter = p
         }
         flags[n - 1] = (rec.status ? FLAG_NOT_CURRENT : 0) | (rec.lines ? FLAG_LINE : 0)
-        insert.run(rowOf(n, rec, b, strip))
+        const stored = rowOf(n, rec, b, strip)
+        insert.run(stored)
+        // what /at measures (the strip, the polygons, the lines), against the box the index holds
+        const describe = stored.areaGeom || rec.mp ? describeParcel : describeLines
+        describe(stored.areaGeom ?? stored.geom, b.minX, b.minY, b.maxX, b.maxY, prefilter, (n - 1) * PREFILTER_STRIDE)
         if (rec.mp && rec.geomArea) areas.add(n, rec.geomArea, areaSqm(rec.mp))
         cov.records++
         if (!rec.status) {
@@ -207,6 +217,7 @@ export async function buildEncumbrances(
   finishDb(db, scratch, ds.pathOf(ENCUMBRANCE_FILES.sqlite))
   ds.addFile(ENCUMBRANCE_FILES.sqlite, 'sqlite')
   ds.writeBinary(ENCUMBRANCE_FILES.flags, 'u8', flags.subarray(0, n))
+  ds.writeBinary(ENCUMBRANCE_FILES.prefilter, 'u8', prefilter.subarray(0, n * PREFILTER_STRIDE))
 
   for (const cls of ENCUMBRANCE_CLASSES) {
     const range = classRange[cls]

@@ -18,6 +18,12 @@
  *   is the record `encumbrances/<class>.ids.u32[i]`.
  * - `encumbrances/encumbrances.flags.u8`: per record id (index id - 1), {@link FLAG_NOT_CURRENT}
  *   and {@link FLAG_LINE}, so index hits are filtered without SQLite.
+ * - `encumbrances/encumbrances.prefilter.u8` (optional: datasets built before it lack it, and are
+ *   served the same answers from SQLite): per record id (index id - 1), PREFILTER_STRIDE bytes in
+ *   the parcel prefilter's layout, read with its reader (parcels-prefilter.ts), relative to the
+ *   record's box in its class's Flatbush, describing what `/at` measures: the strip
+ *   (`area_geom`) of a dimensioned line, the polygons of an area (`describeParcel`), the lines of
+ *   an undimensioned line (`describeLines`: never inside; a point it decides is off the line).
  *
  * Headers, checked when a dataset is opened (file-headers.ts): the `.sqlite` file SQLite's own,
  * the `.flatbush` files Flatbush v4's (magic 0xfb, then version and array type); the `.u32` and
@@ -28,6 +34,7 @@ import type { MultiPolygon } from '../geo/polygon.js'
 export const ENCUMBRANCE_FILES = {
   sqlite: 'encumbrances/encumbrances.sqlite',
   flags: 'encumbrances/encumbrances.flags.u8',
+  prefilter: 'encumbrances/encumbrances.prefilter.u8',
   flatbush: (cls: EncumbranceClass) => `encumbrances/${cls}.flatbush`,
   ids: (cls: EncumbranceClass) => `encumbrances/${cls}.ids.u32`,
 } as const

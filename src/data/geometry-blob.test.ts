@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
-import { containsPoint, type MultiPolygon } from '../geo/polygon.js'
-import { containsPointEncoded, decodeGeometry, encodeGeometry } from './geometry-blob.js'
+import { distanceToLinesM } from '../geo/lines.js'
+import { containsPoint, distanceToPointM, type MultiPolygon } from '../geo/polygon.js'
+import { linesAsPolygons, polygonsAsLines } from './encumbrance-format.js'
+import {
+  containsPointEncoded,
+  decodeGeometry,
+  distanceToLinesEncodedM,
+  distanceToPointEncodedM,
+  encodeGeometry,
+} from './geometry-blob.js'
 
 const box = (x0: number, y0: number, x1: number, y1: number): [number, number][] => [
   [x0, y0],
@@ -61,5 +69,83 @@ describe('containsPointEncoded', () => {
       expect(containsPointEncoded(blob, x, y)).toBe(want)
       expect(containsPointEncoded(unaligned, x, y)).toBe(want)
     }
+  })
+})
+
+describe('distances on an encoded geometry', () => {
+  const unalignedCopy = (blob: Buffer) => {
+    const u = new Uint8Array(blob.length + 1).subarray(1)
+    u.set(blob)
+    return u
+  }
+
+  it('distanceToPointEncodedM: the number distanceToPointM gives on the decoded polygons, to the bit', () => {
+    const rnd = new Random(37, 'blob-distance')
+    for (let n = 0; n < 40; n++) {
+      // a star with a hole and a second part, off the 1e-7 grid (the blob rounds it)
+      const cx = rnd.range(16, 33)
+      const cy = rnd.range(-35, -22)
+      const star = (r: number, k: number, cw: boolean): [number, number][] => {
+        const ring: [number, number][] = []
+        for (let i = 0; i < k; i++) {
+          const a = ((cw ? -i : i) / k) * 2 * Math.PI
+          const rr = r * rnd.range(0.5, 1)
+          ring.push([cx + rr * Math.cos(a), cy + rr * Math.sin(a)])
+        }
+        ring.push(ring[0])
+        return ring
+      }
+      const mp: MultiPolygon = [[star(0.01, rnd.int(3, 40), false), star(0.002, 5, true)], [star(0.003, 6, false)]]
+      mp[1][0] = mp[1][0].map(([x, y]) => [x + 0.03, y])
+      const blob = encodeGeometry(mp)
+      const decoded = decodeGeometry(blob)
+      for (let k = 0; k < 200; k++) {
+        const x = cx + rnd.range(-0.03, 0.05)
+        const y = cy + rnd.range(-0.03, 0.03)
+        const want = distanceToPointM(decoded, x, y)
+        expect(distanceToPointEncodedM(blob, x, y)).toBe(want)
+        expect(distanceToPointEncodedM(unalignedCopy(blob), x, y)).toBe(want)
+      }
+      // on a vertex and in the hole
+      expect(distanceToPointEncodedM(blob, decoded[0][0][1][0], decoded[0][0][1][1])).toBe(0)
+      expect(distanceToPointEncodedM(blob, cx, cy)).toBe(distanceToPointM(decoded, cx, cy))
+      expect(distanceToPointEncodedM(blob, cx, cy)).toBeGreaterThan(0)
+    }
+  })
+
+  it('distanceToLinesEncodedM: the number distanceToLinesM gives on the decoded lines, to the bit', () => {
+    const rnd = new Random(37, 'blob-lines')
+    for (let n = 0; n < 40; n++) {
+      const lines: [number, number][][] = []
+      for (let l = rnd.int(1, 3); l > 0; l--) {
+        let x = rnd.range(18, 18.01)
+        let y = rnd.range(-34, -33.99)
+        const line: [number, number][] = [[x, y]]
+        for (let i = rnd.int(1, 8); i > 0; i--)
+          line.push([(x += rnd.range(-0.002, 0.002)), (y += rnd.range(-0.002, 0.002))])
+        lines.push(line)
+      }
+      const blob = encodeGeometry(linesAsPolygons(lines))
+      const decoded = polygonsAsLines(decodeGeometry(blob))
+      for (let k = 0; k < 200; k++) {
+        const x = rnd.range(17.995, 18.015)
+        const y = rnd.range(-34.005, -33.985)
+        const want = distanceToLinesM(decoded, x, y)
+        expect(distanceToLinesEncodedM(blob, x, y)).toBe(want)
+        expect(distanceToLinesEncodedM(unalignedCopy(blob), x, y)).toBe(want)
+      }
+      // on a vertex: 0; an open line is no area (its first and last positions are not joined)
+      expect(distanceToLinesEncodedM(blob, decoded[0][0][0], decoded[0][0][1])).toBe(0)
+    }
+    const open = encodeGeometry(
+      linesAsPolygons([
+        [
+          [18, -34],
+          [18.001, -34],
+          [18.001, -33.999],
+        ],
+      ]),
+    )
+    expect(distanceToLinesEncodedM(open, 18.0005, -33.9995)).toBeGreaterThan(40)
   })
 })

@@ -7,7 +7,8 @@
  * count followed by x, y pairs. Rings are stored closed, exterior counter-clockwise, holes
  * clockwise (RFC 7946).
  */
-import { onSegment, type MultiPolygon, type Polygon, type Ring } from '../geo/polygon.js'
+import { metresPerDegree } from '../geo/geodesic.js'
+import { onSegment, pointSegmentM, type MultiPolygon, type Polygon, type Ring } from '../geo/polygon.js'
 
 export type { MultiPolygon, Polygon, Ring }
 
@@ -80,6 +81,56 @@ export function containsPointEncoded(blob: Uint8Array, x: number, y: number): bo
     if (state === 1) return true
   }
   return false
+}
+
+/**
+ * Metres from a point to an encoded geometry, without decoding it: the same number as
+ * `distanceToPointM(decodeGeometry(blob), x, y)` (0 inside or on it, else to the nearest edge;
+ * vertices divided back to degrees as decodeGeometry does, the same segment distance).
+ */
+export function distanceToPointEncodedM(blob: Uint8Array, x: number, y: number): number {
+  return containsPointEncoded(blob, x, y) ? 0 : edgeDistanceM(blob, x, y, false)
+}
+
+/**
+ * Metres from a point to the lines of an encoded geometry (lines stored as one-ring polygons,
+ * encumbrance-format.ts `linesAsPolygons`), without decoding it: the same number as
+ * `distanceToLinesM(polygonsAsLines(decodeGeometry(blob)), x, y)`.
+ */
+export function distanceToLinesEncodedM(blob: Uint8Array, x: number, y: number): number {
+  return edgeDistanceM(blob, x, y, true)
+}
+
+/** The least segment distance over every ring, or over the first ring of each polygon (lines). */
+function edgeDistanceM(blob: Uint8Array, x: number, y: number, firstRings: boolean): number {
+  const a = int32View(blob)
+  const m = metresPerDegree(y)
+  let best = Infinity
+  let k = 0
+  const np = a[k++]
+  for (let p = 0; p < np; p++) {
+    const nr = a[k++]
+    for (let r = 0; r < nr; r++) {
+      const len = a[k++]
+      const start = k
+      k += 2 * len
+      if (firstRings && r > 0) continue
+      for (let i = start, end = start + 2 * (len - 1); i < end; i += 2) {
+        const d = pointSegmentM(
+          x,
+          y,
+          a[i] / COORD_SCALE,
+          a[i + 1] / COORD_SCALE,
+          a[i + 2] / COORD_SCALE,
+          a[i + 3] / COORD_SCALE,
+          m.lon,
+          m.lat,
+        )
+        if (d < best) best = d
+      }
+    }
+  }
+  return best
 }
 
 export function decodeGeometry(blob: Uint8Array): MultiPolygon {

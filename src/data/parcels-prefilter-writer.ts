@@ -1,7 +1,9 @@
 /**
  * The writer of the parcel prefilter (layout and guarantees in parcels-prefilter.ts): for one
  * stored parcel, the oriented box and the largest inner box it can find that no edge comes near,
- * each checked against the thresholds exactly as the reader will compute them.
+ * each checked against the thresholds exactly as the reader will compute them. The encumbrance
+ * prefilter (encumbrance-format.ts) is written with it too: areas and strips as parcels, lines
+ * with {@link describeLines}.
  */
 import { segmentMeetsBox } from '../geo/lines.js'
 import { COORD_SCALE, containsPointEncoded, int32View } from './geometry-blob.js'
@@ -323,4 +325,26 @@ export function describeParcel(
   const cu = (t[4] + t[5]) / 2
   const cv = (t[6] + t[7]) / 2
   out[o + 1] = containsPointEncoded(blob, cu * c - cv * s, cu * s + cv * c) ? KIND_INSIDE : KIND_OUTSIDE
+}
+
+/**
+ * Writer for lines stored as one-ring polygons (encumbrance-format.ts `linesAsPolygons`): the
+ * oriented box of their positions, and an inner box no segment comes near, always marked outside.
+ * An open ring's segments are exactly the line's (no closing edge: `describeParcel` walks each
+ * ring's positions in order and measures its oriented box over every position), so a point it
+ * decides lies at least PREFILTER_MARGIN_DEG from every segment: off the line, at a distance
+ * above 0. Never inside: a line holds no area.
+ */
+export function describeLines(
+  blob: Uint8Array,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  out: Uint8Array,
+  offset: number,
+): void {
+  describeParcel(blob, x0, y0, x1, y1, out, offset)
+  // describeParcel names the inner box's side by point in polygon, closing each ring: off a line is outside
+  if (out[offset + 1] !== KIND_NONE) out[offset + 1] = KIND_OUTSIDE
 }

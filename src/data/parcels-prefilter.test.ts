@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
 import { bboxOf, type MultiPolygon, type Ring } from '../geo/polygon.js'
-import { containsPointEncoded, decodeGeometry, encodeGeometry } from './geometry-blob.js'
+import { linesAsPolygons } from './encumbrance-format.js'
+import { containsPointEncoded, decodeGeometry, distanceToLinesEncodedM, encodeGeometry } from './geometry-blob.js'
 import { PREFILTER_MARGIN_DEG, PREFILTER_STRIDE, createPrefilter } from './parcels-prefilter.js'
-import { describeParcel } from './parcels-prefilter-writer.js'
+import { describeLines, describeParcel } from './parcels-prefilter-writer.js'
 import { round } from '../geo/round.js'
 
 const round7 = (v: number) => round(v, 7)
@@ -168,5 +169,82 @@ describe('parcel prefilter', () => {
     describeParcel(blob, 28.1, -26.2, 28.1, -26.1, bytes, 0)
     expect([...bytes]).toEqual([0, 0, 0, 255, 0, 255, 255, 0, 255, 0])
     expect(createPrefilter(bytes)(0, 28.1, -26.15, 28.1, -26.2, 28.1, -26.1)).toBe(0)
+  })
+})
+
+describe('line prefilter (encumbrance lines, describeLines)', () => {
+  // an L (its closing edge, were it a ring, would cut the corner), a zigzag, two lines; on the 1e-7 grid
+  const LINES: Record<string, [number, number][][]> = {
+    L: [
+      [
+        [18.0, -33.0],
+        [18.002, -33.0],
+        [18.002, -32.998],
+      ],
+    ],
+    zigzag: [
+      Array.from(
+        { length: 9 },
+        (_, i) => [round7(24 + i * 0.0005), round7(-28 + (i % 2) * 0.0004)] as [number, number],
+      ),
+    ],
+    'two lines': [
+      [
+        [26.0, -30.0],
+        [26.003, -29.999],
+      ],
+      [
+        [26.0, -29.997],
+        [26.001, -29.9985],
+      ],
+    ],
+  }
+  // one inner box covers little of a zigzag's box or of two lines' box
+  const LINE_DECIDED: Record<string, number> = { L: 0.5, zigzag: 0.05, 'two lines': 0.15 }
+  for (const [name, lines] of Object.entries(LINES)) {
+    it(`${name}: a decided point is off every segment (never inside), and many points are decided`, () => {
+      const blob = encodeGeometry(linesAsPolygons(lines))
+      const b = bboxOf(decodeGeometry(blob))
+      const bytes = new Uint8Array(PREFILTER_STRIDE)
+      describeLines(blob, b.minX, b.minY, b.maxX, b.maxY, bytes, 0)
+      const answer = (x: number, y: number) => createPrefilter(bytes)(0, x, y, b.minX, b.minY, b.maxX, b.maxY)
+      const rnd = new Random(6, `prefilter-lines/${name}`)
+      let decided = 0
+      const N = 4000
+      for (let k = 0; k < N; k++) {
+        const x = rnd.range(b.minX, b.maxX)
+        const y = rnd.range(b.minY, b.maxY)
+        const r = answer(x, y)
+        expect(r, `${x}, ${y}`).toBeLessThanOrEqual(0)
+        if (r < 0) {
+          decided++
+          expect(distanceToLinesEncodedM(blob, x, y), `${x}, ${y}`).toBeGreaterThan(0.1)
+        }
+      }
+      expect(decided / N).toBeGreaterThan(LINE_DECIDED[name])
+      // on the line (vertices, points along segments) and within the margin of it: undecided
+      for (const l of decodeGeometry(blob).map((p) => p[0]))
+        for (let i = 0; i + 1 < l.length; i++)
+          for (let k = 0; k <= 20; k++) {
+            const t = k / 20
+            const off = (rnd.float() - 0.5) * 1.8 * PREFILTER_MARGIN_DEG
+            const x = l[i][0] + t * (l[i + 1][0] - l[i][0])
+            const y = l[i][1] + t * (l[i + 1][1] - l[i][1])
+            for (const [px, py] of [
+              [x, y],
+              [x + off, y - off],
+            ])
+              if (px >= b.minX && px <= b.maxX && py >= b.minY && py <= b.maxY) expect(answer(px, py)).toBe(0)
+          }
+    })
+  }
+
+  it('the L: the corner a closing edge would cut off is decided off the line', () => {
+    const blob = encodeGeometry(linesAsPolygons(LINES.L))
+    const bytes = new Uint8Array(PREFILTER_STRIDE)
+    describeLines(blob, 18.0, -33.0, 18.002, -32.998, bytes, 0)
+    // inside the triangle the L would close: describeParcel alone would call it inside
+    expect(containsPointEncoded(blob, 18.0015, -32.9995)).toBe(true)
+    expect(createPrefilter(bytes)(0, 18.0015, -32.9995, 18.0, -33.0, 18.002, -32.998)).toBe(-1)
   })
 })

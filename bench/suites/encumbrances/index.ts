@@ -1,7 +1,8 @@
 /**
  * The encumbrance service: `/encumbrances/parcel/{lpi}` and `/encumbrances/summary/parcel/{lpi}`,
- * `POST /encumbrances/intersect` with 200 km routes and 25 km² areas through dense townships, and
- * vector tiles at z14 over the densest township cells, in process; `/encumbrances/parcel/{lpi}`
+ * `/encumbrances/at` next to `/parcels/at` on the same points, `POST /encumbrances/intersect`
+ * with 200 km routes and 25 km² areas through dense townships, and vector tiles at z14 over the
+ * densest township cells, in process; `/encumbrances/parcel/{lpi}`
  * over HTTP with 1 and 2 workers next to the Hono hello-world floor of the same run.
  *
  * In process, "whole handler" sends each request through the app (`app.request`: routing, key
@@ -20,13 +21,15 @@
  *   {@link ROUTE_DRAWS} draws that pass the route's own validation (`parseInputGeometry`:
  *   length, positions, not self-intersecting);
  * - areas: 5 km × 5 km squares (25 km²) at a random angle on a dense township;
- * - tiles: the z14 tiles of random points in the densest heat cells.
+ * - tiles: the z14 tiles of random points in the densest heat cells;
+ * - points: those of the parcel suite's `/parcels/at` HTTP run (measure-at.ts).
  *
  * Issue targets at national scale: `/intersect` of a 200 km line through dense townships p50 <=
- * 100 ms, `/parcel/{lpi}` p50 <= 1 ms, a z14 tile in a dense township <= 20 ms (p50).
+ * 100 ms, `/parcel/{lpi}` p50 <= 1 ms, a z14 tile in a dense township <= 20 ms (p50), `/at` at
+ * least half `/parcels/at`'s throughput (issue #37 item 4).
  *
  * @module *
- * This folder: probes.ts (the probe sets), measure.ts (timing and checks), model.ts (the record),
+ * This folder: probes.ts (the probe sets), measure.ts (timing and checks; measure-at.ts for `/at`), model.ts (the record),
  * report.ts (RESULTS.md); this file is the suite.
  *
  * @module
@@ -36,6 +39,7 @@ import { openDataset } from '../../../src/data/open-dataset.js'
 import { withInProcessApp } from '../../lib/batches.js'
 import type { Suite, SuiteRecord } from '../../lib/suite.js'
 import { measureIntersect, measureLookups, measureTiles, runHttp } from './measure.js'
+import { measureAt } from './measure-at.js'
 import { skipped, type EncumbrancesData } from './model.js'
 import { heatCells } from './probes.js'
 import { renderEncumbrances } from './report.js'
@@ -65,7 +69,7 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
         ctx.log('encumbrances: skipped: the encumbrance domain holds no current record')
         return skipped('the encumbrance domain holds no current record')
       }
-      return await withInProcessApp(ds, 'encumbrances', 'encumbrance', async (app, key, services) => {
+      return await withInProcessApp(ds, 'encumbrances', ['encumbrance', 'parcels'], async (app, key, services) => {
         const s = services.encumbrances!
         const data: EncumbrancesData = {
           ...skipped(''),
@@ -81,6 +85,8 @@ export const encumbrancesSuite: Suite<EncumbrancesData> = {
         )
         if (s.hasParcels) await measureLookups(ctx, ds, app, key, s, data)
         else data.notes.push('the dataset has no parcel domain: the parcel lookups and the HTTP runs were not measured')
+        if (services.parcels) await measureAt(ctx, ds, app, key, s, services.parcels, data)
+        else data.notes.push('the dataset has no parcel domain: /encumbrances/at was not measured against /parcels/at')
         const cells = heatCells(ds)
         await measureIntersect(ctx, cells, app, key, s, data)
         await measureTiles(ctx, cells, app, key, data)

@@ -3,7 +3,13 @@ import type { HttpRoundsData } from '../../lib/http-rounds.js'
 import type { OpRow } from '../../lib/measure.js'
 
 /** Issue targets (national scale). */
-export const TARGETS = { parcelP50Ms: 1, intersectRouteP50Ms: 100, tileP50Ms: 20 }
+export const TARGETS = {
+  parcelP50Ms: 1,
+  intersectRouteP50Ms: 100,
+  tileP50Ms: 20,
+  /** `/encumbrances/at` throughput over `/parcels/at`'s, whole handler (issue #37 item 4) */
+  atThroughputRatio: 0.5,
+}
 
 /** A timed operation: the OpRow plus per-request extras read from the answers afterwards. */
 export interface IntersectRow extends OpRow {
@@ -61,6 +67,10 @@ export interface EncumbrancesData {
   routes: RouteInfo[]
   areas: { count: number; meanAreaKm2: number; positions: number }
   tiles: TileData | null
+  /** `/encumbrances/at` in process, with `/parcels/at` on the same points (absent in older records) */
+  atPoints?: number
+  atRounds?: number
+  atRows?: OpRow[]
   http: HttpRoundsData | null
   notes: string[]
   skipped?: string

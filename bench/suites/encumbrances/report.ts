@@ -60,6 +60,29 @@ export function renderEncumbrances(r: SuiteRecord<EncumbrancesData>): string {
       }),
     )
   }
+  const atWhole = d.atRows?.find((x) => x.op === '/at' && x.variant === WHOLE)
+  const parcelsAtWhole = d.atRows?.find((x) => x.op.startsWith('/parcels/at'))
+  const atRatio = atWhole && parcelsAtWhole ? parcelsAtWhole.all.meanUs / atWhole.all.meanUs : null
+  if (d.atRows?.length) {
+    lines.push(
+      '',
+      `**Point lookups** (\`GET /encumbrances/at\`, every class): ${d.atPoints?.toLocaleString('en-US')} seeded points, ` +
+        `those of the parcel suite's \`/parcels/at\` HTTP run (each within 400 m of a published parcel's label point, ` +
+        `kept where a parcel holds it); radius 1 km on the first fifth of them; \`/parcels/at\` on the same points ` +
+        `for the yardstick. ${d.atRounds} timed round(s).`,
+      '',
+      '| query | variant | p50 | p99 | mean | ops/s | mean encumbrances |',
+      '|---|---|--:|--:|--:|--:|--:|',
+      ...d.atRows.map(
+        (x) =>
+          `| ${x.op} | ${x.variant} | ${us(x.all)} | ${fmt(x.all.p99Us)} µs | ${fmt(x.all.meanUs)} µs | ${fmt(x.opsPerS)} | ${x.op.startsWith('/parcels') ? '' : fmt(x.meanResults, 2)} |`,
+      ),
+      '',
+      `\`/encumbrances/at\` over \`/parcels/at\` throughput (whole handler, mean time per request): ` +
+        `${atRatio === null ? '–' : `${fmt(atRatio, 2)}x`}; target ≥ ${TARGETS.atThroughputRatio}x at national scale: ` +
+        `${atRatio === null ? '–' : national ? (atRatio >= TARGETS.atThroughputRatio ? 'met' : 'not met') : '(target is for national scale)'}.`,
+    )
+  }
   const routeWhole = d.intersectRows.find((x) => x.kind === 'route' && x.variant === WHOLE)
   if (d.intersectRows.length) {
     const meanKm = d.routes.length ? d.routes.reduce((a, x) => a + x.lengthKm, 0) / d.routes.length : NaN

@@ -6,7 +6,8 @@
  *
  * - lookups.ts: a record by uid, a parcel's overlaps and summary (joins on the overlaps computed
  *   at build time), the parcels a record affects, /search, coverage;
- * - spatial.ts: `/at`, `/within` and one class in a box, through the per-class Flatbush indexes;
+ * - point-search.ts: `/at`, reading whole rows only for the records in the answer;
+ * - spatial.ts: `/within` and one class in a box, through the per-class Flatbush indexes;
  * - intersect.ts: `/intersect`, the overlaps with the caller's geometry computed on the fly, over
  *   the candidates of candidates.ts;
  * - heatmap.ts, tiles.ts: density cells and vector tiles;
@@ -44,7 +45,8 @@ import {
   type Overlap,
   type StoredGeometry,
 } from './records.js'
-import { recordsAt, recordsInBox, recordsWithin } from './spatial.js'
+import { recordsAt } from './point-search.js'
+import { recordsInBox, recordsWithin } from './spatial.js'
 import { EncumbranceStore } from './store.js'
 import { encumbranceTileSet, tileBytes } from './tiles.js'
 import type { TileSource } from '../../http/tile-source.js'

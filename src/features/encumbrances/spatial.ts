@@ -1,16 +1,14 @@
 /**
- * Searches of the per-class Flatbush indexes: current records at a point (`/at`), a page of
- * those meeting a box (`/within`), and one class's records in a box (heat-map boundaries, tiles).
+ * Searches of the per-class Flatbush indexes: a page of current records meeting a box
+ * (`/within`), and one class's records in a box (heat-map boundaries, tiles). Those at a point
+ * (`/at`) are point-search.ts.
  *
  * @module
  */
-import { FLAG_LINE, FLAG_NOT_CURRENT, type EncumbranceClass } from '../../data/encumbrance-format.js'
-import { decodeGeometry } from '../../data/geometry-blob.js'
-import { degreesAround } from '../../geo/geodesic.js'
-import { distanceToLinesM } from '../../geo/lines.js'
-import { distanceToPointM, type BBox } from '../../geo/polygon.js'
+import { FLAG_NOT_CURRENT, type EncumbranceClass } from '../../data/encumbrance-format.js'
+import type { BBox } from '../../geo/polygon.js'
 import { recordById } from './lookups.js'
-import { areaOf, geometryInBox, lineOf, type Drawn, type EncumbranceRow } from './records.js'
+import { geometryInBox, type Drawn } from './records.js'
 import type { EncumbranceStore } from './store.js'
 
 const keepAll = () => true
@@ -32,34 +30,6 @@ export function idsInBox(
     }
   }
   return out.sort((a, b2) => a - b2)
-}
-
-/**
- * Current records within `radiusM` of the point (0: containing it), nearest first then by id.
- * A dimensioned line counts from the edge of its strip.
- */
-export function recordsAt(
-  s: EncumbranceStore,
-  lon: number,
-  lat: number,
-  radiusM: number,
-  classes: readonly EncumbranceClass[],
-): { row: EncumbranceRow; distanceM: number }[] {
-  // a dimensioned line is indexed by its strip's box (build-encumbrances.ts), so the radius is
-  // the whole pad; bounded near a pole (degreesAround)
-  const pad = degreesAround(lat, radiusM)
-  const padX = pad.lon
-  const padY = pad.lat
-  const out: { row: EncumbranceRow; distanceM: number }[] = []
-  for (const id of idsInBox(s, { minX: lon - padX, minY: lat - padY, maxX: lon + padX, maxY: lat + padY }, classes)) {
-    const r = recordById(s, id)
-    let d: number
-    if (r.areaGeom) d = distanceToPointM(decodeGeometry(r.areaGeom), lon, lat)
-    else if (s.flags[id - 1] & FLAG_LINE) d = distanceToLinesM(lineOf(r)!, lon, lat)
-    else d = distanceToPointM(areaOf(r)!, lon, lat)
-    if (d <= radiusM) out.push({ row: r, distanceM: d })
-  }
-  return out.sort((a, b) => a.distanceM - b.distanceM || a.row.id - b.row.id)
 }
 
 /** A page of current records meeting the box, by id after `afterId`. */

@@ -1,18 +1,22 @@
 /**
  * What the encumbrance queries open once per dataset (src/data/encumbrance-format.ts): the
  * SQLite file and its prepared statements, the record flags, the per-class Flatbush indexes
- * with their id lists, the class of every record, and the parcel files when the dataset holds
- * the parcel domain.
+ * with their id lists, the `/at` search over them (with the prefilter where the dataset has
+ * one), the class of every record, and the parcel files when the dataset holds the parcel
+ * domain.
  *
  * @module
  */
 import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import { ENCUMBRANCE_CLASSES, ENCUMBRANCE_FILES, type EncumbranceClass } from '../../data/encumbrance-format.js'
+import { PREFILTER_STRIDE, createPrefilter } from '../../data/parcels-prefilter.js'
 import type { LayerStats } from '../../data/manifest.js'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
+import { AtGeometries } from './at-geometry.js'
 import { ParcelStore } from './parcels.js'
+import { AtSearch } from './point-search.js'
 import { COLUMNS } from './records.js'
 
 /** One class's spatial index: Flatbush over its records' boxes, and the record id of each item. */
@@ -27,6 +31,12 @@ function prepareStatements(db: Database.Database) {
   return {
     byId: db.prepare(`SELECT ${COLUMNS} FROM encumbrance WHERE id = ?`).raw(true),
     byUid: db.prepare(`SELECT ${COLUMNS} FROM encumbrance WHERE uid = ?`).raw(true),
+    // the geometry /at measures, alone (at-geometry.ts): a strip where the record has one, so an
+    // area's read is one blob, a line's the blob and whether it is the strip
+    geomOfArea: db.prepare('SELECT coalesce(area_geom, geom) FROM encumbrance WHERE id = ?').pluck(),
+    geomOfLine: db
+      .prepare('SELECT coalesce(area_geom, geom), area_geom IS NULL FROM encumbrance WHERE id = ?')
+      .raw(true),
     overlapsOfParcel: db
       .prepare(
         `SELECT o.relationship, o.overlap_sqm, o.overlap_m, o.pct, o.geom AS clip, o.clip_is_line, ${COLUMNS.replace(/(\w+)/g, 'e.$1')}
@@ -83,6 +93,17 @@ function classOfIdTable(indexes: readonly ClassIndex[], records: number): Uint8A
   return classOfId
 }
 
+/** The `/at` prefilter of the dataset's records (one entry per record), or null for a dataset built before it. */
+function prefilterOf(ds: OpenDataset, records: number): ReturnType<typeof createPrefilter> | null {
+  if (!ds.has(ENCUMBRANCE_FILES.prefilter)) return null
+  const bytes = new Uint8Array(ds.arrayBuffer(ENCUMBRANCE_FILES.prefilter))
+  if (bytes.length !== records * PREFILTER_STRIDE)
+    throw new Error(
+      `${ENCUMBRANCE_FILES.prefilter} holds ${bytes.length} bytes, expected ${records * PREFILTER_STRIDE} for ${records} records`,
+    )
+  return createPrefilter(bytes)
+}
+
 /** The encumbrance domain of one open dataset, opened once. */
 export class EncumbranceStore {
   readonly version: string
@@ -94,11 +115,15 @@ export class EncumbranceStore {
   /** Per record (id - 1): FLAG_NOT_CURRENT, FLAG_LINE. */
   readonly flags: Uint8Array
   readonly indexes: ClassIndex[]
+  /** The `/at` search over the indexes (point-search.ts). */
+  readonly at: AtSearch
   readonly classOfId: Uint8Array
   /** The highest record id (where a windowed /search ends). */
   readonly maxId: number
   /** The parcel files, or null when the dataset has no parcel domain. */
   readonly parcels: ParcelStore | null
+  /** The geometry `/at` tests records on, the large ones kept (at-geometry.ts). */
+  readonly atGeometries: AtGeometries
   /** Strips of dimensioned lines built at full precision, most recent last (see strip.ts). */
   readonly strips = new Map<number, MultiPolygon>()
 
@@ -110,8 +135,10 @@ export class EncumbranceStore {
     this.db = ds.sqlite(ENCUMBRANCE_FILES.sqlite)
     this.flags = new Uint8Array(ds.arrayBuffer(ENCUMBRANCE_FILES.flags))
     this.indexes = classIndexes(ds)
+    this.at = new AtSearch(this.indexes, this.flags, prefilterOf(ds, this.flags.length))
     this.classOfId = classOfIdTable(this.indexes, this.flags.length)
     this.st = prepareStatements(this.db)
+    this.atGeometries = new AtGeometries(this.st, this.flags)
     this.maxId = (this.db.prepare('SELECT max(id) FROM encumbrance').pluck().get() as number | null) ?? 0
     this.parcels = ds.domain('parcels') !== null ? new ParcelStore(ds) : null
   }
