@@ -28,7 +28,7 @@ import { lineOverlap } from '../src/geo/overlay/line-overlap.js'
 import { areaSqm } from '../src/geo/overlay/measure.js'
 import { polygonOverlap } from '../src/geo/overlay/polygon-overlap.js'
 import { rng } from '../src/geo/overlay/test-fixtures.js'
-import { sharedBoundaryM } from '../src/geo/polygon.js'
+import { sharedBoundaryM } from '../src/geo/shared-boundary.js'
 import {
   along,
   gentlePolyline,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { metresPerDegree } from './geodesic.js'
-import { type MultiPolygon, type Ring, sharedBoundaryM } from './polygon.js'
+import type { MultiPolygon, Ring } from './polygon.js'
+import { sharedBoundaryM } from './shared-boundary.js'
 
 const box = (x0: number, y0: number, x1: number, y1: number): Ring => [
   [x0, y0],
