@@ -15,21 +15,29 @@ let spanHi = new Float64Array(16)
 
 /**
  * Length in metres of boundary the two polygons share (docs/decisions.md "Geometry tolerances"):
- * for each edge of `a`, the union of the stretches of it that edges of `b` run along within
- * SHARED_EDGE_TOL_M (2 cm). An edge of `b` runs along one of `a` when the two are nearly parallel
- * and, both clipped to the stretch where their projections on `a`'s edge overlap, the two ends of
- * `b`'s clipped piece lie within 2 cm of `a`'s edge (so the two pieces are within 2 cm of each
- * other all along). Clipping first makes the answer the same whichever polygon comes first and
- * however the two split their common boundary into edges; testing the whole of `b`'s edge against
- * the line through `a`'s (as before) dropped a long edge of `b` along a short edge of `a` once
- * rounding tilted the short one by a few millimetres over the long one's length. The union keeps
- * a stretch that two edges of `b` run along (a part or hole of `b` along the same edge, a zigzag)
+ * for each edge of `a`, the union of the stretches of it from which an edge of `b` lies within
+ * SHARED_EDGE_TOL_M (2 cm) straight across. For an edge cd of `b`, that stretch is solved exactly:
+ * over the stretch where the projections of ab and cd overlap, cd's offset from ab is linear in
+ * the position along ab, and the stretch is where it lies between -2 cm and 2 cm, wherever the
+ * vertices of either edge fall. Edges parting from a shared vertex at θ count the 2 cm / tan θ over
+ * which they are within 2 cm (issue #39 item 4: testing only the two ends of the overlap, as
+ * before, dropped two erven sharing 3.3 m that part at 0.37°); edges meeting at a corner count
+ * the few centimetres before it where they are still within 2 cm, which the 0.5 m of touching
+ * leaves out. Measured across (not to the nearest point of cd): the 2 cm round cd's end vertices
+ * does not count, so two parcels with a common edge and square corners share exactly that edge.
+ *
+ * Clipping to the common stretch makes the answer the same whichever polygon comes first and
+ * however the two split their common boundary into edges, up to the centimetres where edges
+ * leave or cross at an angle, each measured along its own parcel's edge. The union keeps a
+ * stretch that two edges of `b` run along (a part or hole of `b` along the same edge, a zigzag)
  * from counting twice.
  *
  * Coordinates are stored at 1e-7 degrees (about 1 cm), so two surveys of one real boundary differ
  * by up to a centimetre or two after rounding; an exact test (0.1 mm, as before) dropped
- * neighbours that share metres of boundary. A single shared vertex gives 0 (docs/decisions.md:
- * touching needs a segment of positive length). Measured in a local plane at `a`'s latitude.
+ * neighbours that share metres of boundary. A single shared vertex gives 0 at square corners and
+ * centimetres at sharp ones (2 cm / tan θ reaches the 0.5 m of touching only below 2.3°;
+ * docs/decisions.md: touching needs a segment of positive length). Measured in a local plane at
+ * `a`'s latitude.
  */
 export function sharedBoundaryM(a: MultiPolygon, b: MultiPolygon): number {
   const m = metresPerDegree(a[0][0][0][1])
@@ -77,28 +85,26 @@ export function sharedBoundaryM(a: MultiPolygon, b: MultiPolygon): number {
               const oc = dx * cY - dy * cX
               const oe = dx * eY - dy * eX
               if ((oc > tolL && oe > tolL) || (oc < -tolL && oe < -tolL)) continue
-              // nearly parallel: the sine of the angle between them no more than the tilt that 2 cm
-              // either way at the ends of each allows, 2 cm × (1/|ab| + 1/|cd|). |oe - oc| is
-              // |ab| |cd| sin: up to 2 cm × 2 |ab| any |cd| passes, so its square root is taken only
-              // beyond. Edges that only meet near a corner are within 2 cm over the last
-              // centimetres before it, which is no shared stretch
-              const cross = oe > oc ? oe - oc : oc - oe
-              if (cross > 2 * tolL) {
-                const fx = eX - cX
-                const fy = eY - cY
-                if (cross > 2 * (tolL + SHARED_EDGE_TOL_M * Math.sqrt(fx * fx + fy * fy))) continue
-              }
-              // the projections of c and e on ab, as fractions of ab, and their common stretch
+              // the projections of c and e on ab, as fractions of ab, and the stretch of ab they share
               const tc = (cX * dx + cY * dy) / len2
               const te = (eX * dx + eY * dy) / len2
-              const lo = Math.max(0, Math.min(tc, te))
-              const hi = Math.min(1, Math.max(tc, te))
+              let lo = Math.max(0, Math.min(tc, te))
+              let hi = Math.min(1, Math.max(tc, te))
               if (!(hi > lo)) continue
-              // cd's offset at the two ends of the common stretch (linear in the projection)
-              const slope = (oe - oc) / (te - tc)
-              const oLo = oc + (lo - tc) * slope
-              const oHi = oc + (hi - tc) * slope
-              if (oLo > tolL || oLo < -tolL || oHi > tolL || oHi < -tolL) continue
+              // over that stretch cd's offset from ab is linear in the projection: keep the part
+              // where it is 2 cm or less either way, wherever the vertices of either edge lie (edges
+              // parting from a shared vertex at a small angle run within 2 cm for 2 cm / tan θ).
+              // Equal offsets at c and e are within 2 cm all along, or were skipped above
+              if (oe !== oc) {
+                const k = (te - tc) / (oe - oc)
+                const t1 = tc - (tolL + oc) * k
+                const t2 = tc + (tolL - oc) * k
+                const from = t1 < t2 ? t1 : t2
+                const to = t1 < t2 ? t2 : t1
+                if (from > lo) lo = from
+                if (to < hi) hi = to
+                if (!(hi > lo)) continue
+              }
               // a stretch overlapping or meeting the last one (consecutive edges of b) joins it
               if (spans > 0 && lo <= spanHi[spans - 1] && hi >= spanLo[spans - 1]) {
                 if (lo < spanLo[spans - 1]) spanLo[spans - 1] = lo
