@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import geographiclib from 'geographiclib-geodesic'
 import { describe, expect, inject, it } from 'vitest'
-import { FARM_LPI, PORTION1_LPI, PORTION2_LPI, POINTS, erfLpi, sourceKey } from './fixtures/parcel-fixtures.js'
+import { FARM_LPI, PARTING, PORTION1_LPI, PORTION2_LPI, POINTS, erfLpi, sourceKey } from './fixtures/parcel-fixtures.js'
 import { PARCEL_FILES } from '../src/data/parcels-format.js'
 import { lpiRowReader } from '../src/data/parcel-readers.js'
 import { json, makeTestApp } from './helpers.js'
@@ -328,6 +328,40 @@ describe('GET /parcels/{lpi}/neighbours', () => {
     expect(body.neighbours[0].shared_boundary_meters).toBeLessThan(112)
     expect(ids(await json(await get(`/${erfLpi(2)}/neighbours`)))).toEqual([erfLpi(1)])
     expect(ids(await json(await get(`/${PORTION1_LPI}/neighbours`)))).toEqual([PORTION2_LPI])
+  })
+
+  it('touching: boundaries parting at a small angle, while they run within 2 cm for 0.5 m (issue #39 item 4)', async () => {
+    // 2 cm / tan θ, tan θ from each parting edge's offset and run in metres (GeographicLib scales)
+    const { west, east, south, north, off8, off9, off10, run10 } = PARTING
+    const kx = Geodesic.WGS84.Inverse(south, west, south, east).s12! / (east - west)
+    const ky = Geodesic.WGS84.Inverse(south, west, north, west).s12! / (north - south)
+    const rise = (north - south) * ky
+    const [erf8, erf9, erf10] = [
+      (0.02 * rise) / (off8 * kx),
+      (0.02 * rise) / (off9 * kx),
+      (0.02 * run10 * kx) / (off10 * ky),
+    ]
+    expect([erf8, erf9, erf10].map((m) => m.toFixed(3))).toEqual(['3.090', '0.447', '0.554'])
+    const shared = (body: { neighbours: { parcel: { lpi: string }; shared_boundary_meters: number }[] }) =>
+      body.neighbours.map((n) => [n.parcel.lpi, n.shared_boundary_meters])
+    expect(shared(await json(await get(`/${erfLpi(7)}/neighbours`)))).toEqual([
+      [erfLpi(8), expect.closeTo(erf8, 2)],
+      [erfLpi(10), expect.closeTo(erf10, 2)],
+    ])
+    expect(shared(await json(await get(`/${erfLpi(8)}/neighbours`)))).toEqual([[erfLpi(7), expect.closeTo(erf8, 2)]])
+    expect(shared(await json(await get(`/${erfLpi(10)}/neighbours`)))).toEqual([[erfLpi(7), expect.closeTo(erf10, 2)]])
+    // erf 9 runs within 2 cm of erf 7 for 0.45 m only: it meets it, but does not touch it (erf 10's
+    // corner is 0.69 m off erf 9's)
+    expect(ids(await json(await get(`/${erfLpi(9)}/neighbours`)))).toEqual([])
+    const near9 = await json(await get(`/${erfLpi(9)}/neighbours?mode=within&distance=1`))
+    const distances = near9.neighbours.map((n: { parcel: { lpi: string }; distance_meters: number }) => [
+      n.parcel.lpi,
+      n.distance_meters,
+    ])
+    expect(distances).toEqual([
+      [erfLpi(7), 0],
+      [erfLpi(10), expect.closeTo(off9 * kx, 2)],
+    ])
   })
 
   it('within a distance, nearest first', async () => {

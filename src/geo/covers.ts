@@ -25,8 +25,8 @@ import {
   type Polygon,
   pointSegmentM,
   ringSignedArea2,
-  SHARED_EDGE_TOL_M,
 } from './polygon.js'
+import { SHARED_EDGE_TOL_M } from './shared-boundary.js'
 
 /** Below this much area of `inner` outside `outer` (m²) it is a sliver of rounding, whatever the perimeter. */
 const SLIVER_SQM = 0.01

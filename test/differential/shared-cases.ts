@@ -5,17 +5,87 @@
  * stretch [u0, u1] of that side (0–3 vertices of its own): the whole side, part of it (its
  * corners T-junctions on a's side) or more than it. The copy's vertices are each moved up to
  * 1.5 cm off the side (they still run together), or the whole copy 3–10 cm to one side (they do
- * not).
+ * not). Or b's edge parts from a's side at a vertex of both, at 0.05–5° (issue #39 item 4).
+ *
+ * The expected length is the rule of docs/decisions.md "Geometry tolerances" computed here on its
+ * own: for each edge of one parcel, the part of each edge of the other inside the edge's 2 cm
+ * strip (the rectangle 2 cm either side of it, clipped Liang–Barsky), laid on the edge, the pieces
+ * united, their ends measured by GeographicLib.
  */
 import { type Rand, somewhereInSA } from './cases.js'
-import { geodesicM, type PRing, type XY } from './plane.js'
+import { geodesicM, type Plane, type PRing, type XY } from './plane.js'
 
 export interface SharedCase {
   a: XY[][][]
   b: XY[][][]
-  /** The GeographicLib length of the shared stretch of the stored positions, 0 when the copies lie apart. */
+  /** The length of a's boundary within 2 cm of b's (the rule, computed here), and of b's within 2 cm of a's. */
   wantM: number
+  wantBackM: number
+  /**
+   * What the case was made to share: the GeographicLib length of the stretch of a's side that b's
+   * copy spans (0 when the copies lie apart), or 2 cm / tan θ of the edges parting at θ. The rule
+   * adds what it finds where the parcels' other edges leave or cross at an angle: centimetres.
+   */
+  meantM: number
   what: string
+}
+
+/** The storage tolerance of docs/decisions.md: boundaries within 2 cm run together. */
+const TOL = 0.02
+
+/**
+ * The length of the boundary of `a` within 2 cm of `b`'s, measured across: for each edge of `a`
+ * (in the plane), the part of each edge of `b` inside the edge's strip {0 ≤ u ≤ |edge|, |v| ≤ 2 cm},
+ * clipped by Liang–Barsky, gives an interval of u; the intervals are united per edge and each
+ * is measured between its ends on the stored edge by GeographicLib.
+ */
+export function withinStripM(plane: Plane, a: XY[][][], b: XY[][][]): number {
+  const edges = (mp: XY[][][]) =>
+    mp.flatMap((poly) => poly.flatMap((ring) => ring.slice(1).map((p, i) => [ring[i], p])))
+  const bEdges = edges(b).map(([p, q]) => [plane.xy(p), plane.xy(q)])
+  let total = 0
+  for (const [p0, p1] of edges(a)) {
+    const [q0, q1] = [plane.xy(p0), plane.xy(p1)]
+    const len = Math.hypot(q1[0] - q0[0], q1[1] - q0[1])
+    if (len === 0) continue
+    const d: XY = [(q1[0] - q0[0]) / len, (q1[1] - q0[1]) / len]
+    const frame = (p: XY): XY => {
+      const x = p[0] - q0[0]
+      const y = p[1] - q0[1]
+      return [x * d[0] + y * d[1], y * d[0] - x * d[1]]
+    }
+    const pieces: XY[] = []
+    for (const [c, e] of bEdges) {
+      const [uc, vc] = frame(c)
+      const [ue, ve] = frame(e)
+      // Liang–Barsky: s in [s0, s1] of c + s (e - c) inside 0 ≤ u ≤ len, -2 cm ≤ v ≤ 2 cm
+      let s0 = 0
+      let s1 = 1
+      for (const [pk, qk] of [
+        [-(ue - uc), uc],
+        [ue - uc, len - uc],
+        [-(ve - vc), vc + TOL],
+        [ve - vc, TOL - vc],
+      ]) {
+        if (pk === 0) {
+          if (qk < 0) s1 = -1
+        } else if (pk < 0) s0 = Math.max(s0, qk / pk)
+        else s1 = Math.min(s1, qk / pk)
+      }
+      if (s1 <= s0) continue
+      const u0 = uc + s0 * (ue - uc)
+      const u1 = uc + s1 * (ue - uc)
+      if (u0 !== u1) pieces.push([Math.min(u0, u1), Math.max(u0, u1)])
+    }
+    pieces.sort((x, y) => x[0] - y[0])
+    const at = (u: number): XY => [p0[0] + (u / len) * (p1[0] - p0[0]), p0[1] + (u / len) * (p1[1] - p0[1])]
+    for (let k = 0; k < pieces.length; ) {
+      let [from, to] = pieces[k++]
+      while (k < pieces.length && pieces[k][0] <= to) to = Math.max(to, pieces[k++][1])
+      total += geodesicM(at(from), at(to))
+    }
+  }
+  return total
 }
 
 const FORMS = ['whole side', 'part of it', 'beyond its ends'] as const
@@ -103,10 +173,64 @@ export function sharedEdgeCase(r: Rand, { close, aVertices }: SharedOptions): Sh
     aDeg[0][0] + t * (aDeg[ka + 1][0] - aDeg[0][0]),
     aDeg[0][1] + t * (aDeg[ka + 1][1] - aDeg[0][1]),
   ]
+  const a = [[aDeg]]
+  const b = [[bDeg]]
   return {
-    a: [[aDeg]],
-    b: [[bDeg]],
-    wantM: close ? geodesicM(at(lo), at(hi)) : 0,
+    a,
+    b,
+    wantM: withinStripM(plane, a, b),
+    wantBackM: withinStripM(plane, b, a),
+    meantM: close ? geodesicM(at(lo), at(hi)) : 0,
     what: `${close ? 'within 1.5 cm' : '3–10 cm apart'}, ${form} of a ${side.toFixed(2)} m side, ${ka} + ${kb} vertices on it`,
+  }
+}
+
+/**
+ * Two parcels whose edges part at a vertex of both (issue #39 item 4): a's side runs `side` metres
+ * (a vertex of its own at u0 or not), b's edge leaves P(u0) at θ = 0.05–5° to either side of it
+ * and runs 30–100 % of the rest of the side. Both parcels' other edges leave at 55–75°, leaning
+ * outwards as in sharedEdgeCase. Within 2 cm over 2 cm / tan θ, or the whole edge when shorter.
+ */
+export function partingEdgeCase(r: Rand): SharedCase {
+  const plane = somewhereInSA(r)
+  const side = 1 * (300 / 1) ** r()
+  const head = 2 * Math.PI * r()
+  const d: XY = [Math.cos(head), Math.sin(head)]
+  const n: XY = [-d[1], d[0]]
+  const P = (t: number, off = 0, skew = 0): XY => [
+    (t * side + skew) * d[0] + off * n[0],
+    (t * side + skew) * d[1] + off * n[1],
+  ]
+  const lean = (depth: number) => depth * Math.tan(((15 + 20 * r()) * Math.PI) / 180)
+  const u0 = r() < 0.5 ? 0 : 0.5 * r()
+  const deg = 0.05 * (5 / 0.05) ** r()
+  const th = ((r() < 0.5 ? -1 : 1) * deg * Math.PI) / 180
+  const run = (1 - u0) * side * (0.3 + 0.7 * r())
+  const depthA = side * (0.3 + r())
+  const aT = u0 > 0 ? [0, u0, 1] : [0, 1]
+  const aRing: PRing = [...aT.map((t) => P(t)), P(1, depthA, lean(depthA)), P(0, depthA, -lean(depthA)), P(0)]
+  const v = P(u0)
+  const w: XY = [
+    v[0] + run * (Math.cos(th) * d[0] + Math.sin(th) * n[0]),
+    v[1] + run * (Math.cos(th) * d[1] + Math.sin(th) * n[1]),
+  ]
+  const uw = u0 + (run * Math.cos(th)) / side
+  const depthB = side * (0.3 + r())
+  const bRing: PRing = [w, v, P(u0, -depthB, -lean(depthB)), P(uw, -depthB, lean(depthB)), w]
+  const aDeg = plane.ring(aRing)
+  const bDeg = plane.ring(bRing)
+  // the angle and length of the stored edges, back in the plane: a's edge from the shared vertex on
+  const [sv, s1, bw] = [plane.xy(aDeg[aT.length - 2]), plane.xy(aDeg[aT.length - 1]), plane.xy(bDeg[0])]
+  const [ex, ey, fx, fy] = [s1[0] - sv[0], s1[1] - sv[1], bw[0] - sv[0], bw[1] - sv[1]]
+  const parted = Math.abs(Math.atan2(ex * fy - ey * fx, ex * fx + ey * fy))
+  const a = [[aDeg]]
+  const b = [[bDeg]]
+  return {
+    a,
+    b,
+    wantM: withinStripM(plane, a, b),
+    wantBackM: withinStripM(plane, b, a),
+    meantM: Math.min(TOL / Math.tan(parted), Math.hypot(fx, fy) * Math.cos(parted)),
+    what: `parting at ${deg.toFixed(3)}° ${th < 0 ? 'outwards' : 'across a'} from ${u0 > 0 ? 'a vertex on' : 'the corner of'} a ${side.toFixed(2)} m side, for ${run.toFixed(2)} m`,
   }
 }
