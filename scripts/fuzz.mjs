@@ -1,7 +1,7 @@
 // `npm run fuzz -- --seed S --count N [--path P]`: the property-based fuzz of test/fuzz.test.ts
 // with another seed and count than the suite's (a long run), or `--path` to replay a failure
 // the fuzz printed. It runs that one test file with vitest, which builds the test dataset first
-// (test/global-setup.ts). docs/api.md "Fuzzing".
+// (test/global-setup.ts). docs/architecture.md "Fuzzing".
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'

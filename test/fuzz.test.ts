@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every operation of the served OpenAPI document (docs/api.md
+ * Property-based fuzzing of every operation of the served OpenAPI document (docs/architecture.md
  * "Fuzzing"): requests generated with fast-check from the document (test/fuzz/arbitraries.ts),
  * sent in process; every answer must be no 5xx, a tile or JSON, every error in the envelope
  * with a PascalCase code, and within its time bound (test/fuzz/oracle.ts, run.ts).
