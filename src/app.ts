@@ -205,8 +205,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
           'that is not valid HTTP/1.1 answers 400, one with headers over 16 KB 431 ' +
           '`RequestHeaderFieldsTooLarge`, and one not sent within the server timeouts 408 `RequestTimeout`; ' +
           'these three close the connection.',
+        // the project's licence (LICENSE), as an SPDX identifier; OpenAPI 3.1 has `identifier`, the
+        // config's type is 3.0's, and the generator copies the object as it is
+        license: { name: 'MIT', identifier: 'MIT' } as { name: string },
       },
-      servers: [{ url: '/' }],
+      // the paths name the API root (/api/v1) themselves, so the server is the origin that
+      // serves this document: a relative URL, right behind any host or proxy (docs/api.md)
+      servers: [{ url: '/', description: 'The server that serves this document; every path starts at the API root.' }],
+      tags: router.documentTags(),
     }),
   )
   app.get(`${API_BASE}/openapi.json`, open(openapi, `${API_BASE}/openapi.json`))

@@ -3,6 +3,8 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { inject } from 'vitest'
 import { createApp, type AppDeps } from '../src/app.js'
+import type { RouteSpec } from '../src/http/openapi.js'
+import type { RequestSchemas } from '../src/http/validate.js'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import type { Country, Product } from '../src/auth/types.js'
 import { DatasetHandle, openDataset, type OpenDataset } from '../src/data/open-dataset.js'
@@ -11,6 +13,20 @@ import { buildServices, type Services } from '../src/services.js'
 
 export const ALL_PRODUCTS: Product[] = ['plots', 'parcels', 'encumbrance', 'jurisdiction']
 export const BOTH: Country[] = ['BOTSWANA', 'SOUTH_AFRICA']
+/**
+ * A route a test adds to the app (`makeTestApp({ routes })`): tagged `Test`, its operationId made
+ * of the method and the path (`get /boom`: `getBoom`), no response documented.
+ */
+export function testRoute<S extends RequestSchemas>(
+  method: 'get' | 'post',
+  path: string,
+  summary: string,
+  request: S = {} as S,
+): RouteSpec<S> {
+  const operationId = method + path.replace(/\/(\w)/g, (_m, c: string) => c.toUpperCase())
+  const tags = [{ name: 'Test', description: 'Routes a test adds.' }]
+  return { method, path, operationId, tags, summary, request, responses: {} }
+}
 
 /**
  * The real app over the test dataset, a fresh key store and an in-memory limiter; `loaded`: a

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { reply } from '../src/http/reply.js'
-import { json, makeTestApp } from './helpers.js'
+import { json, makeTestApp, testRoute } from './helpers.js'
 
 describe('request ids', () => {
   const t = makeTestApp()
@@ -121,13 +121,9 @@ describe('error envelope', () => {
   it('answers 500 with a generic message and never the error text or stack', async () => {
     const f = makeTestApp({
       routes: (router) =>
-        router.add(
-          { method: 'get', path: '/boom', tags: ['test'], summary: 'fails', request: {}, responses: {} },
-          [],
-          () => {
-            throw new Error('secret internals at /srv/x.ts:12')
-          },
-        ),
+        router.add(testRoute('get', '/boom', 'fails'), [], () => {
+          throw new Error('secret internals at /srv/x.ts:12')
+        }),
     })
     const res = await f.get('/api/v1/boom', f.issue().key)
     expect(res.status).toBe(500)
@@ -143,14 +139,7 @@ describe('error envelope', () => {
     const f = makeTestApp({
       routes: (router) =>
         router.add(
-          {
-            method: 'post',
-            path: '/echo',
-            tags: ['test'],
-            summary: 'echoes the body',
-            request: { body: z.object({ n: z.number() }) },
-            responses: {},
-          },
+          testRoute('post', '/echo', 'echoes the body', { body: z.object({ n: z.number() }) }),
           [],
           (c, { body }) => reply(c, JSON.stringify(body), 200, 'application/json'),
         ),

@@ -8,20 +8,16 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { tileAt } from '../src/geo/tiles.js'
 import { json } from '../src/http/reply.js'
-import { makeTestApp } from './helpers.js'
+import { makeTestApp, testRoute } from './helpers.js'
 
 describe('response headers', () => {
   let now = 1_700_000_000_000
   const t = makeTestApp({
     clock: () => now,
     routes: (router) =>
-      router.add(
-        { method: 'get', path: '/boom', tags: ['test'], summary: 'fails', request: {}, responses: {} },
-        [],
-        () => {
-          throw new Error('boom')
-        },
-      ),
+      router.add(testRoute('get', '/boom', 'fails'), [], () => {
+        throw new Error('boom')
+      }),
   })
   const { key } = t.issue()
   const limited = t.issue({ ratePerMinute: 1 }).key
@@ -96,14 +92,10 @@ describe('conditional JSON answers (docs/api.md "HTTP conventions")', () => {
   let queries = 0
   const t = makeTestApp({
     routes: (router) =>
-      router.add(
-        { method: 'get', path: '/counted', tags: ['test'], summary: 'counts', request: {}, responses: {} },
-        [],
-        (c) => {
-          queries++
-          return json(c, { queries })
-        },
-      ),
+      router.add(testRoute('get', '/counted', 'counts'), [], (c) => {
+        queries++
+        return json(c, { queries })
+      }),
   })
   const scope = { countries: ['BOTSWANA' as const], cities: { BOTSWANA: ['MAUN', 'GABORONE'] } }
   const { key } = t.issue(scope)

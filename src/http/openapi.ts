@@ -6,7 +6,9 @@ import { ERROR_STATUS, type ErrorCode } from './errors.js'
 import type { AnswerTags } from './etag.js'
 import type { Answer, Answerer } from './front-door.js'
 import { FeatureCollectionSchema, FormatParam, GEOJSON_TYPE, negotiateGeoJson } from './geojson.js'
+import { HEADER_COMPONENTS, responseHeaders } from './openapi-headers.js'
 import { appendHeader } from './reply.js'
+import { MVT_CONTENT_TYPE } from './tile-answer.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
 
 export const ErrorBodySchema = z
@@ -47,6 +49,18 @@ export interface ResponseSpec {
   contentType?: string
 }
 
+/**
+ * A group of operations in the document: one per service. The document lists each tag once, with
+ * its description, in the order routes first name it; generated clients make one class of it.
+ */
+export interface ApiTag {
+  name: string
+  description: string
+}
+
+/** An operationId: camelCase, letters and digits, a verb first (`getParcelAt`). */
+const OPERATION_ID = /^[a-z]+[A-Z][A-Za-z0-9]*$/
+
 /** One endpoint: its OpenAPI description and the zod schemas that validate it are the same objects. */
 export interface RouteSpec<S extends RequestSchemas> {
   method: 'get' | 'post'
@@ -54,7 +68,13 @@ export interface RouteSpec<S extends RequestSchemas> {
   path: string
   /** Hono path when it differs from the OpenAPI one (regex params). */
   honoPath?: string
-  tags: string[]
+  /**
+   * The operation's name in generated clients: camelCase, unique, and stable (renaming one
+   * renames a method of every client generated since), e.g. `getParcelAt`.
+   */
+  operationId: string
+  /** The service the operation belongs to (one tag). */
+  tags: readonly ApiTag[]
   summary: string
   description?: string
   request: S
@@ -70,6 +90,11 @@ export interface RouteSpec<S extends RequestSchemas> {
    * after validation (the route asks `isGeoJson(c)`), names it in the ETag and sends `Vary: Accept`.
    */
   geojson?: boolean
+  /**
+   * true: answered, but left out of the document. Only for a URL kept for old clients whose path
+   * the document cannot hold beside another (docs/api.md "OpenAPI document").
+   */
+  hidden?: boolean
 }
 
 /** `Vary` of a tagged answer, and of one whose form `Accept` may choose (etag.ts appends it). */
@@ -106,6 +131,9 @@ export type RouteDoor = (
  * receive an `ApiRouter` and call `add`.
  */
 export class ApiRouter {
+  private readonly tagList = new Map<string, ApiTag>()
+  private readonly operationIds = new Set<string>()
+
   constructor(
     readonly app: OpenAPIHono<AppEnv>,
     readonly basePath: string,
@@ -114,9 +142,32 @@ export class ApiRouter {
     private readonly tags?: AnswerTags,
     /** TRUSTED_PROXIES: whose X-Forwarded-Proto and -Host name the origin of absolute URLs (request-origin.ts) */
     readonly trustedProxies: ReadonlySet<string> = new Set(),
-  ) {}
+  ) {
+    for (const [name, header] of Object.entries(HEADER_COMPONENTS))
+      app.openAPIRegistry.registerComponent('headers', name, header)
+  }
+
+  /** The tags the documented routes name, each once, for the document's top-level `tags`. */
+  documentTags(): ApiTag[] {
+    return [...this.tagList.values()]
+  }
+
+  /** Checks the route's operationId and tags, and records them (a mistake stops the start). */
+  private name<S extends RequestSchemas>(spec: RouteSpec<S>): void {
+    if (!OPERATION_ID.test(spec.operationId))
+      throw new Error(`operationId ${spec.operationId} of ${spec.path} is not camelCase`)
+    if (this.operationIds.has(spec.operationId)) throw new Error(`operationId ${spec.operationId} is used twice`)
+    this.operationIds.add(spec.operationId)
+    if (spec.hidden) return
+    for (const tag of spec.tags) {
+      const known = this.tagList.get(tag.name)
+      if (known === undefined) this.tagList.set(tag.name, tag)
+      else if (known.description !== tag.description) throw new Error(`tag ${tag.name} has two descriptions`)
+    }
+  }
 
   add<S extends RequestSchemas>(spec: RouteSpec<S>, guards: RouteGuard[], handler: RouteHandler<S>): void {
+    this.name(spec)
     const geo = spec.geojson === true
     const schemas: S = geo ? { ...spec.request, query: withFormat(spec.request.query) } : spec.request
     const responses: Record<string, unknown> = {}
@@ -150,20 +201,15 @@ export class ApiRouter {
       // a route's own 503 (its domain missing from the dataset) and the shared store's
       else if (status === '503') responses[status] = { ...own, description: `${own.description} Or ${description}` }
     }
-    const request: Record<string, unknown> = {}
-    if (schemas.params) request.params = schemas.params
-    if (schemas.query) request.query = schemas.query
-    if (schemas.body) request.body = { content: { 'application/json': { schema: schemas.body } }, required: true }
-    this.app.openAPIRegistry.registerPath({
-      method: spec.method,
-      path: this.basePath + spec.path,
-      tags: spec.tags,
-      summary: spec.summary,
-      description: spec.description,
-      request: request as never,
-      responses: responses as never,
-      security: spec.authenticated === false ? [] : [{ ApiKey: [] }],
-    })
+    // the headers of each answer, by the rule of openapi-headers.ts: a tagged route's 200 and
+    // 304 carry the ETag, a tile route's (its own, tile-answer.ts) its 204 too
+    const tile = spec.responses[200]?.contentType === MVT_CONTENT_TYPE
+    const etagStatuses = new Set(tile ? ['200', '204', '304'] : tags ? ['200', '304'] : [])
+    for (const [status, r] of Object.entries(responses) as [string, { content?: object }][]) {
+      const types = Object.keys(r.content ?? {})
+      responses[status] = { ...r, headers: responseHeaders({ authenticated, etagStatuses }, status, types) }
+    }
+    if (!spec.hidden) this.register(spec, schemas, responses)
     const honoPath = this.basePath + (spec.honoPath ?? spec.path.replace(/\{([^}]+)\}/g, ':$1'))
     // one handler per route: the door, guards, validation (synchronous without a body), the route
     const method = spec.method.toUpperCase()
@@ -185,5 +231,28 @@ export class ApiRouter {
       [honoPath],
       this.door(run, authenticated, this.basePath + spec.path, spec.allowance ?? 'default'),
     )
+  }
+
+  /** Puts the route into the OpenAPI registry. */
+  private register<S extends RequestSchemas>(
+    spec: RouteSpec<S>,
+    schemas: RequestSchemas,
+    responses: Record<string, unknown>,
+  ): void {
+    const request: Record<string, unknown> = {}
+    if (schemas.params) request.params = schemas.params
+    if (schemas.query) request.query = schemas.query
+    if (schemas.body) request.body = { content: { 'application/json': { schema: schemas.body } }, required: true }
+    this.app.openAPIRegistry.registerPath({
+      method: spec.method,
+      path: this.basePath + spec.path,
+      operationId: spec.operationId,
+      tags: spec.tags.map((t) => t.name),
+      summary: spec.summary,
+      description: spec.description,
+      request: request as never,
+      responses: responses as never,
+      security: spec.authenticated === false ? [] : [{ ApiKey: [] }],
+    })
   }
 }

@@ -42,7 +42,7 @@ export function appendHeader(c: Context<AppEnv>, name: string, value: string): v
 }
 
 /** The media types compressed on the fly when an answer is larger than COMPRESS_MIN_BYTES. */
-const COMPRESSED_TYPES: ReadonlySet<string | undefined> = new Set([
+export const COMPRESSED_TYPES: ReadonlySet<string | undefined> = new Set([
   'application/json',
   'application/geo+json',
   // vector tiles (src/http/tile-answer.ts): a parcel or plot tile shrinks to a third or less

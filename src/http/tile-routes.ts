@@ -6,10 +6,10 @@
  *
  * @module
  */
-import type { z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv, RouteGuard } from './env.js'
-import type { ApiRouter } from './openapi.js'
+import type { ApiRouter, ApiTag } from './openapi.js'
 import { MVT_CONTENT_TYPE, tileAnswer } from './tile-answer.js'
 import { parseTileParams, TileParamsSchema } from './tile-params.js'
 import type { TileSource } from './tile-source.js'
@@ -19,7 +19,9 @@ import { TILEJSON_RESPONSES, TILEJSON_TEXT, tileJsonAnswer } from './tilejson.js
 export interface TileFamily<Q extends z.ZodObject> {
   /** the routes' path from the API root, before `/{z}/{x}/{y}.mvt` and `.json`: `/parcels/tiles` */
   path: string
-  tags: string[]
+  /** the operationIds of the tile route and of the TileJSON route: `getParcelTile`, `getParcelTileJson` */
+  operationIds: { tile: string; tileJson: string }
+  tags: readonly ApiTag[]
   summary: string
   /** the tile route's own text; the rules every tile route shares ({@link tileRulesText}) follow it */
   description: string
@@ -58,9 +60,14 @@ export function tileRulesText(minZoom: Readonly<Record<string, number>>): string
   )
 }
 
+/** The body of a tile answer: its bytes (a generated client reads them as a binary string or a blob). */
+export const VectorTileSchema = z
+  .string()
+  .openapi('VectorTile', { type: 'string', format: 'binary', description: 'A Mapbox Vector Tile 2.1 (protobuf).' })
+
 /** The responses every tile route documents. */
 export const TILE_RESPONSES = {
-  200: { description: 'The tile.', contentType: MVT_CONTENT_TYPE },
+  200: { description: 'The tile.', contentType: MVT_CONTENT_TYPE, schema: VectorTileSchema },
   204: { description: 'No feature in this tile.' },
   304: { description: 'Not modified (If-None-Match matched the ETag).' },
 } as const
@@ -72,6 +79,7 @@ export function registerTileRoutes<Q extends z.ZodObject>(router: ApiRouter, fam
       method: 'get',
       path: `${family.path}/{z}/{x}/{y}.mvt`,
       honoPath: `${family.path}/:z/:x/:y{[^/]+\\.mvt}`,
+      operationId: family.operationIds.tile,
       tags: family.tags,
       summary: family.summary,
       description: `${family.description}${tileRulesText(family.minZoom)}`,
@@ -91,6 +99,7 @@ export function registerTileRoutes<Q extends z.ZodObject>(router: ApiRouter, fam
     {
       method: 'get',
       path: `${family.path}.json`,
+      operationId: family.operationIds.tileJson,
       tags: family.tags,
       summary: family.tileJsonSummary,
       description: `${TILEJSON_TEXT} ${family.tileJsonDescription}`,

@@ -45,17 +45,20 @@ export const TileQuerySchema = z.object({
   }),
 })
 
-export const SourceKeyParamsSchema = z.object({
-  source_key: z
+/** A 26-character Surveyor-General parcel key, in the path or the query. */
+const sourceKeyParam = (where: 'path' | 'query') =>
+  z
     .string()
     .transform((s) => s.trim().toUpperCase())
     .refine((s) => SOURCE_KEY_PATTERN.test(s), { message: 'source_key must be 26 letters or digits' })
     .openapi({
-      param: { name: 'source_key', in: 'path' },
+      param: { name: 'source_key', in: where },
       type: 'string',
       description: '26-character Surveyor-General parcel key.',
-    }),
-})
+    })
+
+/** `/parcels/by-key/{source_key}`: the spec's form, answered but not in the OpenAPI document. */
+export const SourceKeyParamsSchema = z.object({ source_key: sourceKeyParam('path') })
 
 export const AtQuerySchema = z.object({
   latitude: LatitudeParam,
@@ -65,6 +68,12 @@ export const AtQuerySchema = z.object({
 })
 
 export const StatusQuerySchema = z.object({ include_status: IncludeStatusParam })
+
+/** `/parcels/by-key?source_key=`: the documented form of the lookup by Surveyor-General key. */
+export const SourceKeyQuerySchema = z.object({
+  source_key: sourceKeyParam('query'),
+  include_status: IncludeStatusParam,
+})
 
 export const GeometryQuerySchema = z.object({
   format: upperEnumParam('format', ['GEOJSON', 'WKT'] as const)

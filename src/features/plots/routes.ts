@@ -17,6 +17,7 @@ import { isGeoJson } from '../../http/geojson.js'
 import { plotsGeoJson } from './geojson.js'
 import type { CityScope, FoundPlots, PlotQueries } from './queries.js'
 import type { CountryEnum } from './store.js'
+import { TAG } from './routes/shared.js'
 import { registerPlotTileRoutes } from './routes/tiles.js'
 import {
   ByNumberQuerySchema,
@@ -29,8 +30,6 @@ import {
   ReverseQuerySchema,
   SearchQuerySchema,
 } from './schemas.js'
-
-const TAG = ['Plots and coordinates']
 
 /**
  * Named in the message of a plot number that matches nothing: `/plots/revers` is a plot number
@@ -66,6 +65,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
     {
       method: 'get',
       path: '/plots/search-given-coordinates',
+      operationId: 'getPlotsNearPoint',
       tags: TAG,
       summary: 'Plots within a radius of a point, nearest first',
       description:
@@ -84,6 +84,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
     {
       method: 'get',
       path: '/plots/reverse',
+      operationId: 'getPlotsReverse',
       tags: TAG,
       summary: 'The nearest plot to a point',
       description:
@@ -104,6 +105,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
     {
       method: 'get',
       path: '/plots/{plot_number}',
+      operationId: 'getPlotsByNumber',
       // `.+` so a portion written plainly (`/plots/12/3`) reaches this route as well as `12%2F3`
       honoPath: '/plots/:plot_number{.+}',
       tags: TAG,
@@ -131,6 +133,7 @@ export function registerPlotRoutes(router: ApiRouter, queries: Service<PlotQueri
     {
       method: 'get',
       path: '/cities',
+      operationId: 'getCities',
       tags: TAG,
       summary: 'Coverage list of towns and townships',
       description:

@@ -36,6 +36,7 @@ export function registerAtRoute(router: ApiRouter, guards: RouteGuard[], service
     {
       method: 'get',
       path: '/encumbrances/at',
+      operationId: 'getEncumbrancesAt',
       tags: TAG,
       summary: 'Encumbrances at a point',
       description:

@@ -43,6 +43,7 @@ export function registerBatchRoute(router: ApiRouter, guards: RouteGuard[], serv
     {
       method: 'post',
       path: '/encumbrances/batch',
+      operationId: 'postEncumbrancesBatch',
       tags: TAG,
       summary: `Screen up to ${BATCH_MAX} parcels`,
       description:

@@ -66,6 +66,7 @@ export function registerCoverageRoute(router: ApiRouter, guards: RouteGuard[], s
     {
       method: 'get',
       path: '/encumbrances/coverage',
+      operationId: 'getEncumbranceCoverage',
       tags: TAG,
       summary: 'What is loaded per province and class',
       description:

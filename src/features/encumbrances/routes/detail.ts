@@ -53,6 +53,7 @@ export function registerDetailRoute(router: ApiRouter, guards: RouteGuard[], ser
     {
       method: 'get',
       path: '/encumbrances/{encumbrance_uid}',
+      operationId: 'getEncumbrance',
       tags: TAG,
       summary: 'One encumbrance with the parcels it affects',
       description:

@@ -145,6 +145,7 @@ export function registerHeatmapRoute(router: ApiRouter, guards: RouteGuard[], se
     {
       method: 'get',
       path: '/encumbrances/heatmap',
+      operationId: 'getEncumbranceHeatmap',
       tags: TAG,
       summary: 'Coverage-map data for a viewport',
       description:

@@ -106,6 +106,7 @@ export function registerIntersectRoute(router: ApiRouter, guards: RouteGuard[], 
     {
       method: 'post',
       path: '/encumbrances/intersect',
+      operationId: 'postEncumbrancesIntersect',
       tags: TAG,
       summary: 'Corridor and area screening',
       description:

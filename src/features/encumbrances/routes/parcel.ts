@@ -48,6 +48,7 @@ export function registerParcelRoutes(router: ApiRouter, guards: RouteGuard[], se
     {
       method: 'get',
       path: '/encumbrances/parcel/{lpi}',
+      operationId: 'getEncumbrancesOfParcel',
       tags: TAG,
       summary: 'All encumbrances intersecting a parcel',
       description:
@@ -78,6 +79,7 @@ export function registerParcelRoutes(router: ApiRouter, guards: RouteGuard[], se
     {
       method: 'get',
       path: '/encumbrances/summary/parcel/{lpi}',
+      operationId: 'getEncumbranceSummaryOfParcel',
       tags: TAG,
       summary: 'Cheap screening summary of a parcel',
       description:

@@ -57,6 +57,7 @@ export function registerSearchRoute(router: ApiRouter, guards: RouteGuard[], ser
     {
       method: 'get',
       path: '/encumbrances/search',
+      operationId: 'searchEncumbrances',
       tags: TAG,
       summary: 'Encumbrances by attribute',
       description:

@@ -5,12 +5,21 @@
  * @module
  */
 import { ApiError } from '../../../http/errors.js'
+import type { ApiTag } from '../../../http/openapi.js'
 import { plural } from '../../../http/text.js'
 import type { ParcelRef } from '../parcels.js'
 import type { EncumbranceQueries } from '../queries.js'
 import type { Service } from '../../../http/service-guard.js'
 
-export const TAG = ['Encumbrances']
+/** The OpenAPI tag of every encumbrance operation. */
+export const TAG: readonly ApiTag[] = [
+  {
+    name: 'Encumbrances',
+    description:
+      'Encumbrances in South Africa (spec 002, product `encumbrance`): what restricts a parcel, a point, a box, ' +
+      'a route or an area (servitudes, leases, mineral rights…), search, coverage, a heatmap and tiles.',
+  },
+]
 
 /** The service of the current dataset, or a 503 (requireService). */
 export type EncumbranceService = Service<EncumbranceQueries>

@@ -18,6 +18,7 @@ export function registerEncumbranceTileRoutes(
 ): void {
   registerTileRoutes(router, {
     path: '/encumbrances/tiles',
+    operationIds: { tile: 'getEncumbranceTile', tileJson: 'getEncumbranceTileJson' },
     tags: TAG,
     summary: 'Vector tiles keyed by class',
     description:

@@ -39,6 +39,7 @@ export function registerWithinRoute(router: ApiRouter, guards: RouteGuard[], ser
     {
       method: 'get',
       path: '/encumbrances/within',
+      operationId: 'getEncumbrancesWithin',
       tags: TAG,
       summary: 'Encumbrances in a bounding box',
       description:

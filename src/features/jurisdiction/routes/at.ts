@@ -19,6 +19,7 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: Jurisdic
     {
       method: 'get',
       path: '/jurisdiction/at',
+      operationId: 'getJurisdictionAt',
       tags: TAG,
       summary: 'Chain of administrative authority at a point',
       description:

@@ -14,6 +14,7 @@ export function registerBatchRoute(router: ApiRouter, { guards, service }: Juris
     {
       method: 'post',
       path: '/jurisdiction/batch',
+      operationId: 'postJurisdictionBatch',
       tags: TAG,
       summary: `Chains for up to ${BATCH_MAX} points`,
       description:

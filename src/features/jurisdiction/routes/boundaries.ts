@@ -32,6 +32,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
     {
       method: 'get',
       path: '/jurisdiction/boundaries/{boundary_type}',
+      operationId: 'getBoundaries',
       tags: TAG,
       summary: 'List boundaries of a type',
       description:
@@ -52,6 +53,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
     {
       method: 'get',
       path: '/jurisdiction/boundaries/{boundary_type}/{code}',
+      operationId: 'getBoundary',
       tags: TAG,
       summary: 'One boundary with its attributes',
       description:
@@ -72,6 +74,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
     {
       method: 'get',
       path: '/jurisdiction/boundaries/{boundary_type}/{code}/geometry',
+      operationId: 'getBoundaryGeometry',
       tags: TAG,
       summary: 'Boundary polygon',
       description:
@@ -91,6 +94,7 @@ export function registerBoundaryRoutes(router: ApiRouter, { guards, service }: J
     {
       method: 'get',
       path: '/jurisdiction/boundaries/{boundary_type}/{code}/children',
+      operationId: 'getBoundaryChildren',
       tags: TAG,
       summary: 'Boundaries one level down',
       description:

@@ -6,10 +6,20 @@ import { johannesburgDate } from '../../../auth/dates.js'
 import type { BoundaryType } from '../../../data/jurisdiction-format.js'
 import type { RouteGuard } from '../../../http/env.js'
 import { ApiError } from '../../../http/errors.js'
+import type { ApiTag } from '../../../http/openapi.js'
 import type { BoundaryRow, JurisdictionQueries } from '../queries.js'
 import type { Service } from '../../../http/service-guard.js'
 
-export const TAG = ['Jurisdiction']
+/** The OpenAPI tag of every jurisdiction operation. */
+export const TAG: readonly ApiTag[] = [
+  {
+    name: 'Jurisdiction',
+    description:
+      'Jurisdiction in South Africa (spec 002, product `jurisdiction`): province, municipality, ward, ' +
+      'registration division, Deeds Office and township at a point or of a parcel, the boundaries, search, ' +
+      'coverage, a heatmap and tiles.',
+  },
+]
 
 /** What registerJurisdictionRoutes hands every route family. */
 export interface JurisdictionRouteContext {

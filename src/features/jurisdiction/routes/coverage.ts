@@ -13,6 +13,7 @@ export function registerCoverageRoute(router: ApiRouter, { guards, service }: Ju
     {
       method: 'get',
       path: '/jurisdiction/coverage',
+      operationId: 'getJurisdictionCoverage',
       tags: TAG,
       summary: 'Layer vintages, counts and known gaps',
       description:

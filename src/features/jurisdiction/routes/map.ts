@@ -39,6 +39,7 @@ export function registerHeatmapRoute(router: ApiRouter, { guards, service }: Jur
     {
       method: 'get',
       path: '/jurisdiction/heatmap',
+      operationId: 'getJurisdictionHeatmap',
       tags: TAG,
       summary: 'Boundary outlines for a map viewport',
       description:
@@ -119,6 +120,7 @@ function heatmap(c: Context<AppEnv>, s: JurisdictionQueries, query: z.infer<type
 export function registerJurisdictionTileRoutes(router: ApiRouter, { guards, service }: JurisdictionRouteContext): void {
   registerTileRoutes(router, {
     path: '/jurisdiction/tiles',
+    operationIds: { tile: 'getJurisdictionTile', tileJson: 'getJurisdictionTileJson' },
     tags: TAG,
     summary: 'Administrative overlay vector tiles',
     description:

@@ -15,6 +15,7 @@ export function registerParcelRoute(router: ApiRouter, { guards, service }: Juri
     {
       method: 'get',
       path: '/jurisdiction/parcel/{lpi}',
+      operationId: 'getJurisdictionOfParcel',
       tags: TAG,
       summary: 'Chain for a parcel, from its label point',
       description:

@@ -16,6 +16,7 @@ export function registerSearchRoute(router: ApiRouter, { guards, service }: Juri
     {
       method: 'get',
       path: '/jurisdiction/search',
+      operationId: 'searchJurisdiction',
       tags: TAG,
       summary: 'Fuzzy name search across boundary types',
       description:

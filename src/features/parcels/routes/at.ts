@@ -16,6 +16,7 @@ export function registerAtRoute(router: ApiRouter, { guards, service }: ParcelRo
     {
       method: 'get',
       path: '/parcels/at',
+      operationId: 'getParcelAt',
       tags: TAG,
       summary: 'Every parcel containing a point, most specific first',
       description:

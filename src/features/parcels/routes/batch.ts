@@ -13,6 +13,7 @@ export function registerBatchRoute(router: ApiRouter, { guards, service }: Parce
     {
       method: 'post',
       path: '/parcels/batch',
+      operationId: 'postParcelsBatch',
       tags: TAG,
       summary: `Resolve up to ${BATCH_MAX} points or LPIs in one call`,
       description:

@@ -12,6 +12,7 @@ export function registerCoverageRoute(router: ApiRouter, { guards, service }: Pa
     {
       method: 'get',
       path: '/parcels/coverage',
+      operationId: 'getParcelCoverage',
       tags: TAG,
       summary: 'Load ledger: what this deployment holds, per province and layer',
       description:

@@ -15,6 +15,7 @@ export function registerGeometryRoute(router: ApiRouter, { guards, service }: Pa
     {
       method: 'get',
       path: '/parcels/{lpi}/geometry',
+      operationId: 'getParcelGeometry',
       tags: TAG,
       summary: 'Boundary of the current version',
       description:

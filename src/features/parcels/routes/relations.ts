@@ -22,6 +22,7 @@ export function registerRelationRoutes(router: ApiRouter, { guards, service }: P
     {
       method: 'get',
       path: '/parcels/{lpi}/neighbours',
+      operationId: 'getParcelNeighbours',
       tags: TAG,
       summary: 'Adjacent parcels',
       description:
@@ -42,6 +43,7 @@ export function registerRelationRoutes(router: ApiRouter, { guards, service }: P
     {
       method: 'get',
       path: '/parcels/{lpi}/beacons',
+      operationId: 'getParcelBeacons',
       tags: TAG,
       summary: 'Survey beacons on the boundary, ordered around the ring',
       description:
@@ -58,6 +60,7 @@ export function registerRelationRoutes(router: ApiRouter, { guards, service }: P
     {
       method: 'get',
       path: '/parcels/{lpi}/general-plan',
+      operationId: 'getParcelGeneralPlan',
       tags: TAG,
       summary: 'General Plans covering the parcel',
       description:

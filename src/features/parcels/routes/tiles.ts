@@ -13,6 +13,7 @@ import { TAG, type ParcelRoutes } from './shared.js'
 export function registerParcelTileRoutes(router: ApiRouter, { guards, service }: ParcelRoutes): void {
   registerTileRoutes(router, {
     path: '/parcels/tiles',
+    operationIds: { tile: 'getParcelTile', tileJson: 'getParcelTileJson' },
     tags: TAG,
     summary: 'Vector tiles of the cadastre, one layer per parcel type',
     description:

@@ -17,6 +17,7 @@ export function registerWithinRoute(router: ApiRouter, { guards, service }: Parc
     {
       method: 'get',
       path: '/parcels/within',
+      operationId: 'getParcelsWithin',
       tags: TAG,
       summary: 'Parcels intersecting a bounding box, cursor paginated',
       description:

@@ -13,6 +13,7 @@ import type { ApiRouter } from '../../../http/openapi.js'
 import type { Service } from '../../../http/service-guard.js'
 import { registerTileRoutes } from '../../../http/tile-routes.js'
 import type { CityScope, PlotQueries } from '../queries.js'
+import { TAG } from './shared.js'
 import { TileQuerySchema } from '../schemas.js'
 import type { CountryEnum } from '../store.js'
 import {
@@ -22,8 +23,6 @@ import {
   PLOT_TILES_MIN_ZOOM,
   type PlotLayer,
 } from '../tiles.js'
-
-const TAG = ['Plots and coordinates']
 
 /** The key's countries, its towns per country, and the same as text for the ETag. */
 function scopeOf(key: ApiKeyRecord): { countries: CountryEnum[]; scope: CityScope; text: string } {
@@ -52,6 +51,7 @@ function layersInScope(key: ApiKeyRecord, layers: readonly PlotLayer[]): PlotLay
 export function registerPlotTileRoutes(router: ApiRouter, guards: RouteGuard[], service: Service<PlotQueries>): void {
   registerTileRoutes(router, {
     path: '/plots/tiles',
+    operationIds: { tile: 'getPlotTile', tileJson: 'getPlotTileJson' },
     tags: TAG,
     summary: 'Plots and erven as point vector tiles',
     description:
