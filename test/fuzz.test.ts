@@ -7,6 +7,7 @@
  * `npm test` runs a fixed seed and count; `npm run fuzz -- --seed S --count N` any other. A
  * failure prints the request (and a curl command) and the seed and path that replay it.
  */
+import { writeFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, inject, it } from 'vitest'
 import { anyRequest, type FuzzRequest } from './fuzz/arbitraries.js'
@@ -69,6 +70,8 @@ describe('fuzz: every operation of the OpenAPI document', () => {
       // the table of statuses for a run of its own (npm run fuzz), one line in the suite
       const table = process.env.FUZZ_COUNT || process.env.FUZZ_SEED ? `\n${summary()}` : ''
       console.log(`fuzz: ${details.numRuns} requests in ${s} s (seed ${settings.seed})${table}`)
+      // FUZZ_REPORT: the run's figures as JSON, for the bench suite `fuzz` (bench/suites/fuzz.ts)
+      if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, JSON.stringify(report(details, Number(s))))
       if (details.failed) {
         const replay =
           `npm run fuzz -- --seed ${details.seed} --path ${details.counterexamplePath} ` +
@@ -80,6 +83,22 @@ describe('fuzz: every operation of the OpenAPI document', () => {
     timeout,
   )
 })
+
+/** What a run saw, per operation (FUZZ_REPORT). */
+function report(details: { numRuns: number; failed: boolean; errorInstance?: unknown }, seconds: number) {
+  return {
+    seed: settings.seed,
+    requests: details.numRuns,
+    seconds,
+    failed: details.failed,
+    failure: details.failed
+      ? String((details.errorInstance as Error | undefined)?.message ?? details.errorInstance)
+      : null,
+    operations: [...seen.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([op, o]) => ({ op, statuses: Object.fromEntries(o.statuses), slowestMs: Math.round(o.slowest) })),
+  }
+}
 
 function summary(): string {
   return [...seen.entries()]

@@ -7,6 +7,7 @@
 import type { Suite } from '../lib/suite.js'
 import { boundaryStrategiesSuite } from './boundary-strategies.js'
 import { encumbrancesSuite } from './encumbrances/index.js'
+import { fuzzSuite } from './fuzz.js'
 import { httpSuite } from './http.js'
 import { jurisdictionSuite } from './jurisdiction.js'
 import { operationsSuite } from './operations/index.js'
@@ -35,6 +36,7 @@ export const SUITES: Suite<any>[] = [
   operationsSuite,
   scaleOutSuite,
   postgisSuite,
+  fuzzSuite,
 ]
 
 /** Rows of issue 7 whose service has not landed yet. */
