@@ -7,7 +7,7 @@
 import type { Suite } from '../lib/suite.js'
 import { boundaryStrategiesSuite } from './boundary-strategies.js'
 import { encumbrancesSuite } from './encumbrances/index.js'
-import { httpSuite } from './http.js'
+import { httpSuite } from './http/index.js'
 import { jurisdictionSuite } from './jurisdiction.js'
 import { operationsSuite } from './operations/index.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
