@@ -6,6 +6,7 @@
  */
 import type { Suite } from '../lib/suite.js'
 import { boundaryStrategiesSuite } from './boundary-strategies.js'
+import { compressionSuite } from './compression/index.js'
 import { encumbrancesSuite } from './encumbrances/index.js'
 import { httpSuite } from './http/index.js'
 import { jurisdictionSuite } from './jurisdiction.js'
@@ -33,6 +34,7 @@ export const SUITES: Suite<any>[] = [
   worstCaseSuite,
   startupSuite,
   operationsSuite,
+  compressionSuite,
   scaleOutSuite,
   postgisSuite,
 ]
