@@ -6,7 +6,7 @@
  * Exits non-zero when a check fails (strategies disagree, an HTTP error), never for speed.
  *
  * Internal modes, used by the bench itself: `__build SOURCE OUT [REUSE]` (the measured dataset build)
- * and `__hello PORT WORKERS` (the hello-world floor).
+ * and `__hello PORT WORKERS [ANSWERS]` (the hello-world floor, or the same-bytes floor).
  *
  * @module
  */
@@ -51,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (argv[0] === '__hello') {
-    runHello(Number(argv[1]), Number(argv[2]))
+    runHello(Number(argv[1]), Number(argv[2]), argv[3])
     return -1 // keep serving
   }
   // biome-ignore lint/suspicious/noImplicitAnyLet: typed by parseArgs where it is assigned
@@ -105,6 +105,7 @@ async function main(argv: string[]): Promise<number> {
     tool: values.tool as BenchOptions['tool'],
     durationS,
     http: !values['no-http'],
+    write: !values['no-write'],
   }
 
   const dataset = values.dataset

@@ -16,7 +16,7 @@ import {
 import { Samples, type Summary } from './lib/stats.js'
 import type { SuiteContext, SuiteRecord } from './lib/suite.js'
 import { compare, explainDifference } from './suites/postgis/compare.js'
-import { httpPath, httpProbeIndices, sameRunRatio } from './suites/postgis/http.js'
+import { httpFromResults, httpPath, httpProbeIndices, sameRunRatio } from './suites/postgis/http.js'
 import { postgisSuite } from './suites/postgis/index.js'
 import type { PostgisData, SameRunOp } from './suites/postgis/model.js'
 
@@ -373,5 +373,48 @@ describe('ours over HTTP next to PostGIS in the same run', () => {
         data: { ...data, sameRun: { ...data.sameRun!, ops: [reverse, met] } },
       } as SuiteRecord<PostgisData>),
     ).not.toContain('What limits it over HTTP')
+  })
+})
+
+describe('httpFromResults', () => {
+  it('reads the reverse and radius figures of the http suite from issue #37 on (format 2)', () => {
+    const run = (load: string, reqPerS: number) => ({ round: 1, load, result: { reqPerS, connections: 50 } })
+    const breakdown = {
+      busyMs: 100,
+      requests: 1000,
+      rows: [
+        { component: 'service code (index, queries, answer building)', share: 0.3, usPerRequest: 30 },
+        { component: 'answer serialisation (JSON text or bytes, the Response)', share: 0.1, usPerRequest: 10 },
+        { component: 'socket writes (kernel, loopback)', share: 0.6, usPerRequest: 60 },
+      ],
+    }
+    const http = {
+      name: 'http',
+      ranAt: '2026-11-29T07:00:00.000Z',
+      dataset: { scale: 'unit-test' },
+      data: {
+        format: 2,
+        runs: [
+          run('hello', 50_000),
+          run('/plots/reverse', 20_000),
+          run('/plots/reverse', 24_000),
+          run('/plots/reverse', 22_000),
+          run('radius 500 m, limit 100', 9_000),
+          run('same bytes: radius 500 m, limit 100', 15_000),
+        ],
+        profiles: [{ endpoint: '/plots/reverse', reqPerS: 9_000, breakdown }],
+      },
+    } as unknown as SuiteRecord
+    const ctx = { dataset: { scale: 'unit-test' }, earlier: [http] } as unknown as SuiteContext
+    expect(httpFromResults(ctx)).toEqual([
+      {
+        op: 'nearest',
+        endpoint: '/plots/reverse',
+        reqPerS: 22_000,
+        ranAt: http.ranAt,
+        cpu: { totalUs: 100, answerUs: 40 },
+      },
+      { op: 'radius', endpoint: '/plots/search-given-coordinates', reqPerS: 9_000, ranAt: http.ranAt, cpu: undefined },
+    ])
   })
 })

@@ -78,6 +78,10 @@ export interface ProfileRunOptions {
   workDir: string
   warmupS: number
   durationS: number
+  /** further server environment, e.g. `{ METRICS_PORT: '127.0.0.1:9464' }` (not for the floor) */
+  env?: Record<string, string>
+  /** called with the directory of the written `.cpuprofile`, before it is summed (and removed with workDir) */
+  onProfile?: (dir: string) => void
 }
 
 /** One worker, 50 connections, warm-up then the timed run, on a process writing a CPU profile at exit. */
@@ -88,7 +92,14 @@ export async function profileEndpoint(ctx: SuiteContext, o: ProfileRunOptions): 
   const hello = o.endpoint === 'hello'
   const p = hello
     ? await startHello(1, o.workDir, nodeArgs)
-    : await startApiServer({ datasetDir: ctx.dataset.dir, keysDb: o.keysDb, workers: 1, workDir: o.workDir, nodeArgs })
+    : await startApiServer({
+        datasetDir: ctx.dataset.dir,
+        keysDb: o.keysDb,
+        workers: 1,
+        workDir: o.workDir,
+        nodeArgs,
+        env: o.env,
+      })
   const load = {
     port: p.port,
     paths: o.paths,
@@ -107,6 +118,7 @@ export async function profileEndpoint(ctx: SuiteContext, o: ProfileRunOptions): 
     // the profile is written when the process exits
     await p.stop()
   }
+  o.onProfile?.(dir)
   return { endpoint: o.endpoint, reqPerS, breakdown: summariseCpuProfile(dir, requests) }
 }
 

@@ -12,19 +12,19 @@ import { SourceMap } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string
   url: string
   /** 0-based, of the function's start */
   lineNumber: number
   columnNumber: number
 }
-interface ProfileNode {
+export interface ProfileNode {
   id: number
   callFrame: CallFrame
   children?: number[]
 }
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[]
   samples: number[]
   timeDeltas: number[]
@@ -87,7 +87,17 @@ export const COMPONENTS: { name: string; test: (f: CallFrame) => boolean }[] = [
   { name: 'service code (index, queries, answer building)', test: ours },
 ]
 const OTHER = 'Node HTTP parser, streams, event loop, other'
-const STARTUP = /^(evaluate|runServer|startServer|buildServices|openDataset|loadConfig|compileSourceTextModule)$/
+
+/**
+ * Frames of start-up work (module evaluation, opening the dataset, loading its services, which
+ * runs after an await and so outside runServer's stack): samples under them are not requests.
+ */
+export const STARTUP =
+  /^(evaluate|runServer|startServer|buildServices|loadServices|openDataset|loadConfig|compileSourceTextModule)$/
+
+/** Whether a frame is start-up work: a {@link STARTUP} function, or Node running the main module or loading modules. */
+export const isStartupFrame = (f: CallFrame): boolean =>
+  (f.functionName !== '' && STARTUP.test(f.functionName)) || /^node:internal\/(main|modules)\//.test(f.url)
 
 export interface CpuBreakdown {
   /** busy CPU time in the profile, start-up and idle excluded, in ms */
@@ -97,15 +107,27 @@ export interface CpuBreakdown {
   rows: { component: string; share: number; usPerRequest: number }[]
 }
 
-/** Sums the one `.cpuprofile` in `dir` by component. */
-export function summariseCpuProfile(dir: string, requests: number): CpuBreakdown {
+/** The one `.cpuprofile` in `dir`, its frames pointed at their sources (see unbundle). */
+export function readCpuProfile(dir: string): CpuProfile {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))
   if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${dir}, found ${files.length}`)
   const p = JSON.parse(readFileSync(join(dir, files[0]), 'utf8')) as CpuProfile
   unbundle(p.nodes)
+  return p
+}
+
+/** The profile's nodes by id, and each node's parent (the root has none). */
+export function profileTree(p: CpuProfile): { byId: Map<number, ProfileNode>; parent: Map<number, number> } {
   const byId = new Map(p.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+  return { byId, parent }
+}
+
+/** Sums the one `.cpuprofile` in `dir` by component. */
+export function summariseCpuProfile(dir: string, requests: number): CpuBreakdown {
+  const p = readCpuProfile(dir)
+  const { byId, parent } = profileTree(p)
   // the component of each node, innermost claiming frame first (memoised per node)
   const memo = new Map<number, string | null>()
   const componentOf = (id: number): string | null => {
@@ -125,7 +147,7 @@ export function summariseCpuProfile(dir: string, requests: number): CpuBreakdown
     }
     // walk back down from the outermost uncached frame; startup anywhere above wins
     const frames = stack.map((i) => byId.get(i)!.callFrame)
-    if (found !== null && frames.some((f) => STARTUP.test(f.functionName))) found = null
+    if (found !== null && frames.some(isStartupFrame)) found = null
     if (found !== null) {
       let inner: string | undefined
       for (const f of frames) {
@@ -158,7 +180,7 @@ export function summariseCpuProfile(dir: string, requests: number): CpuBreakdown
  * its function came from: the server bundle holds Hono, @hono/node-server and zod too (see
  * scripts/build.mjs), and the rules above tell them apart by their package paths.
  */
-function unbundle(nodes: ProfileNode[]): void {
+export function unbundle(nodes: ProfileNode[]): void {
   const maps = new Map<string, SourceMap | null>()
   for (const { callFrame: f } of nodes) {
     if (!f.url.startsWith('file:') || !f.url.endsWith('.js')) continue

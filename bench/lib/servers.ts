@@ -226,11 +226,16 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningProces
   )
 }
 
-/** Starts the hello-world floor (see hello.ts). */
-export async function startHello(workers: number, workDir: string, nodeArgs: string[] = []): Promise<RunningProcess> {
+/** Starts the hello-world floor, or with `answersFile` the same-bytes floor (see hello.ts). */
+export async function startHello(
+  workers: number,
+  workDir: string,
+  nodeArgs: string[] = [],
+  answersFile?: string,
+): Promise<RunningProcess> {
   const port = await freePort()
   return startProcess(
-    [...nodeArgs, benchScript(), '__hello', String(port), String(workers)],
+    [...nodeArgs, benchScript(), '__hello', String(port), String(workers), ...(answersFile ? [answersFile] : [])],
     process.env,
     workers,
     join(workDir, `hello-${port}.log`),

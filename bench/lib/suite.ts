@@ -18,6 +18,8 @@ export interface BenchOptions {
   durationS: number
   /** false (`--no-http`): service suites skip their HTTP load runs */
   http: boolean
+  /** false (`--no-write`): nothing under bench/ is written (RESULTS.md, results.json, charts, profiles) */
+  write: boolean
 }
 
 export interface SuiteContext {

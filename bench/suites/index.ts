@@ -6,9 +6,10 @@
  */
 import type { Suite } from '../lib/suite.js'
 import { boundaryStrategiesSuite } from './boundary-strategies.js'
+import { compressionSuite } from './compression/index.js'
 import { encumbrancesSuite } from './encumbrances/index.js'
 import { fuzzSuite } from './fuzz.js'
-import { httpSuite } from './http.js'
+import { httpSuite } from './http/index.js'
 import { jurisdictionSuite } from './jurisdiction.js'
 import { operationsSuite } from './operations/index.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
@@ -34,6 +35,7 @@ export const SUITES: Suite<any>[] = [
   worstCaseSuite,
   startupSuite,
   operationsSuite,
+  compressionSuite,
   scaleOutSuite,
   postgisSuite,
   fuzzSuite,

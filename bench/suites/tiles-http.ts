@@ -46,7 +46,7 @@ export interface TilesHttpData {
 }
 
 /** Seeded current erven's label points: the `/parcels/at` and z15 tile paths of each. */
-function erfPaths(ds: OpenDataset, count: number, seed: number): { at: string[]; tiles: string[] } {
+export function erfPaths(ds: OpenDataset, count: number, seed: number): { at: string[]; tiles: string[] } {
   const db = ds.sqlite(PARCEL_FILES.sqlite)
   const ids = db.prepare("SELECT id FROM parcel WHERE parcel_type = 'ERF' AND hidden = 0").pluck().all() as number[]
   const one = db.prepare('SELECT label_lon, label_lat FROM parcel WHERE id = ?').raw()

@@ -3,13 +3,19 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 /**
  * Compression of JSON (and GeoJSON) answers over {@link COMPRESS_MIN_BYTES} (docs/api.md "HTTP conventions"):
  * brotli or gzip as the request's `Accept-Encoding` allows, brotli when both are. Smaller answers
- * stay as they are: compressing costs 20–40 µs even for a few hundred bytes, more than a small
- * answer's whole request, and saves a packet at most.
+ * stay as they are.
  *
- * Synchronous (node:zlib's one-shot calls) so an answer stays synchronous; the levels are the
- * fast ones (brotli quality 4, gzip level 1): measured on plot answers of 12 KB, brotli 64 µs
- * (to 6 %), gzip 30 µs (to 9 %); of 105 KB, 316 µs and 120 µs. Brotli's default quality 11
- * would cost milliseconds.
+ * Synchronous (node:zlib's one-shot calls) so an answer stays synchronous. The threshold and the
+ * levels come from the bench suite `compression` (real answers from 282 B to 133 KB, one core,
+ * fastest of 31 batches; measured while the machine ran about 4x slower than when quiet, so read
+ * the ratios): brotli quality 1 costs a third to a quarter of quality 4 (1 KB: 22 against 73 µs;
+ * 21 KB: 73 against 320 µs; 133 KB: 308 against 1 151 µs) and less than gzip level 1 at every
+ * size (1 KB: 38 µs; 21 KB: 111 µs), for answers up to 25 % larger than quality 4's, within 5 % of
+ * gzip 1's below 25 KB and 12 to 18 % smaller above (21 KB radius answer: 2 406 B, quality 4
+ * 1 933 B, gzip 2 288 B). Below
+ * about 1 KB compressing saves under 450 B, and the answer with its headers fits one TCP segment
+ * either way; from there it saves 40 to 90 % for about 20 µs on that slow machine, some 2 % of a
+ * point lookup's CPU (quality 4: 7 %).
  *
  * @module
  */
@@ -19,10 +25,17 @@ export const COMPRESS_MIN_BYTES = 1024
 
 export type Coding = 'br' | 'gzip'
 
+/** Brotli's quality (0..11) and gzip's level (1..9). */
+export const BROTLI_QUALITY = 1
+export const GZIP_LEVEL = 1
+
 const BROTLI = {
-  params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+  params: {
+    [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+    [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+  },
 }
-const GZIP = { level: 1 }
+const GZIP = { level: GZIP_LEVEL }
 
 /**
  * The coding to answer with for this `Accept-Encoding`, or null (identity): `br` or `gzip` when

@@ -46,6 +46,8 @@ export function httpFromResults(ctx: SuiteContext): PostgisData['http'] {
     }
     for (const r of ctx.earlier) if (r.dataset.scale === ctx.dataset.scale) suites[r.name] = r
     type Run = {
+      /** the http suite from issue #37 on (format 2): the load's name, every run 2 workers at 50 connections */
+      load?: string
       target: string
       workers: number
       endpoint?: string
@@ -62,19 +64,22 @@ export function httpFromResults(ctx: SuiteContext): PostgisData['http'] {
     }
     const http = suites.http
     if (http) {
-      const data = http.data as { runs?: Run[]; profiles?: EndpointProfile[] }
+      const data = http.data as { format?: number; runs?: Run[]; profiles?: EndpointProfile[] }
+      const current = data.format === 2
       const runs = (data.runs ?? []).filter(
         (r) =>
-          r.target === 'server' &&
-          r.workers === 2 &&
-          (r.logLevel ?? 'info') === 'info' &&
-          (r.result.connections ?? 50) === 50,
+          current ||
+          (r.target === 'server' &&
+            r.workers === 2 &&
+            (r.logLevel ?? 'info') === 'info' &&
+            (r.result.connections ?? 50) === 50),
       )
+      // the loads' names: the suite's before issue #37, and from it on
       for (const [op, endpoint] of [
-        ['nearest', 'reverse'],
-        ['radius', 'radius'],
+        ['nearest', current ? '/plots/reverse' : 'reverse'],
+        ['radius', current ? 'radius 500 m, limit 100' : 'radius'],
       ] as const) {
-        const v = runs.filter((r) => r.endpoint === endpoint).map((r) => r.result.reqPerS)
+        const v = runs.filter((r) => (current ? r.load : r.endpoint) === endpoint).map((r) => r.result.reqPerS)
         if (v.length)
           out.push({
             op,
