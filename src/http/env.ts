@@ -22,6 +22,11 @@ export interface AppEnv {
     snapshot: DatasetSnapshot<unknown>
     /** Set (true) when the answer is GeoJSON rather than JSON (src/http/geojson.ts). */
     geojson: boolean
+    /**
+     * Set when the query used another spelling of a parameter (param-aliases.ts): the URL under
+     * canonical names, which the ETag is made from (etag.ts).
+     */
+    tagUrl: string
   }
 }
 

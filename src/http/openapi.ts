@@ -5,6 +5,7 @@ import { ERROR_STATUS, type ErrorCode } from './errors.js'
 import type { AnswerTags } from './etag.js'
 import type { Answer, Answerer } from './front-door.js'
 import { FeatureCollectionSchema, FormatParam, GEOJSON_TYPE, negotiateGeoJson } from './geojson.js'
+import { AliasPlan, withAliasDocs } from './param-aliases.js'
 import { appendHeader } from './reply.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
 
@@ -109,6 +110,8 @@ export class ApiRouter {
   add<S extends RequestSchemas>(spec: RouteSpec<S>, guards: RouteGuard[], handler: RouteHandler<S>): void {
     const geo = spec.geojson === true
     const schemas: S = geo ? { ...spec.request, query: withFormat(spec.request.query) } : spec.request
+    // the other spellings of its parameters the route accepts (param-aliases.ts)
+    const aliases = AliasPlan.of(schemas.query)
     const responses: Record<string, unknown> = {}
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = r.schema
@@ -142,7 +145,7 @@ export class ApiRouter {
     }
     const request: Record<string, unknown> = {}
     if (schemas.params) request.params = schemas.params
-    if (schemas.query) request.query = schemas.query
+    if (schemas.query) request.query = aliases ? withAliasDocs(schemas.query, aliases) : schemas.query
     if (schemas.body) request.body = { content: { 'application/json': { schema: schemas.body } }, required: true }
     this.app.openAPIRegistry.registerPath({
       method: spec.method,
@@ -159,7 +162,7 @@ export class ApiRouter {
     const method = spec.method.toUpperCase()
     const run = (c: Context<AppEnv>): Answer => {
       for (const guard of guards) guard(c)
-      const input = validateRequest(c, schemas)
+      const input = validateRequest(c, schemas, aliases)
       if (input instanceof Promise) return input.then((i) => handler(c, i))
       // the form before the tag, which names it (geojson.ts); the tag before the query, so a 304 skips it
       if (geo) {
