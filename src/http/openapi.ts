@@ -64,6 +64,8 @@ export interface RouteSpec<S extends RequestSchemas> {
    * true: the 200 answer can also be a GeoJSON FeatureCollection (src/http/geojson.ts). The router
    * adds the `format` query parameter and the `application/geo+json` content, decides the form
    * after validation (the route asks `isGeoJson(c)`), names it in the ETag and sends `Vary: Accept`.
+   * A paged list (its query takes `cursor`) answered as GeoJSON carries `numberReturned` and
+   * `links` to its pages.
    */
   geojson?: boolean
 }
@@ -77,6 +79,12 @@ function withFormat(query: z.ZodType | undefined): z.ZodType {
   const shape = (query as unknown as { shape?: Record<string, unknown> }).shape
   if (!shape || 'format' in shape) throw new Error('a GeoJSON route needs an object query schema without format')
   return (query as unknown as z.ZodObject).extend({ format: FormatParam })
+}
+
+/** A query that takes a `cursor` is a paged list. */
+function isPaged(query: z.ZodType | undefined): boolean {
+  const shape = (query as unknown as { shape?: Record<string, unknown> } | undefined)?.shape
+  return shape !== undefined && 'cursor' in shape
 }
 
 export type RouteHandler<S extends RequestSchemas> = (
@@ -112,6 +120,8 @@ export class ApiRouter {
     const schemas: S = geo ? { ...spec.request, query: withFormat(spec.request.query) } : spec.request
     // the other spellings of its parameters the route accepts (param-aliases.ts)
     const aliases = AliasPlan.of(schemas.query)
+    // a paged list (it takes a cursor) answered as GeoJSON carries links to its pages (geojson.ts)
+    const paging = geo && isPaged(schemas.query) ? this.trustedProxies : undefined
     const responses: Record<string, unknown> = {}
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = r.schema
@@ -166,7 +176,7 @@ export class ApiRouter {
       if (input instanceof Promise) return input.then((i) => handler(c, i))
       // the form before the tag, which names it (geojson.ts); the tag before the query, so a 304 skips it
       if (geo) {
-        const form = negotiateGeoJson(c, (input.query as { format?: string }).format) ? 'geojson' : null
+        const form = negotiateGeoJson(c, (input.query as { format?: string }).format, paging) ? 'geojson' : null
         if (tags === undefined) appendHeader(c, 'Vary', 'Accept')
         else return tags.check(c, method, form, VARY_KEY_ACCEPT) ?? handler(c, input)
       }
