@@ -323,7 +323,18 @@ describe('health and docs', () => {
     const params = doc.paths['/api/v1/plots/search-given-coordinates'].get.parameters.map(
       (p: { name: string }) => p.name,
     )
-    expect(params.sort()).toEqual(['country', 'format', 'latitude', 'limit', 'longitude', 'radius'])
+    // lat, lon and radius_m: the other spellings (docs/api.md "Parameter aliases")
+    expect(params.sort()).toEqual([
+      'country',
+      'format',
+      'lat',
+      'latitude',
+      'limit',
+      'lon',
+      'longitude',
+      'radius',
+      'radius_m',
+    ])
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' })
   })
 

@@ -11,7 +11,8 @@ import { appendHeader, reply, setHeader } from './reply.js'
  *
  * The tag is a hash of what decides the answer: the served build (its `build_digest`, or the
  * domains' `dataset_version`s for a build without one), the route's method (HEAD shares the GET
- * tag), the path and query as sent, and the key's scope (products, countries, towns: two keys of
+ * tag), the path and query as sent (with any parameter alias under its canonical name:
+ * param-aliases.ts), and the key's scope (products, countries, towns: two keys of
  * the same scope share a tag). Each answer is a pure function of these, so a tag that matches
  * names the answer the client holds; a request that would fail never got a tag to send back.
  *
@@ -139,7 +140,8 @@ export class AnswerTags {
    * the `Vary` value (`X-API-KEY, Accept` where `Accept` chooses the form).
    */
   check(c: Context<AppEnv>, method: string, form: string | null = null, vary = VARY_KEY): Response | null {
-    const url = c.req.url
+    // a request that used a parameter alias is tagged as its canonical spelling (param-aliases.ts)
+    const url = c.get('tagUrl') ?? c.req.url
     const h = this.hash
       .start(this.buildOf(this.served(c)))
       .add(method)

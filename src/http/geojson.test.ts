@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { fastObjectParser } from './fast-params.js'
 import { z } from '@hono/zod-openapi'
-import { chooseGeoJson, feature, featureCollection, FormatParam, point, prefersGeoJson, without } from './geojson.js'
+import {
+  chooseGeoJson,
+  feature,
+  featureCollection,
+  flatProperties,
+  FormatParam,
+  pageLinks,
+  point,
+  prefersGeoJson,
+  without,
+} from './geojson.js'
 
 describe('prefersGeoJson', () => {
   it.each([
@@ -112,9 +122,85 @@ describe('the FeatureCollection writer', () => {
     })
   })
 
+  it("puts a page's numberReturned and links after features", () => {
+    const links = [{ rel: 'self' as const, href: 'http://h/x?format=geojson', type: 'application/geo+json' as const }]
+    const fc = featureCollection({ list: [], message: 'm' }, 'list', [feature({}, null, 1)], links)
+    expect(Object.keys(fc)).toEqual(['type', 'features', 'numberReturned', 'links', 'message'])
+    expect(fc.numberReturned).toBe(1)
+    expect(fc.links).toBe(links)
+  })
+
   it('refuses an envelope field named as a GeoJSON member', () => {
-    for (const k of ['type', 'features', 'bbox', 'geometry', 'properties']) {
+    for (const k of ['type', 'features', 'bbox', 'geometry', 'properties', 'links', 'numberReturned']) {
       expect(() => featureCollection({ list: [], [k]: 1 }, 'list', []), k).toThrow(/GeoJSON member/)
     }
+  })
+})
+
+describe('flat properties for GIS tools', () => {
+  it('flattens nested objects in place and names an id that is not the Feature id record_id', () => {
+    const record = {
+      id: 17646,
+      lpi: 'T0IR00010000001800001',
+      legal_status: { code: 'R', label: 'Registered' },
+      extent_sqm: 139.8,
+      label_point: { latitude: -26.17, longitude: 27.75 },
+      bbox: [1, 2, 3, 4],
+      deep: { a: { b: 1 } },
+    }
+    const props = feature(record, null, record.lpi).properties
+    expect(Object.keys(props)).toEqual([
+      'record_id',
+      'lpi',
+      'legal_status_code',
+      'legal_status_label',
+      'extent_sqm',
+      'label_point_latitude',
+      'label_point_longitude',
+      'bbox',
+      'deep_a_b',
+    ])
+    expect(props).toMatchObject({ record_id: 17646, legal_status_code: 'R', label_point_longitude: 27.75, deep_a_b: 1 })
+    expect(props.bbox).toEqual([1, 2, 3, 4])
+  })
+
+  it('keeps an id that is the Feature id, and a flat record as the same object', () => {
+    const plot = { id: 7, plot_number: '12', city: 'GABORONE' }
+    expect(flatProperties(plot, 7)).toBe(plot)
+    expect(flatProperties({ id: 7 }, 8)).toEqual({ record_id: 7 })
+    expect(flatProperties({ id: 7 })).toEqual({ record_id: 7 })
+  })
+})
+
+describe('the links of a GeoJSON page', () => {
+  const ctx = (url: string) => ({ req: { url }, env: undefined }) as never
+  const none = new Set<string>()
+
+  it('gives self and next as absolute GeoJSON URLs with the parameters as sent', () => {
+    const links = pageLinks(ctx('http://api.test:8080/api/v1/parcels/within?bbox=1,2,3,4&limit=2'), none, 'abc=')
+    expect(links).toEqual([
+      {
+        rel: 'self',
+        href: 'http://api.test:8080/api/v1/parcels/within?bbox=1,2,3,4&limit=2&format=geojson',
+        type: 'application/geo+json',
+      },
+      {
+        rel: 'next',
+        href: 'http://api.test:8080/api/v1/parcels/within?bbox=1,2,3,4&limit=2&format=geojson&cursor=abc%3D',
+        type: 'application/geo+json',
+      },
+    ])
+  })
+
+  it('replaces the cursor and format sent, keeps the self cursor, and has no next on the last page', () => {
+    const links = pageLinks(ctx('https://h/api/v1/x?format=GEOJSON&cursor=4&limit=2&cursor=9'), none, undefined)
+    expect(links).toEqual([
+      { rel: 'self', href: 'https://h/api/v1/x?limit=2&format=geojson&cursor=4', type: 'application/geo+json' },
+    ])
+    const next = pageLinks(ctx('http://h/api/v1/x?cursor=4'), none, 6)
+    expect(next.map((l) => l.href)).toEqual([
+      'http://h/api/v1/x?format=geojson&cursor=4',
+      'http://h/api/v1/x?format=geojson&cursor=6',
+    ])
   })
 })

@@ -4,6 +4,7 @@ import type { AppEnv } from './env.js'
 import { withFastPath } from './fast-params.js'
 import { reply } from './reply.js'
 import { requestHeader } from './request-header.js'
+import { requestOrigin } from './request-origin.js'
 
 /**
  * GeoJSON output of the lookup routes (docs/api.md "GeoJSON output"): which form a request asks
@@ -19,6 +20,12 @@ import { requestHeader } from './request-header.js'
  *   `properties` (less the fields its geometry was made of), its geometry (WGS84 lon/lat, or
  *   null), its stable `id`. Every other envelope field (message, cursor, counts, versions) is a
  *   foreign member of the FeatureCollection, in the envelope's order after `type` and `features`.
+ * - **Read whole by GIS tools.** GDAL (so QGIS) reads `properties` as a table: a nested object
+ *   would be one JSON text column, and a property `id` takes the place of the Feature's `id`. So
+ *   nested objects are flattened (`legal_status.code` is `legal_status_code`) and a property `id`
+ *   that is not the Feature's `id` is named `record_id` ({@link feature}). A paged list (one that
+ *   takes a cursor) adds `numberReturned` and OGC API Features `links`: `self`, and `next` while
+ *   more remain, absolute URLs of the GeoJSON pages ({@link pageLinks}).
  *
  * Cheap on the JSON path: a route that does not answer GeoJSON pays one `c.get`, and the
  * negotiation reads `Accept` without allocating unless it names `geo+json`.
@@ -108,10 +115,16 @@ export function chooseGeoJson(format: string | undefined, accept: string | undef
 /**
  * Decides the form of a request to a route that can answer GeoJSON (the router calls it after
  * validation, `format` being the validated parameter) and marks the request; true for GeoJSON.
+ * `paging`: for a paged list, the trusted proxies that may name the origin of its links.
  */
-export function negotiateGeoJson(c: Context<AppEnv>, format: string | undefined): boolean {
+export function negotiateGeoJson(
+  c: Context<AppEnv>,
+  format: string | undefined,
+  paging?: ReadonlySet<string>,
+): boolean {
   if (!chooseGeoJson(format, format === undefined ? requestHeader(c, 'accept') : undefined)) return false
   c.set('geojson', true)
+  if (paging !== undefined) c.set('geojsonPaging', paging)
   return true
 }
 
@@ -140,16 +153,48 @@ export function point(lon: number, lat: number): Geometry {
   return { type: 'Point', coordinates: [lon, lat] }
 }
 
-/** A Feature: `id` left out when undefined; `extra` are the Feature's foreign members. */
+/**
+ * A Feature: `id` left out when undefined; `extra` are the Feature's foreign members. Its
+ * properties are flat, for GIS tools ({@link flatProperties}).
+ */
 export function feature(
   properties: Record<string, unknown>,
   geometry: Geometry | null,
   id?: string | number,
   extra?: Record<string, unknown>,
 ): Feature {
+  const props = flatProperties(properties, id)
   const f: Feature =
-    id === undefined ? { type: 'Feature', geometry, properties } : { type: 'Feature', id, geometry, properties }
+    id === undefined
+      ? { type: 'Feature', geometry, properties: props }
+      : { type: 'Feature', id, geometry, properties: props }
   return extra ? Object.assign(f, extra) : f
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/**
+ * `properties` as a GIS tool reads them whole: a nested object's fields become fields named
+ * `<field>_<member>` in place (`label_point: {latitude, longitude}` is `label_point_latitude`,
+ * `label_point_longitude`), and a field `id` whose value is not the Feature's `id` is named
+ * `record_id` (GDAL would take it for the Feature's id: a parcel's row id for its LPI). Arrays
+ * stay as they are. The object itself when nothing changes.
+ */
+export function flatProperties(properties: Record<string, unknown>, id?: string | number): Record<string, unknown> {
+  let flat = true
+  for (const k in properties)
+    if (isObject(properties[k]) || (k === 'id' && properties[k] !== id)) {
+      flat = false
+      break
+    }
+  if (flat) return properties
+  const out: Record<string, unknown> = {}
+  const put = (name: string, v: unknown): void => {
+    if (isObject(v)) for (const k in v) put(`${name}_${k}`, v[k])
+    else out[name] = v
+  }
+  for (const k in properties) put(k === 'id' && properties[k] !== id ? 'record_id' : k, properties[k])
+  return out
 }
 
 /**
@@ -162,20 +207,68 @@ export function without(record: Record<string, unknown>, key: string): Record<st
   return out
 }
 
-/** Members a FeatureCollection may not carry as foreign members (RFC 7946 §3.3, §7.1). */
-const RESERVED = new Set(['type', 'features', 'geometry', 'properties', 'coordinates', 'geometries', 'bbox'])
+/** Members a FeatureCollection may not carry as foreign members (RFC 7946 §3.3, §7.1; a page's OGC members). */
+const RESERVED = new Set([
+  'type',
+  'features',
+  'geometry',
+  'properties',
+  'coordinates',
+  'geometries',
+  'bbox',
+  'links',
+  'numberReturned',
+])
+
+/** An OGC API Features link of a page. */
+export interface PageLink {
+  rel: 'self' | 'next'
+  href: string
+  type: typeof GEOJSON_TYPE
+}
+
+/**
+ * The links of a GeoJSON page: `self`, and `next` when `next` (the envelope's `next_cursor`) is
+ * given. Each is the request's absolute URL (its origin as the client used it, request-origin.ts)
+ * with its parameters as sent, `format=geojson` (whether `format` or `Accept` chose the form: a
+ * GIS tool following the link sends neither reliably) and, for `next`, `cursor` set to it.
+ */
+export function pageLinks(c: Context, trusted: ReadonlySet<string>, next: unknown): PageLink[] {
+  const url = c.req.url
+  const q = url.indexOf('?')
+  const start = url.indexOf('/', url.indexOf(':') + 3)
+  const path = url.slice(start, q < 0 ? undefined : q)
+  const kept: string[] = []
+  if (q >= 0)
+    for (const part of url.slice(q + 1).split('&')) {
+      const name = part.slice(0, part.indexOf('=') < 0 ? undefined : part.indexOf('='))
+      if (part !== '' && name !== 'format' && name !== 'cursor') kept.push(part)
+    }
+  const base = `${requestOrigin(c, trusted)}${path}?${[...kept, 'format=geojson'].join('&')}`
+  const cursor = /(?:^|&)cursor=([^&]*)/.exec(q < 0 ? '' : url.slice(q + 1))
+  const links: PageLink[] = [{ rel: 'self', href: cursor ? `${base}&cursor=${cursor[1]}` : base, type: GEOJSON_TYPE }]
+  if (next !== undefined && next !== null)
+    links.push({ rel: 'next', href: `${base}&cursor=${encodeURIComponent(String(next))}`, type: GEOJSON_TYPE })
+  return links
+}
 
 /**
  * The FeatureCollection of an answer envelope: `features`, then every envelope field but the
  * list `listKey` as a foreign member, in the envelope's order. A field named as a GeoJSON
- * member would change the collection's meaning: it is a programming error, thrown.
+ * member would change the collection's meaning: it is a programming error, thrown. `links`: a
+ * page's (pageLinks), with `numberReturned`, after `features`.
  */
 export function featureCollection(
   envelope: Record<string, unknown>,
   listKey: string,
   features: Feature[],
+  links?: PageLink[],
 ): Record<string, unknown> {
   const fc: Record<string, unknown> = { type: 'FeatureCollection', features }
+  if (links) {
+    fc.numberReturned = features.length
+    fc.links = links
+  }
   for (const k in envelope) {
     if (k === listKey) continue
     if (RESERVED.has(k)) throw new Error(`envelope field ${k} is a GeoJSON member`)
@@ -191,7 +284,9 @@ export function geoJsonReply(
   listKey: string,
   features: Feature[],
 ): Response {
-  return reply(c, JSON.stringify(featureCollection(envelope, listKey, features)), 200, GEOJSON_TYPE)
+  const paging = c.get('geojsonPaging')
+  const links = paging === undefined ? undefined : pageLinks(c, paging, envelope.next_cursor)
+  return reply(c, JSON.stringify(featureCollection(envelope, listKey, features, links)), 200, GEOJSON_TYPE)
 }
 
 const GeometrySchema = z
@@ -214,13 +309,37 @@ export const FeatureCollectionSchema = z
             .optional()
             .openapi({ description: 'The record’s stable identifier (LPI, encumbrance uid, plot id, type/code).' }),
           geometry: GeometrySchema.nullable().openapi({ description: 'null for a record without geometry.' }),
-          properties: z
-            .record(z.string(), z.unknown())
-            .openapi({ description: 'The record’s fields as in the JSON answer, less its geometry.' }),
+          properties: z.record(z.string(), z.unknown()).openapi({
+            description:
+              'The record’s fields as in the JSON answer, less its geometry, flat: a nested object’s members are ' +
+              'fields `<field>_<member>` (`legal_status_code`, `label_point_latitude`), and a field `id` that is not ' +
+              'the Feature’s `id` is `record_id` (a parcel’s row id; its `id` is the LPI).',
+          }),
         })
         .catchall(z.unknown())
         .openapi('GeoJsonFeature'),
     ),
+    numberReturned: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Paged lists: the Features on this page (OGC API Features).' }),
+    links: z
+      .array(
+        z
+          .object({
+            rel: z.enum(['self', 'next']),
+            href: z.string().openapi({ description: 'Absolute URL of the GeoJSON page.' }),
+            type: z.literal(GEOJSON_TYPE),
+          })
+          .openapi('GeoJsonPageLink'),
+      )
+      .optional()
+      .openapi({
+        description:
+          'Paged lists (OGC API Features): `self`, and `next` while more remain: the same request with ' +
+          '`format=geojson` and `cursor` set to `next_cursor`.',
+      }),
   })
   .catchall(z.unknown())
   .openapi('GeoJsonFeatureCollection', {

@@ -7,6 +7,7 @@ import type { AnswerTags } from './etag.js'
 import type { Answer, Answerer } from './front-door.js'
 import { FeatureCollectionSchema, FormatParam, GEOJSON_TYPE, negotiateGeoJson } from './geojson.js'
 import { HEADER_COMPONENTS, responseHeaders } from './openapi-headers.js'
+import { AliasPlan, withAliasDocs } from './param-aliases.js'
 import { appendHeader } from './reply.js'
 import { MVT_CONTENT_TYPE } from './tile-answer.js'
 import { validateRequest, type RequestSchemas, type ValidatedInput } from './validate.js'
@@ -88,6 +89,8 @@ export interface RouteSpec<S extends RequestSchemas> {
    * true: the 200 answer can also be a GeoJSON FeatureCollection (src/http/geojson.ts). The router
    * adds the `format` query parameter and the `application/geo+json` content, decides the form
    * after validation (the route asks `isGeoJson(c)`), names it in the ETag and sends `Vary: Accept`.
+   * A paged list (its query takes `cursor`) answered as GeoJSON carries `numberReturned` and
+   * `links` to its pages.
    */
   geojson?: boolean
   /**
@@ -106,6 +109,12 @@ function withFormat(query: z.ZodType | undefined): z.ZodType {
   const shape = (query as unknown as { shape?: Record<string, unknown> }).shape
   if (!shape || 'format' in shape) throw new Error('a GeoJSON route needs an object query schema without format')
   return (query as unknown as z.ZodObject).extend({ format: FormatParam })
+}
+
+/** A query that takes a `cursor` is a paged list. */
+function isPaged(query: z.ZodType | undefined): boolean {
+  const shape = (query as unknown as { shape?: Record<string, unknown> } | undefined)?.shape
+  return shape !== undefined && 'cursor' in shape
 }
 
 export type RouteHandler<S extends RequestSchemas> = (
@@ -170,6 +179,10 @@ export class ApiRouter {
     this.name(spec)
     const geo = spec.geojson === true
     const schemas: S = geo ? { ...spec.request, query: withFormat(spec.request.query) } : spec.request
+    // the other spellings of its parameters the route accepts (param-aliases.ts)
+    const aliases = AliasPlan.of(schemas.query)
+    // a paged list (it takes a cursor) answered as GeoJSON carries links to its pages (geojson.ts)
+    const paging = geo && isPaged(schemas.query) ? this.trustedProxies : undefined
     const responses: Record<string, unknown> = {}
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = r.schema
@@ -209,17 +222,17 @@ export class ApiRouter {
       const types = Object.keys(r.content ?? {})
       responses[status] = { ...r, headers: responseHeaders({ authenticated, etagStatuses }, status, types) }
     }
-    if (!spec.hidden) this.register(spec, schemas, responses)
+    if (!spec.hidden) this.register(spec, schemas, responses, aliases)
     const honoPath = this.basePath + (spec.honoPath ?? spec.path.replace(/\{([^}]+)\}/g, ':$1'))
     // one handler per route: the door, guards, validation (synchronous without a body), the route
     const method = spec.method.toUpperCase()
     const run = (c: Context<AppEnv>): Answer => {
       for (const guard of guards) guard(c)
-      const input = validateRequest(c, schemas)
+      const input = validateRequest(c, schemas, aliases)
       if (input instanceof Promise) return input.then((i) => handler(c, i))
       // the form before the tag, which names it (geojson.ts); the tag before the query, so a 304 skips it
       if (geo) {
-        const form = negotiateGeoJson(c, (input.query as { format?: string }).format) ? 'geojson' : null
+        const form = negotiateGeoJson(c, (input.query as { format?: string }).format, paging) ? 'geojson' : null
         if (tags === undefined) appendHeader(c, 'Vary', 'Accept')
         else return tags.check(c, method, form, VARY_KEY_ACCEPT) ?? handler(c, input)
       }
@@ -238,10 +251,11 @@ export class ApiRouter {
     spec: RouteSpec<S>,
     schemas: RequestSchemas,
     responses: Record<string, unknown>,
+    aliases: AliasPlan | null,
   ): void {
     const request: Record<string, unknown> = {}
     if (schemas.params) request.params = schemas.params
-    if (schemas.query) request.query = schemas.query
+    if (schemas.query) request.query = aliases ? withAliasDocs(schemas.query, aliases) : schemas.query
     if (schemas.body) request.body = { content: { 'application/json': { schema: schemas.body } }, required: true }
     this.app.openAPIRegistry.registerPath({
       method: spec.method,

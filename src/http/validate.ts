@@ -4,6 +4,7 @@ import { ApiError, type FieldError } from './errors.js'
 import { fastObjectParser } from './fast-params.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 import type { AppEnv } from './env.js'
+import { type AliasPlan, canonicalUrl, detailsAsSent } from './param-aliases.js'
 
 /** Turns zod issues into one `details` entry per invalid field (first message per field). */
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
@@ -62,11 +63,14 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
 /**
  * Validates path, query and body together, so one answer lists every invalid field of the
  * request whichever part it is in (Hono's per-target validators would stop at the first part).
- * Without a body schema it answers synchronously (no promise per GET request).
+ * Without a body schema it answers synchronously (no promise per GET request). `aliases`: the
+ * route's other spellings of its query parameters (param-aliases.ts), renamed before validation;
+ * when a request used one, the URL its answer is tagged by is set (`tagUrl`, etag.ts).
  */
 export function validateRequest<S extends RequestSchemas>(
   c: Context<AppEnv>,
   schemas: S,
+  aliases: AliasPlan | null = null,
 ): ValidatedInput<S> | Promise<ValidatedInput<S>> {
   const details: FieldError[] = []
   const out: Record<string, unknown> = { params: {}, query: {}, body: undefined }
@@ -76,15 +80,24 @@ export function validateRequest<S extends RequestSchemas>(
     else details.push(...issuesToDetails(r.error.issues))
   }
   if (schemas.query) {
-    const query = c.req.query()
+    let query = c.req.query()
+    const aliased = aliases === null ? null : aliases.apply(query)
+    if (aliased !== null) {
+      query = aliased.query
+      c.set('tagUrl', canonicalUrl(c.req.url, aliases!, aliased))
+    }
     // the registered twins answer a valid query; zod answers everything else (fast-params.ts)
     const fast = fastObjectParser(schemas.query)?.(query)
+    let found: FieldError[] | null = null
     if (fast !== undefined) out.query = fast
     else {
       const r = schemas.query.safeParse(query)
       if (r.success) out.query = r.data
-      else details.push(...issuesToDetails(r.error.issues))
+      else found = issuesToDetails(r.error.issues)
     }
+    // conflicts and bad boxes first; a field sent under an alias is named by it
+    if (aliased !== null) details.push(...detailsAsSent([...aliased.errors, ...(found ?? [])], aliased.sentAs))
+    else if (found !== null) details.push(...found)
   }
   if (!schemas.body) return finish(out, details) as ValidatedInput<S>
   const body = schemas.body

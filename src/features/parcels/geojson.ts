@@ -1,8 +1,9 @@
 /**
  * The GeoJSON form of the parcel answers (docs/api.md "GeoJSON output"): a parcel is a Feature
  * whose geometry is its boundary (a MultiPolygon, read by the record's `id`, as stored: RFC 7946
- * winding), whose properties are its record (the `label_point` stays: it is not the geometry),
- * and whose `id` is its LPI.
+ * winding), whose properties are its record made flat (`feature`: the row `id` is `record_id`,
+ * `legal_status_code`, `label_point_latitude`…; the label point stays: it is not the geometry),
+ * and whose `id` is its LPI, which GDAL and QGIS then read as the feature's `id`.
  */
 import type { Context } from 'hono'
 import { toGeoJson } from '../../geo/polygon-output.js'
