@@ -142,7 +142,7 @@ export const MAX_LAYER_LOSS = 0.05
 
 /**
  * The layers that lost more than MAX_LAYER_LOSS of their rows, or all of them, each as
- * "<layer>: N of M rows were rejected": a layer reduced to a remnant is a broken export, not a
+ * "<layer>: N of M rows were rejected …; first rejected row: <reason>": a layer reduced to a remnant is a broken export, not a
  * few bad rows, so --allow-rejects does not build it. Reject layer names are
  * `<domain prefix>/<manifest layer key>`.
  */
@@ -155,8 +155,11 @@ function layerLosses(rejects: RejectLog, domains: Record<string, DomainManifest 
     const kept = domains[prefix]?.layers[key]?.rows ?? 0
     const total = kept + rejected
     if (kept > 0 && rejected <= MAX_LAYER_LOSS * total) continue
+    // the first reason, which only the first rows of the whole build have printed: a layer
+    // that lost every row usually says why in it (several missing columns named at once)
     out.push(
-      `${name}: ${rejected} of ${total} rows were rejected (see above)${kept === 0 ? ', every row of the layer' : ''}`,
+      `${name}: ${rejected} of ${total} rows were rejected (see above)${kept === 0 ? ', every row of the layer' : ''}` +
+        `; first rejected row: ${rejects.first(name)}`,
     )
   }
   return out

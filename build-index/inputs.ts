@@ -19,7 +19,7 @@ import { TOOL_VERSION } from './write/dataset-writer.js'
  * fails when the fixture build's output changes without a bump (then record output-digests.json
  * again, as it says).
  */
-export const INPUTS_VERSION = `build-index ${TOOL_VERSION}; dataset format ${DATASET_FORMAT_VERSION}; inputs 5`
+export const INPUTS_VERSION = `build-index ${TOOL_VERSION}; dataset format ${DATASET_FORMAT_VERSION}; inputs 6`
 
 /** Every file under `dir`, recursively (none when it does not exist). */
 function filesUnder(dir: string): string[] {

@@ -28,6 +28,16 @@ function listFiles(dir: string): string[] {
 
 const tmp = () => mkdtempSync(join(inject('workDir'), 'ds-'))
 
+/** A cadastre export holding one WC erf layer of `lines`; returns the source dir and the layer folder. */
+function erfSource(lines: string[], exportId: string): { source: string; wc: string } {
+  const source = tmp()
+  const wc = join(source, 'south_africa', 'cadastre', 'WC')
+  mkdirSync(wc, { recursive: true })
+  writeFileSync(join(source, 'export.json'), JSON.stringify({ cadastre: { export_id: exportId, as_of: '2026-09-30' } }))
+  writeFileSync(join(wc, 'erf.geojsonl'), `${lines.join('\n')}\n`)
+  return { source, wc }
+}
+
 describe('build-index', () => {
   it('gives a byte-identical directory for the same inputs', async () => {
     const a = join(tmp(), 'a')
@@ -97,14 +107,7 @@ describe('build-index', () => {
     f.geometry.coordinates = f.geometry.coordinates.map((r: number[][]) => [...r].reverse())
     const wound = JSON.stringify(f)
     const build = async (lines: string[]) => {
-      const source = tmp()
-      const wc = join(source, 'south_africa', 'cadastre', 'WC')
-      mkdirSync(wc, { recursive: true })
-      writeFileSync(
-        join(source, 'export.json'),
-        JSON.stringify({ cadastre: { export_id: 'csg-w', as_of: '2026-09-30' } }),
-      )
-      writeFileSync(join(wc, 'erf.geojsonl'), `${lines.join('\n')}\n`)
+      const { source } = erfSource(lines, 'csg-w')
       return (await buildDataset({ source, out: join(tmp(), 'ds'), log: () => {} })).domains.parcels!.layers['WC/erf']
     }
     // the fixture holds wound rows of its own
@@ -120,14 +123,7 @@ describe('build-index', () => {
     const good = parcelFixtureLines().get('erf')!.trimEnd().split('\n')
     const bad = (n: number) => Array.from({ length: n }, (_, k) => `{"type":"Feature","properties":{"id":"BAD${k}"}}`)
     const build = async (lines: string[]) => {
-      const source = tmp()
-      const wc = join(source, 'south_africa', 'cadastre', 'WC')
-      mkdirSync(wc, { recursive: true })
-      writeFileSync(
-        join(source, 'export.json'),
-        JSON.stringify({ cadastre: { export_id: 'csg-loss', as_of: '2026-09-30' } }),
-      )
-      writeFileSync(join(wc, 'erf.geojsonl'), `${lines.join('\n')}\n`)
+      const { source, wc } = erfSource(lines, 'csg-loss')
       // a whole second layer, so the farm portions' rows are never the ones at fault
       writeFileSync(join(wc, 'farm_portion.geojsonl'), parcelFixtureLines().get('farm_portion')!)
       return buildDataset({ source, out: join(tmp(), 'ds'), allowRejects, log: () => {} })
@@ -135,12 +131,12 @@ describe('build-index', () => {
     let allowRejects = true
     // every row rejected: the layer is named (not "the export holds no parcel layer")
     await expect(build(bad(4))).rejects.toThrow(
-      'parcels/WC/erf: 4 of 4 rows were rejected (see above), every row of the layer; even with --allow-rejects',
+      /parcels\/WC\/erf: 4 of 4 rows were rejected \(see above\), every row of the layer; first rejected row: [^;]+; even with --allow-rejects/,
     )
     // without the flag, the build does not suggest a flag that would refuse it too (issue #39 item 7)
     allowRejects = false
     const without = build(bad(4))
-    await expect(without).rejects.toThrow('every row of the layer: fix the export')
+    await expect(without).rejects.toThrow(/every row of the layer; first rejected row: [^;:]+: fix the export/)
     await expect(without).rejects.not.toThrow('pass --allow-rejects')
     allowRejects = true
     // one bad row among the fixture's erven: more than 5 %
@@ -154,6 +150,38 @@ describe('build-index', () => {
     })
     const m = await build([...distinct, ...bad(1)])
     expect(m.domains.parcels!.layers['WC/erf']).toMatchObject({ rows: 20, rejected: 1 })
+  })
+
+  it('names every required column a layer lacks in one message (issue #39 item 7)', async () => {
+    // the cadastre's erven with id and lstatus renamed, as an export with other column names
+    const renamed = parcelFixtureLines()
+      .get('erf')!
+      .trimEnd()
+      .split('\n')
+      .map((line) => {
+        const f = JSON.parse(line)
+        const { id, lstatus, ...rest } = f.properties
+        f.properties = { ...rest, lpi_code: id, l_status: lstatus }
+        return JSON.stringify(f)
+      })
+    const { source } = erfSource(renamed, 'csg-c')
+    const lines: string[] = []
+    const n = renamed.length
+    await expect(buildDataset({ source, out: join(tmp(), 'ds'), log: (l) => lines.push(l) })).rejects.toThrow(
+      `parcels/WC/erf: ${n} of ${n} rows were rejected (see above), every row of the layer; first rejected row: ` +
+        'id (LPI) and lstatus are blank',
+    )
+    expect(lines[0]).toMatch(/erf.geojsonl:1: id \(LPI\) and lstatus are blank$/)
+
+    // a CSV header: every column missing, the coordinates' and the layer's own, in one message
+    const src = join(tmp(), 'src')
+    cpSync(inject('sourceDir'), src, { recursive: true })
+    const plots = join(src, 'botswana', 'plots.csv')
+    const [, ...body] = readFileSync(plots, 'utf8').split('\n')
+    writeFileSync(plots, ['plot_number,lat_dd,longitude,town,district', ...body].join('\n'))
+    await expect(buildDataset({ source: src, out: join(tmp(), 'o'), log: () => {} })).rejects.toThrow(
+      `${plots}: no latitude and city columns in the CSV header (expected latitude or lat)`,
+    )
   })
 
   it('rejects rows outside their country, saying when latitude and longitude look swapped', async () => {

@@ -8,10 +8,18 @@
  *   E2   erf [18.5100, 18.5102] x [-34.0000, -33.9998] (18 m x 22 m) under a 31.5 m road
  *        servitude whose centreline runs through its middle: the strip covers the whole erf
  *   wide a 45 m line along y = -34.01 from 18.52 to 18.53 (no parcel under it)
+ *   diag a 20 m line from (18.54, -34.02) to (18.55, -34.01): the corners of its box lie far from
+ *        its strip
+ *   edge a 40 m line along y = -34.03462 from 18.562 to 18.566, 18.6 m south of the south edge of
+ *        tile 16/36147/39363 (west 18.5614014, south -34.0344526, from the slippy-map formulas
+ *        lon = x / 2^z * 360 - 180, lat = atan(sinh(pi * (1 - 2 y / 2^z)))): the centreline lies
+ *        outside the tile and its 64-pixel buffer (7.9 m), the strip reaches 1.4 m into the tile
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { VectorTile } from '@mapbox/vector-tile'
 import geographiclib from 'geographiclib-geodesic'
+import { PbfReader } from 'pbf'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { buildDataset } from '../build-index/build.js'
 import { box, json, makeTestApp } from './helpers.js'
@@ -20,8 +28,17 @@ type Ring = [number, number][]
 type Item = Record<string, any>
 const E1 = 'C01300000000010100000'
 const E2 = 'C01300000000010200000'
-const UID = { thin1: 910_000_001, thin2: 910_000_002, road: 910_000_003, wide: 910_000_004 }
+const UID = {
+  thin1: 910_000_001,
+  thin2: 910_000_002,
+  road: 910_000_003,
+  wide: 910_000_004,
+  diag: 910_000_005,
+  edge: 910_000_006,
+}
 const WIDE_Y = -34.01
+const EDGE_Y = -34.03462
+const EDGE_TILE = { z: 16, x: 36147, y: 39363 }
 
 const { Geodesic } = geographiclib
 const geodesicM = (x0: number, y0: number, x1: number, y1: number) =>
@@ -101,6 +118,14 @@ beforeAll(async () => {
       line(UID.wide, 'POWER LINE', 45, [
         [18.52, WIDE_Y],
         [18.53, WIDE_Y],
+      ]) +
+      line(UID.diag, 'PIPELINE', 20, [
+        [18.54, -34.02],
+        [18.55, -34.01],
+      ]) +
+      line(UID.edge, 'POWER LINE', 40, [
+        [18.562, EDGE_Y],
+        [18.566, EDGE_Y],
       ]),
   )
   const out = join(mkdtempSync(join(inject('workDir'), 'strips-ds-')), 'ds')
@@ -211,5 +236,83 @@ describe('POST /encumbrances/intersect with a dimensioned line', () => {
       }),
     )
     expect(byUid(body.encumbrances, UID.wide)).toBeUndefined()
+  })
+})
+
+/**
+ * A box the wide line's strip enters, its centreline staying outside: from 11 m to 111 m north of
+ * the centreline (the strip reaches 22.5 m north).
+ */
+const STRIP_ONLY = { west: 18.522, south: WIDE_Y + 0.0001, east: 18.524, north: -34.009 }
+const bboxOf = (b: typeof STRIP_ONLY) => `${b.west},${b.south},${b.east},${b.north}`
+const uidsOf = (items: Item[]) => items.map((e) => e.encumbrance_uid)
+
+describe('box and area queries meet a dimensioned line where its strip does', () => {
+  it('/within: a box only the strip enters finds the line, with its centreline as geometry', async () => {
+    const body = await json(await get(`/within?bbox=${bboxOf(STRIP_ONLY)}`))
+    const e = byUid(body.encumbrances, UID.wide)
+    expect(e).toBeDefined()
+    expect(e!.geometry).toEqual({
+      type: 'LineString',
+      coordinates: [
+        [18.52, WIDE_Y],
+        [18.53, WIDE_Y],
+      ],
+    })
+  })
+
+  it('/within: a box beside the strip, or past its flat end within half a width of the line, finds nothing', async () => {
+    const north = WIDE_Y + 30 / metresPerDegreeLat(WIDE_Y)
+    const beside = await json(await get(`/within?bbox=18.522,${north},18.524,${north + 0.0005}`))
+    expect(uidsOf(beside.encumbrances)).not.toContain(UID.wide)
+    // 9 m to 45 m east of the end: the strip ends flat, it has no round cap
+    const past = await json(await get(`/within?bbox=18.5301,${WIDE_Y - 0.0001},18.5305,${WIDE_Y + 0.0001}`))
+    expect(uidsOf(past.encumbrances)).not.toContain(UID.wide)
+  })
+
+  it("/within: a corner of a diagonal strip's box, far from the strip, finds nothing", async () => {
+    const body = await json(await get('/within?bbox=18.5401,-34.0105,18.5405,-34.0101'))
+    expect(uidsOf(body.encumbrances)).not.toContain(UID.diag)
+  })
+
+  it("/search?bbox: a box only the strip enters finds the line; bbox there meets the record's box", async () => {
+    const body = await json(await get(`/search?bbox=${bboxOf(STRIP_ONLY)}&encumbrance_class=servitude_line`))
+    expect(uidsOf(body.encumbrances)).toContain(UID.wide)
+    // the strip's box, not the strip: the corner far from the diagonal strip still matches
+    const corner = await json(await get('/search?bbox=18.5401,-34.0105,18.5405,-34.0101'))
+    expect(uidsOf(corner.encumbrances)).toContain(UID.diag)
+  })
+
+  it('/heatmap boundaries: a viewport only the strip enters draws the line', async () => {
+    const b = STRIP_ONLY
+    const res = await get(`/heatmap?north=${b.north}&south=${b.south}&east=${b.east}&west=${b.west}&view=boundaries`)
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    const f = body.features.find((x: Item) => x.properties.encumbrance_uid === UID.wide)
+    expect(f).toBeDefined()
+    expect(f.geometry.type).toBe('LineString')
+  })
+
+  it('/tiles: a tile only the strip enters carries the line, drawn as its centreline', async () => {
+    // the set-up: the tile's south edge lies between the centreline and the strip's north edge
+    const n = 2 ** EDGE_TILE.z
+    const south = (Math.atan(Math.sinh(Math.PI * (1 - (2 * (EDGE_TILE.y + 1)) / n))) * 180) / Math.PI
+    const gapM = (south - EDGE_Y) * metresPerDegreeLat(EDGE_Y)
+    expect(gapM).toBeGreaterThan(8 + 7.9)
+    expect(gapM).toBeLessThan(20)
+    const res = await get(`/tiles/${EDGE_TILE.z}/${EDGE_TILE.x}/${EDGE_TILE.y}.mvt`)
+    expect(res.status).toBe(200)
+    const tile = new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer())))
+    const lines = tile.layers.servitude_line
+    expect(lines).toBeDefined()
+    const f = Array.from({ length: lines.length }, (_, i) => lines.feature(i)).find(
+      (x) => x.properties.encumbrance_uid === UID.edge,
+    )
+    expect(f).toBeDefined()
+    // a line (type 2) south of the tile (y past the extent), horizontal
+    expect(f!.type).toBe(2)
+    const pts = f!.loadGeometry()[0]
+    expect(pts[0].y).toBeGreaterThan(4096)
+    expect(pts[0].y).toBe(pts[pts.length - 1].y)
   })
 })

@@ -46,10 +46,22 @@ const SHARED_KEY_B = lpiOf(905)
 const COLLIDING = lpiOf(906)
 const away = (k: number) => box(18.7 + k * 0.001, -33.95, 18.7005 + k * 0.001, -33.9495)
 
+/**
+ * The row `erf` writes, wound clockwise and left open (re-oriented and repaired when read), with a
+ * label point outside it (replaced): counted only if it is kept.
+ */
+const fixedUp = (lpi: string, key: string, ring: [number, number][]) => {
+  const f = JSON.parse(erf(lpi, key, [...ring].reverse().slice(0, -1)))
+  f.properties.tag_x = 18.9
+  f.properties.tag_y = -33.9
+  return JSON.stringify(f)
+}
+
 function exportRows(): string[] {
   const rows: string[] = []
-  // the first of each conflict early, then the fillers, then the second of each
-  rows.push(erf(TWICE_CURRENT, KEY(903), away(3)))
+  // the first of each conflict early, then the fillers, then the second of each; the first of
+  // the two current versions needs every fix, then is rejected by a conflict found later
+  rows.push(fixedUp(TWICE_CURRENT, KEY(903), away(3)))
   rows.push(erf(SHARED_KEY_A, KEY(904), away(4)))
   rows.push(erf(DUP, KEY(901), away(1)))
   // every tenth filler wound clockwise, as ESRI exports wind every exterior
@@ -185,6 +197,23 @@ describe('versions of one parcel in an export', () => {
     expect(said).toContain('parcels/WC/erf: 2 earlier rows rejected by conflicts found later: 83 parcels, 4 rejected')
   })
 
+  it('counts the fixes of the rows kept only: a row rejected by a later conflict takes its fixes away (issue #39 item 7)', () => {
+    // the eight clockwise fillers; the first current version of TWICE_CURRENT was open, clockwise
+    // and labelled outside itself, then rejected
+    expect(manifest.domains.parcels!.layers['WC/erf']).toMatchObject({
+      rows: 83,
+      rejected: 4,
+      repaired: 0,
+      reoriented: 8,
+      labels_replaced: 0,
+    })
+    // the layer's summary line gives the final counts, as the manifest does
+    expect(lines).toContain(
+      'parcels/WC/erf: 83 parcels, 0 repaired, 8 re-oriented, 1 duplicates dropped, 0 label points replaced, 4 rejected',
+    )
+    expect(lines.join('\n')).toMatch(/parcels: 83 records, 0 geometries repaired, 1 exact duplicates dropped, 0 source/)
+  })
+
   it('drops an exact duplicate encumbrance and rejects another record reusing a uid, naming the first', () => {
     expect(manifest.domains.encumbrances!.layers['WC/servitude_area']).toMatchObject({
       rows: 20,
@@ -218,7 +247,13 @@ describe('versions of one parcel in an export', () => {
     const erven = parcels.coverage.find(
       (c: { province: string; layer: string }) => c.province === 'WC' && c.layer === 'ERF',
     )
-    expect(erven).toMatchObject({ records: 83, rows_rejected: 4, rings_reoriented: 8, duplicates_dropped: 1 })
+    expect(erven).toMatchObject({
+      records: 83,
+      rows_rejected: 4,
+      geometries_repaired: 0,
+      rings_reoriented: 8,
+      duplicates_dropped: 1,
+    })
     const enc = await json(await getEnc('/coverage'))
     const wc = enc.provinces.find((p: { province: string }) => p.province === 'WC')
     expect(wc.classes.servitude_area).toMatchObject({ records: 20, rejected: 1, duplicates: 1, reoriented: 0 })

@@ -84,10 +84,10 @@ export async function buildParcels(
   let lpiPrints = new Uint32Array(1 << 16)
   let prefilter = new Uint8Array((1 << 16) * PREFILTER_STRIDE)
   const layers: Record<string, LayerStats> = {}
+  // per parcel kept, what normalising changed (FIX_* bits): a row a later conflict rejects takes
+  // its fixes out of its layer's counts (rejectEarlierConflicts)
+  let fixOf = new Uint8Array(1 << 16)
   let n = 0
-  let totalRepaired = 0
-  let totalDuplicates = 0
-  let totalLabelsReplaced = 0
   // same LPI, same source key: duplicates dropped, conflicts rejected (parcel-versions.ts)
   const ledger = new VersionLedger(db)
   const lateRejects: { id: number; ref: string; reason: string }[] = []
@@ -164,6 +164,12 @@ export async function buildParcels(
           if (fix & FIX_REPAIRED) repaired++
           if (fix & FIX_REORIENTED) reoriented++
           if (fix & FIX_LABEL) labelsReplaced++
+          if (n > fixOf.length) {
+            const f = new Uint8Array(fixOf.length * 2)
+            f.set(fixOf)
+            fixOf = f
+          }
+          fixOf[n - 1] = fix
           if (rec.areaFromSource) areas.add(n, rec.extentSqm, rec.geodesicSqm)
           boxes.push4(
             c.boxes[4 * (r - 1)],
@@ -225,10 +231,8 @@ export async function buildParcels(
         const serve = db.prepare('UPDATE parcel SET extent_sqm = ? WHERE id = ?')
         for (let k = 0; k < areas.ids.length; k++) serve.run(areas.geodesic[k], areas.ids[k])
       }
-      progress.done(
-        `${rows} parcels, ${repaired} repaired, ${reoriented} re-oriented, ${duplicates} duplicates dropped, ` +
-          `${labelsReplaced} label points replaced, ${rejects.count(name)} rejected`,
-      )
+      // the layer's counts are said once final, after the conflicts found in later layers
+      progress.done()
       insertCoverage.run(code, layer.type, rows, repaired, rejects.count(name))
       layers[`${code}/${layer.file}`] = {
         rows,
@@ -238,9 +242,6 @@ export async function buildParcels(
         duplicates,
         labels_replaced: labelsReplaced,
       }
-      totalLabelsReplaced += labelsReplaced
-      totalRepaired += repaired
-      totalDuplicates += duplicates
     }
   } finally {
     await pool?.close()
@@ -251,7 +252,13 @@ export async function buildParcels(
     lpiBuckets,
     lpiPrints,
     prefilter,
+    fixes: fixOf,
   })
+  const totals = logParcelLayers(
+    files.map(({ code, layer }) => `${code}/${layer.file}`),
+    layers,
+    log,
+  )
   boxes.n = n * 4
   db.exec('COMMIT')
   if (n === 0) {
@@ -278,10 +285,33 @@ export async function buildParcels(
   ds.writeBinary(PARCEL_FILES.prefilter, 'u8', prefilter.subarray(0, n * PREFILTER_STRIDE))
   ds.writeBinary(PARCEL_FILES.lpiHash, 'lpi-hash', encodeLpiHash(lpiBuckets, lpiPrints, n))
   log(
-    `parcels: ${n} records, ${totalRepaired} geometries repaired, ${totalDuplicates} exact duplicates dropped, ` +
-      `${totalLabelsReplaced} source label points outside their parcel replaced, ${pairs} touching pairs`,
+    `parcels: ${n} records, ${totals.repaired} geometries repaired, ${totals.duplicates} exact duplicates dropped, ` +
+      `${totals.labelsReplaced} source label points outside their parcel replaced, ${pairs} touching pairs`,
   )
   return { dataset_version: exportInfo.export_id, as_of: exportInfo.as_of, layers }
+}
+
+/**
+ * Says each parcel layer's final counts (after the conflicts found later have taken their rows
+ * out: the manifest's counts), one line per layer, and returns their totals.
+ */
+function logParcelLayers(
+  keys: string[],
+  layers: Record<string, LayerStats>,
+  log: (line: string) => void,
+): { repaired: number; duplicates: number; labelsReplaced: number } {
+  const totals = { repaired: 0, duplicates: 0, labelsReplaced: 0 }
+  for (const key of keys) {
+    const l = layers[key]
+    log(
+      `parcels/${key}: ${l.rows} parcels, ${l.repaired} repaired, ${l.reoriented} re-oriented, ` +
+        `${l.duplicates} duplicates dropped, ${l.labels_replaced} label points replaced, ${l.rejected} rejected`,
+    )
+    totals.repaired += l.repaired
+    totals.duplicates += l.duplicates ?? 0
+    totals.labelsReplaced += l.labels_replaced ?? 0
+  }
+  return totals
 }
 
 /** Inserts every province's beacons, ids 1.. in source order. */

@@ -7,13 +7,31 @@ import type { PlotCountry } from '../../src/data/plots-format.js'
 import { countLines, createProgress } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
 import { findLayerFile, readLayer } from '../sources/read-layer.js'
-import { normaliseBotswanaPlot, normaliseErf, type Normalised } from '../transform/plots.js'
+import {
+  BOTSWANA_PLOT_COLUMNS,
+  ERF_COLUMNS,
+  normaliseBotswanaPlot,
+  normaliseErf,
+  type Normalised,
+} from '../transform/plots.js'
 import type { DatasetWriter } from '../write/dataset-writer.js'
 import { PlotLayerWriter } from '../write/plots-writer.js'
 
-const LAYERS: { country: PlotCountry; dir: string; base: string; normalise: typeof normaliseBotswanaPlot }[] = [
-  { country: 'botswana', dir: 'botswana', base: 'plots', normalise: normaliseBotswanaPlot },
-  { country: 'south_africa', dir: 'south_africa', base: 'erven', normalise: normaliseErf },
+const LAYERS: {
+  country: PlotCountry
+  dir: string
+  base: string
+  normalise: typeof normaliseBotswanaPlot
+  required: readonly string[]
+}[] = [
+  {
+    country: 'botswana',
+    dir: 'botswana',
+    base: 'plots',
+    normalise: normaliseBotswanaPlot,
+    required: BOTSWANA_PLOT_COLUMNS,
+  },
+  { country: 'south_africa', dir: 'south_africa', base: 'erven', normalise: normaliseErf, required: ERF_COLUMNS },
 ]
 
 /**
@@ -43,7 +61,7 @@ export async function buildPlots(
     if (file) {
       any = true
       const progress = createProgress(name, await countLines(file))
-      for await (const row of readLayer(file, { pointLayer: true })) {
+      for await (const row of readLayer(file, { pointLayer: true, required: layer.required })) {
         progress.tick()
         if (!row.ok) {
           rejects.reject(name, row.ref, row.reason)

@@ -25,6 +25,7 @@ import { PARCEL_LAYERS } from '../../src/data/parcels-format.js'
 import { PREFILTER_STRIDE } from '../../src/data/parcels-prefilter.js'
 import { bboxOf } from '../../src/geo/polygon.js'
 import type { RejectLog } from '../reject-log.js'
+import { FIX_LABEL, FIX_REORIENTED, FIX_REPAIRED } from './parcel-rows.js'
 
 /** What the ledger decided for the row just inserted. */
 export type VersionVerdict =
@@ -300,11 +301,15 @@ export function rejectEarlierConflicts(
     lpiBuckets: Uint32Array
     lpiPrints: Uint32Array
     prefilter: Uint8Array
+    /** per parcel, the FIX_* bits of parcel-rows.ts (not renumbered: read before the rows go) */
+    fixes: Uint8Array
   },
 ): number {
   if (!late.length) return 0
   const where = db.prepare('SELECT province, parcel_type FROM parcel WHERE id = ?')
-  const fix = db.prepare('UPDATE coverage SET records = records - 1 WHERE province = ? AND layer = ?')
+  const fix = db.prepare(
+    'UPDATE coverage SET records = records - 1, repaired = repaired - ? WHERE province = ? AND layer = ?',
+  )
   const fixRejected = db.prepare('UPDATE coverage SET rejected = ? WHERE province = ? AND layer = ?')
   for (const e of late) {
     const { province, parcel_type } = where.get(e.id) as { province: string; parcel_type: string }
@@ -315,7 +320,13 @@ export function rejectEarlierConflicts(
     const stats = layers[`${province}/${file}`]
     stats.rows--
     stats.rejected = rejects.count(name)
-    fix.run(province, parcel_type)
+    // the fixes were counted when the row was kept: it is not, after all
+    const bits = arrays.fixes[e.id - 1]
+    const repaired = bits & FIX_REPAIRED ? 1 : 0
+    stats.repaired -= repaired
+    if (bits & FIX_REORIENTED) stats.reoriented = stats.reoriented! - 1
+    if (bits & FIX_LABEL) stats.labels_replaced = stats.labels_replaced! - 1
+    fix.run(repaired, province, parcel_type)
     fixRejected.run(stats.rejected, province, parcel_type)
   }
   for (const name of new Set(late.map((e) => e.layer as string))) {

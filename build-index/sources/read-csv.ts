@@ -1,4 +1,5 @@
 // csv point layers: a header row, then one point per record built from latitude/longitude.
+import { listOf } from '../transform/required.js'
 import { splitCsvRecord } from './csv-record.js'
 import { readLineBatches } from './lines.js'
 import { cleanString } from './properties.js'
@@ -24,9 +25,10 @@ interface CsvHeader {
  * Streams the records of a CSV point layer; refs are `<file>:<line>` where the record starts
  * (the header is line 1). Cells stay strings (trailing spaces trimmed, blank -> null) except the
  * coordinate columns, which hold the parsed numbers.
- * @throws when the file has no header or the header lacks a coordinate column
+ * @throws when the file has no header, or the header lacks a coordinate column or one of
+ *   `required` (all of those it lacks named in one message)
  */
-export async function* readCsv(file: string): AsyncGenerator<SourceRow> {
+export async function* readCsv(file: string, required: readonly string[] = []): AsyncGenerator<SourceRow> {
   let header: CsvHeader | null = null
   let lineNo = 0
   let open: string | null = null
@@ -59,7 +61,7 @@ export async function* readCsv(file: string): AsyncGenerator<SourceRow> {
         open = null
       }
       if (fields.length === 1 && fields[0].trim() === '') continue
-      if (header === null) header = readHeader(file, fields)
+      if (header === null) header = readHeader(file, fields, required)
       else yield csvRow(`${file}:${start}`, header, fields)
     }
   }
@@ -67,7 +69,7 @@ export async function* readCsv(file: string): AsyncGenerator<SourceRow> {
   if (header === null) throw new Error(`${file}: empty file, expected a CSV header`)
 }
 
-function readHeader(file: string, fields: string[]): CsvHeader {
+function readHeader(file: string, fields: string[], required: readonly string[]): CsvHeader {
   const seen = new Set<string>()
   const names = fields.map((field) => {
     const name = field.trim().toLowerCase()
@@ -77,10 +79,18 @@ function readHeader(file: string, fields: string[]): CsvHeader {
   })
   const lat = findColumn(names, LATITUDE_COLUMNS)
   const lon = findColumn(names, LONGITUDE_COLUMNS)
-  if (lat < 0)
-    throw new Error(`${file}: no latitude column in the CSV header (expected ${LATITUDE_COLUMNS.join(' or ')})`)
-  if (lon < 0)
-    throw new Error(`${file}: no longitude column in the CSV header (expected ${LONGITUDE_COLUMNS.join(' or ')})`)
+  // every column missing, in one message
+  const missing = [...(lat < 0 ? ['latitude'] : []), ...(lon < 0 ? ['longitude'] : [])]
+  const expected = [
+    ...(lat < 0 ? [LATITUDE_COLUMNS.join(' or ')] : []),
+    ...(lon < 0 ? [LONGITUDE_COLUMNS.join(' or ')] : []),
+  ]
+  missing.push(...required.filter((r) => !seen.has(r)))
+  if (missing.length)
+    throw new Error(
+      `${file}: no ${listOf(missing)} column${missing.length > 1 ? 's' : ''} in the CSV header` +
+        (expected.length ? ` (expected ${expected.join('; ')})` : ''),
+    )
   return { names, lat, lon }
 }
 

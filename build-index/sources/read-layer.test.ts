@@ -17,7 +17,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function collect(file: string, opts?: { pointLayer?: boolean }): Promise<SourceRow[]> {
+async function collect(file: string, opts?: { pointLayer?: boolean; required?: string[] }): Promise<SourceRow[]> {
   const rows: SourceRow[] = []
   for await (const row of readLayer(file, opts)) rows.push(row)
   return rows
@@ -384,6 +384,16 @@ describe('readLayer: CSV', () => {
     await expect(collect(noLat)).rejects.toThrow(`${noLat}: no latitude column in the CSV header`)
     const noLon = file('no-lon.csv', 'plot_number,latitude,y\n1,2,3\n')
     await expect(collect(noLon)).rejects.toThrow(`${noLon}: no longitude column in the CSV header`)
+    // every missing column in one message: coordinates and the layer's required ones
+    const several = file('several.csv', 'plot_number,x,y\n1,2,3\n')
+    await expect(collect(several, { required: ['plot_number', 'city'] })).rejects.toThrow(
+      `${several}: no latitude, longitude and city columns in the CSV header (expected latitude or lat; ` +
+        'longitude or lon or lng or long)',
+    )
+    const noCity = file('no-city.csv', 'plot_number,lat,lon\n1,2,3\n')
+    await expect(collect(noCity, { required: ['plot_number', 'city'] })).rejects.toThrow(
+      `${noCity}: no city column in the CSV header`,
+    )
     const empty = file('empty.csv', '')
     await expect(collect(empty)).rejects.toThrow(`${empty}: empty file, expected a CSV header`)
     const erf = file('erf.csv', 'latitude,longitude\n-26,28\n')

@@ -36,6 +36,12 @@ export interface ReadLayerOptions {
    * unparsed, for a caller that parses on another thread. Other formats ignore it.
    */
   deferJson?: boolean
+  /**
+   * CSV only: the columns the layer requires besides its coordinates. A header lacking any of
+   * them, or a coordinate column, fails naming every one it lacks. Other formats name blank
+   * fields row by row (build-index/transform/required.ts).
+   */
+  required?: readonly string[]
 }
 
 /**
@@ -75,7 +81,7 @@ export function readLayer(file: string, opts: ReadLayerOptions = {}): AsyncItera
       return readShapefile(file)
     case 'csv':
       if (opts.pointLayer === false) return failing(`${file}: CSV holds point layers only, and this layer is not one`)
-      return readCsv(file)
+      return readCsv(file, opts.required)
     default:
       return failing(`${file}: unsupported layer format ".${ext}" (expected one of ${LAYER_EXTENSIONS.join(', ')})`)
   }

@@ -127,6 +127,11 @@ describe('normaliseBoundary: the Board field names of each vintage (docs/domain.
       ok: false,
       reason: expect.stringContaining('code is blank'),
     })
+    // both blank: both named in one reason (issue #39 item 7)
+    expect(normaliseBoundary(normaliseProperties({ parent: 'JR' }), 'township')).toMatchObject({
+      ok: false,
+      reason: 'code and name are blank (looked for code; name)',
+    })
     expect(normaliseBoundary(normaliseProperties({ code: 'X1' }), 'township')).toMatchObject({
       ok: false,
       reason: expect.stringContaining('name is blank'),

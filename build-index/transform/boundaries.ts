@@ -20,6 +20,7 @@
  */
 import { categoryFromCode, type BoundaryType } from '../../src/data/jurisdiction-format.js'
 import { PROVINCES, provinceCode, type ProvinceCode } from '../../src/data/provinces.js'
+import { blankReason } from './required.js'
 import type { SourceProperties } from '../sources/source-row.js'
 import { normaliseDate } from './dates.js'
 
@@ -105,7 +106,20 @@ const MUNICIPAL: ReadonlySet<BoundaryType> = new Set(['local_municipality', 'dis
 /** Maps one source record of `type` to boundary attributes, or says why it cannot be used. */
 export function normaliseBoundary(props: SourceProperties, type: BoundaryType): BoundaryResult {
   let code = first(props, CODE_FIELDS[type])
-  if (!code) return { ok: false, reason: `code is blank (looked for ${CODE_FIELDS[type].join(', ')})` }
+  if (!code) {
+    // a name is required too (not of a province, named by its code, nor of a ward): both said at once
+    const noName = type !== 'province' && type !== 'ward' && !first(props, NAME_FIELDS[type])
+    const looked = [CODE_FIELDS[type], ...(noName ? [NAME_FIELDS[type]] : [])].map((f) => f.join(', '))
+    const reason = blankReason(
+      noName
+        ? [
+            ['code', null],
+            ['name', null],
+          ]
+        : [['code', null]],
+    )
+    return { ok: false, reason: `${reason} (looked for ${looked.join('; ')})` }
+  }
   code = code.toUpperCase()
   // province boundaries use the specs' codes (GP, KZ, LP), the Board's GT, KZN, LIM accepted
   if (type === 'province') {

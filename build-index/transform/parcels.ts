@@ -12,6 +12,7 @@ import type { SourceGeometry, SourceProperties } from '../sources/read-layer.js'
 import { normaliseDate } from './dates.js'
 import { outsideCountry } from '../../src/geo/country-extent.js'
 import { normalisePolygonGeometry } from './polygon-geometry.js'
+import { blankReason } from './required.js'
 import { round } from '../../src/geo/round.js'
 
 export interface ParcelRecord {
@@ -80,11 +81,17 @@ export function normaliseParcel(
   province: ProvinceCode,
 ): ParcelResult {
   const lpi = text(props.id)?.toUpperCase() ?? null
-  if (!lpi) return { ok: false, reason: 'id (LPI) is blank' }
+  const lstatus = text(props.lstatus)?.toUpperCase() ?? null
+  if (!lpi || !lstatus)
+    return {
+      ok: false,
+      reason: blankReason([
+        ['id (LPI)', lpi],
+        ['lstatus', lstatus],
+      ]),
+    }
   if (lpi.length !== 21 || !LPI_PATTERN.test(lpi))
     return { ok: false, reason: `id "${lpi.slice(0, 40)}" is not a 21-character LPI` }
-  const lstatus = text(props.lstatus)?.toUpperCase() ?? null
-  if (!lstatus) return { ok: false, reason: 'lstatus is blank' }
   if (!/^[RSPAW]$/.test(lstatus))
     return { ok: false, reason: `lstatus "${lstatus.slice(0, 10)}" is not R, S, P, A or W` }
   let wstatus = text(props.wstatus)?.toUpperCase() ?? null

@@ -1,5 +1,6 @@
 import { PROVINCES, provinceCode } from '../../src/data/provinces.js'
 import { outsideCountry } from '../../src/geo/country-extent.js'
+import { blankReason } from './required.js'
 
 /** A plot or erf ready to store. */
 export interface PlotRecord {
@@ -40,14 +41,25 @@ function pointOf(geometry: PointLike | null): [number, number] | string {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a plot number must hold no control character
 const PLOT_NUMBER = /^[^\u0000-\u001f]{1,64}$/
 
+/** The columns a Botswana plot layer requires besides its coordinates. */
+export const BOTSWANA_PLOT_COLUMNS = ['plot_number', 'city'] as const
+/** The columns a South African erf layer requires besides its coordinates. */
+export const ERF_COLUMNS = ['erf_number', 'township', 'province'] as const
+
 /** Botswana plot: `plot_number`, coordinates and `city` required; `district` optional. */
 export function normaliseBotswanaPlot(props: Props, geometry: PointLike | null): Normalised {
   const plotNumber = text(props.plot_number)
-  if (!plotNumber) return { ok: false, reason: 'plot_number is blank' }
+  const city = text(props.city).toUpperCase()
+  if (!plotNumber || !city)
+    return {
+      ok: false,
+      reason: blankReason([
+        ['plot_number', plotNumber],
+        ['city', city],
+      ]),
+    }
   if (!PLOT_NUMBER.test(plotNumber))
     return { ok: false, reason: 'plot_number is longer than 64 characters or has control characters' }
-  const city = text(props.city).toUpperCase()
-  if (!city) return { ok: false, reason: 'city is blank' }
   const p = pointOf(geometry)
   if (typeof p === 'string') return { ok: false, reason: p }
   const outside = outsideCountry(p, 'BOTSWANA')
@@ -58,13 +70,19 @@ export function normaliseBotswanaPlot(props: Props, geometry: PointLike | null):
 /** South African erf: `erf_number` (`<erf>` or `<erf>/<portion>`), coordinates, `township`, `province` required. */
 export function normaliseErf(props: Props, geometry: PointLike | null): Normalised {
   const plotNumber = text(props.erf_number).replace(/\s*\/\s*/g, '/')
-  if (!plotNumber) return { ok: false, reason: 'erf_number is blank' }
+  const city = text(props.township).toUpperCase()
+  const rawProvince = text(props.province)
+  if (!plotNumber || !city || !rawProvince)
+    return {
+      ok: false,
+      reason: blankReason([
+        ['erf_number', plotNumber],
+        ['township', city],
+        ['province', rawProvince],
+      ]),
+    }
   if (!PLOT_NUMBER.test(plotNumber))
     return { ok: false, reason: 'erf_number is longer than 64 characters or has control characters' }
-  const city = text(props.township).toUpperCase()
-  if (!city) return { ok: false, reason: 'township is blank' }
-  const rawProvince = text(props.province)
-  if (!rawProvince) return { ok: false, reason: 'province is blank' }
   const code = provinceCode(rawProvince)
   if (!code) return { ok: false, reason: `unknown province ${JSON.stringify(rawProvince.slice(0, 40))}` }
   const p = pointOf(geometry)

@@ -13,8 +13,8 @@ import {
   type Relationship,
 } from '../../data/encumbrance-format.js'
 import { decodeGeometry, type MultiPolygon } from '../../data/geometry-blob.js'
-import { linesMeetBox, type Lines } from '../../geo/lines.js'
-import { intersectsBox, type BBox } from '../../geo/polygon.js'
+import type { Lines } from '../../geo/lines.js'
+import type { BBox } from '../../geo/polygon.js'
 import { round } from '../../geo/round.js'
 
 /** One row of `encumbrance`, as the queries use it. */
@@ -129,12 +129,6 @@ export function areaOf(r: EncumbranceRow): MultiPolygon | null {
 export function geometryOf(r: EncumbranceRow): StoredGeometry {
   const lines = lineOf(r)
   return lines ? { lines } : { mp: areaOf(r)! }
-}
-
-/** The record's geometry when it meets the box, else null (decoded once for the test and the answer). */
-export function geometryInBox(r: EncumbranceRow, b: BBox): StoredGeometry | null {
-  const g = geometryOf(r)
-  return ('lines' in g ? linesMeetBox(g.lines, b) : intersectsBox(g.mp, b)) ? g : null
 }
 
 // ---- the object form of a record in the answers

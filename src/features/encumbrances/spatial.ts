@@ -3,13 +3,21 @@
  * (`/within`), and one class's records in a box (heat-map boundaries, tiles). Those at a point
  * (`/at`) are point-search.ts.
  *
+ * A dimensioned line meets a box where its strip does (docs/decisions.md "Geometry tolerances"),
+ * as `/at` and `/intersect` measure it: the index holds the strip's box (the build widens it,
+ * build-encumbrances.ts, so no search here pads), and a candidate whose centreline misses the box
+ * is tested on its strip (strip.ts, full precision: flat ends, so a box past an end within half a
+ * width of the line is not met). The answers still carry the centreline.
+ *
  * @module
  */
 import { FLAG_NOT_CURRENT, type EncumbranceClass } from '../../data/encumbrance-format.js'
-import type { BBox } from '../../geo/polygon.js'
+import { linesMeetBox } from '../../geo/lines.js'
+import { intersectsBox, type BBox } from '../../geo/polygon.js'
 import { recordById } from './lookups.js'
-import { geometryInBox, type Drawn } from './records.js'
+import { geometryOf, type Drawn, type EncumbranceRow, type StoredGeometry } from './records.js'
 import type { EncumbranceStore } from './store.js'
+import { stripOf } from './strip.js'
 
 const keepAll = () => true
 
@@ -32,6 +40,19 @@ export function idsInBox(
   return out.sort((a, b2) => a - b2)
 }
 
+/**
+ * The record's stored geometry when the record meets the box, else null: an area's polygons, an
+ * undimensioned line's lines, a dimensioned line's strip (its centreline inside the box settles it
+ * without building the strip).
+ */
+export function geometryInBox(s: EncumbranceStore, r: EncumbranceRow, b: BBox): StoredGeometry | null {
+  const g = geometryOf(r)
+  if (!('lines' in g)) return intersectsBox(g.mp, b) ? g : null
+  if (linesMeetBox(g.lines, b)) return g
+  const strip = stripOf(s, r)
+  return strip && intersectsBox(strip, b) ? g : null
+}
+
 /** A page of current records meeting the box, by id after `afterId`. */
 export function recordsWithin(
   s: EncumbranceStore,
@@ -43,7 +64,7 @@ export function recordsWithin(
   const rows: Drawn[] = []
   for (const id of idsInBox(s, b, classes, (id) => id > afterId)) {
     const r = recordById(s, id)
-    const geometry = geometryInBox(r, b)
+    const geometry = geometryInBox(s, r, b)
     if (!geometry) continue
     if (rows.length === limit) return { rows, next: rows[rows.length - 1].row.id }
     rows.push({ row: r, geometry })
@@ -56,7 +77,7 @@ export function recordsInBox(s: EncumbranceStore, cls: EncumbranceClass, b: BBox
   const out: Drawn[] = []
   for (const id of idsInBox(s, b, [cls])) {
     const r = recordById(s, id)
-    const geometry = geometryInBox(r, b)
+    const geometry = geometryInBox(s, r, b)
     if (!geometry) continue
     out.push({ row: r, geometry })
     if (out.length > max) break
