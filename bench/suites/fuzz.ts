@@ -44,7 +44,7 @@ export function byClass(d: FuzzData): Record<'2xx' | '3xx' | '4xx' | '5xx', numb
 
 export const fuzzSuite: Suite<FuzzData> = {
   name: 'fuzz',
-  title: 'Fuzz: every operation of the OpenAPI document, a long run (`--only fuzz`)',
+  title: 'Fuzz: every operation of the OpenAPI document, a long run',
   summary: `the property-based fuzz of npm test with ${fmt(FUZZ_COUNT, 0)} requests (quick: ${fmt(FUZZ_QUICK_COUNT, 0)})`,
   async run(ctx) {
     const count = ctx.opts.quick ? FUZZ_QUICK_COUNT : FUZZ_COUNT
