@@ -31,7 +31,7 @@ import {
   type PreparedChunk,
 } from './parcel-rows.js'
 import { VersionLedger, rejectEarlierConflicts } from './parcel-versions.js'
-import { countLines, createProgress } from '../progress.js'
+import { countLines, createProgress, layerLines } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
 import { provinceDirs } from '../sources/province-dirs.js'
 import { findLayerFile, readLayer } from '../sources/read-layer.js'
@@ -118,7 +118,7 @@ export async function buildParcels(
   try {
     for (const { code, layer, file } of files) {
       const name = `parcels/${code}/${layer.file}`
-      const progress = createProgress(name, await countLines(file))
+      const progress = createProgress(name, await countLines(file), { part: true })
       let rows = 0
       let repaired = 0
       let reoriented = 0
@@ -228,6 +228,7 @@ export async function buildParcels(
       progress.done(
         `${rows} parcels, ${repaired} repaired, ${reoriented} re-oriented, ${duplicates} duplicates dropped, ` +
           `${labelsReplaced} label points replaced, ${rejects.count(name)} rejected`,
+        rejects.count(name) > 0,
       )
       insertCoverage.run(code, layer.type, rows, repaired, rejects.count(name))
       layers[`${code}/${layer.file}`] = {
@@ -277,6 +278,7 @@ export async function buildParcels(
   ds.writeBinary(PARCEL_FILES.flags, 'u8', flags.subarray(0, n))
   ds.writeBinary(PARCEL_FILES.prefilter, 'u8', prefilter.subarray(0, n * PREFILTER_STRIDE))
   ds.writeBinary(PARCEL_FILES.lpiHash, 'lpi-hash', encodeLpiHash(lpiBuckets, lpiPrints, n))
+  for (const line of layerLines('parcels', layers)) log(line)
   log(
     `parcels: ${n} records, ${totalRepaired} geometries repaired, ${totalDuplicates} exact duplicates dropped, ` +
       `${totalLabelsReplaced} source label points outside their parcel replaced, ${pairs} touching pairs`,
