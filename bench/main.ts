@@ -12,7 +12,10 @@
  */
 import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
+import type { Values } from '../src/cli/args.js'
+import { runCli, stdio } from '../src/cli/run.js'
+import { type CommandSpec, UsageError } from '../src/cli/spec.js'
+import { closest } from '../src/cli/suggest.js'
 import { describeDataset, ensureDataset, runChildBuild } from './lib/dataset.js'
 import { runHello } from './lib/hello.js'
 import { cpuCheckMs, machineInfo } from './lib/machine.js'
@@ -20,26 +23,61 @@ import { loadResults, writeReport } from './lib/report.js'
 import type { BenchOptions, SuiteRecord } from './lib/suite.js'
 import { PENDING, SUITES } from './suites/index.js'
 
-const SCALES = ['tiny', 'sample', 'national']
+const SCALES = ['tiny', 'sample', 'national'] as const
 
-const USAGE = `usage: npm run bench -- [options]
-
-  --scale tiny|sample|national  dataset size (default sample); generated and built under bench/.work/<scale>/ if absent
-  --only NAME[,NAME]            run only these suites; the others keep their numbers in RESULTS.md
-                                (${SUITES.map((s) => s.name).join(', ')})
-  --quick                       small probe sets and ~1 s HTTP runs (a smoke test, numbers not meaningful)
-  --seed N                      seed of the probe sets (default 1; the dataset itself always uses seed 1)
-  --tool auto|wrk|autocannon    HTTP load generator (default auto: wrk when installed)
-  --duration S                  seconds per HTTP load run (default 10, quick 1)
-  --dataset DIR                 benchmark an existing built dataset instead of bench/.work/<scale>/
-  --no-write                    do not touch RESULTS.md / results.json / charts
-  --rebuild                     build bench/.work/<scale>/dataset again from the cached source export
-                                (the source itself is regenerated when the generator's layers or preset change)
-  --no-http                     skip the HTTP load runs inside service suites (the http suite itself runs if selected)
-  --json FILE                   also write this run's suite records to FILE
-
-Suites:
-${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`
+const BENCH_CLI: CommandSpec = {
+  name: 'bench',
+  summary: 'Benchmark queries and HTTP over a built dataset; rewrite bench/RESULTS.md.',
+  description: 'Exits non-zero when a check fails (strategies disagree, an HTTP error), never for speed.',
+  options: {
+    scale: {
+      type: 'string',
+      choices: SCALES,
+      default: 'sample',
+      description: 'dataset size; generated and built under bench/.work/<scale>/ if absent',
+    },
+    only: {
+      type: 'string',
+      value: 'NAME[,NAME]',
+      description: `run only these suites; the others keep their numbers in RESULTS.md\n(${SUITES.map((s) => s.name).join(', ')})`,
+    },
+    quick: {
+      type: 'boolean',
+      description: 'small probe sets and ~1 s HTTP runs (a smoke test, numbers not meaningful)',
+    },
+    seed: {
+      type: 'string',
+      value: 'N',
+      default: '1',
+      description: 'seed of the probe sets (the dataset itself always uses seed 1)',
+    },
+    tool: {
+      type: 'string',
+      choices: ['auto', 'wrk', 'autocannon'],
+      default: 'auto',
+      description: 'HTTP load generator (auto: wrk when installed)',
+    },
+    duration: { type: 'string', value: 'S', description: 'seconds per HTTP load run (default 10, quick 1)' },
+    dataset: {
+      type: 'string',
+      value: 'DIR',
+      description: 'benchmark an existing built dataset instead of bench/.work/<scale>/',
+    },
+    'no-write': { type: 'boolean', description: 'do not touch RESULTS.md / results.json / charts' },
+    rebuild: {
+      type: 'boolean',
+      description:
+        "build bench/.work/<scale>/dataset again from the cached source export\n(the source itself is regenerated when the generator's layers or preset change)",
+    },
+    'no-http': {
+      type: 'boolean',
+      description: 'skip the HTTP load runs inside service suites (the http suite itself runs if selected)',
+    },
+    json: { type: 'string', value: 'FILE', description: "also write this run's suite records to FILE" },
+  },
+  examples: ['bench --scale tiny --quick --no-write', 'bench --only plots,parcels --scale sample'],
+  notes: `Suites:\n${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`,
+}
 
 const t0 = performance.now()
 const log = (line: string) =>
@@ -54,54 +92,33 @@ async function main(argv: string[]): Promise<number> {
     runHello(Number(argv[1]), Number(argv[2]), argv[3])
     return -1 // keep serving
   }
-  // biome-ignore lint/suspicious/noImplicitAnyLet: typed by parseArgs where it is assigned
-  let values
-  try {
-    ;({ values } = parseArgs({
-      args: argv,
-      options: {
-        scale: { type: 'string', default: 'sample' },
-        only: { type: 'string' },
-        quick: { type: 'boolean', default: false },
-        seed: { type: 'string', default: '1' },
-        tool: { type: 'string', default: 'auto' },
-        duration: { type: 'string' },
-        dataset: { type: 'string' },
-        'no-write': { type: 'boolean', default: false },
-        'no-http': { type: 'boolean', default: false },
-        rebuild: { type: 'boolean', default: false },
-        json: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }))
-  } catch (err) {
-    console.error(`${(err as Error).message}\n\n${USAGE}`)
-    return 2
-  }
-  if (values.help) {
-    console.log(USAGE)
-    return 0
-  }
-  const scale = values.scale!
-  if (!SCALES.includes(scale)) return usage(`unknown --scale ${scale}`)
-  if (!/^\d+$/.test(values.seed!) || Number(values.seed) > 0xffffffff)
-    return usage(`--seed must be an unsigned 32-bit integer`)
-  if (!['auto', 'wrk', 'autocannon'].includes(values.tool!)) return usage(`unknown --tool ${values.tool}`)
+  return runCli(BENCH_CLI, argv, stdio, ({ values }) => bench(values))
+}
+
+async function bench(values: Values): Promise<number> {
+  const scale = values.scale as string
+  const seed = values.seed as string
+  if (!/^\d+$/.test(seed) || Number(seed) > 0xffffffff) return usage(`--seed must be an unsigned 32-bit integer`)
   const names = values.only
-    ? values.only
+    ? (values.only as string)
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean)
     : SUITES.map((s) => s.name)
   const unknown = names.filter((n) => !SUITES.some((s) => s.name === n))
-  if (unknown.length) return usage(`unknown suite(s) ${unknown.join(', ')}`)
+  if (unknown.length) {
+    const hint = closest(
+      unknown[0],
+      SUITES.map((s) => s.name),
+    )
+    return usage(`unknown suite(s) ${unknown.join(', ')}${hint ? `. Did you mean '${hint}'?` : ''}`)
+  }
   const durationS = values.duration ? Number(values.duration) : values.quick ? 1 : 10
   if (!(durationS > 0 && durationS <= 120)) return usage('--duration must be between 0 and 120 seconds')
   const opts: BenchOptions = {
     scale,
-    quick: values.quick!,
-    seed: Number(values.seed),
+    quick: values.quick === true,
+    seed: Number(seed),
     tool: values.tool as BenchOptions['tool'],
     durationS,
     http: !values['no-http'],
@@ -109,8 +126,8 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const dataset = values.dataset
-    ? describeDataset(resolve(values.dataset), scale, null, true)
-    : await ensureDataset(scale, log, { rebuild: values.rebuild })
+    ? describeDataset(resolve(values.dataset as string), scale, null, true)
+    : await ensureDataset(scale, log, { rebuild: values.rebuild === true })
   log(
     `dataset ${dataset.scale}: ${dataset.counts.botswana} Botswana plots, ${dataset.counts.south_africa} erven (${dataset.dir})`,
   )
@@ -158,7 +175,8 @@ async function main(argv: string[]): Promise<number> {
     allFailures.push(...failures)
   }
 
-  if (values.json) writeFileSync(values.json, JSON.stringify({ records, failures: allFailures }, null, 2) + '\n')
+  if (values.json)
+    writeFileSync(values.json as string, JSON.stringify({ records, failures: allFailures }, null, 2) + '\n')
   if (!values['no-write']) {
     const dir = resolve('bench')
     const results = loadResults(resolve(dir, 'results.json'))
@@ -174,9 +192,8 @@ async function main(argv: string[]): Promise<number> {
   return 0
 }
 
-function usage(message: string): number {
-  console.error(`${message}\n\n${USAGE}`)
-  return 2
+function usage(message: string): never {
+  throw new UsageError(message)
 }
 
 main(process.argv.slice(2)).then(

@@ -1,5 +1,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { runMain } from '../src/cli/run.js'
+import type { CommandSpec } from '../src/cli/spec.js'
 import { readManifest } from '../src/data/open-dataset.js'
 import { sha256File } from './write/dataset-writer.js'
 
@@ -23,25 +25,26 @@ export async function verifyDataset(dir: string): Promise<string[]> {
   return problems
 }
 
-async function main(argv: string[]): Promise<number> {
-  const dir = argv.find((a) => !a.startsWith('-'))
-  if (!dir) {
-    console.error('usage: npm run verify -- DATASET_DIR')
-    return 2
-  }
-  try {
-    const problems = await verifyDataset(dir)
-    if (problems.length) {
-      for (const p of problems) console.error(`BAD ${p}`)
-      return 1
-    }
-    console.log(`ok: every file of ${dir} matches its manifest`)
-    return 0
-  } catch (err) {
-    console.error(`verify: ${(err as Error).message}`)
-    return 1
-  }
+/** `npm run verify -- DATASET_DIR`, on the shared parser (src/cli/). */
+const VERIFY_CLI: CommandSpec = {
+  name: 'verify',
+  summary: 'Check every file of a dataset against its manifest (size and SHA-256).',
+  positionals: [{ name: 'DATASET_DIR', required: true, description: 'a dataset folder (holds manifest.json)' }],
+  examples: ['verify data/datasets/sample'],
+  notes: 'Exit codes: 0 every file matches, 1 a file is missing or differs (each named on stderr), 2 usage error.',
 }
 
 if (process.argv[1] && /verify\.(js|ts)$/.test(process.argv[1]))
-  main(process.argv.slice(2)).then((code) => process.exit(code))
+  runMain(
+    VERIFY_CLI,
+    async ({ positionals: [dir] }) => {
+      const problems = await verifyDataset(dir)
+      if (problems.length) {
+        for (const p of problems) console.error(`BAD ${p}`)
+        return 1
+      }
+      console.log(`ok: every file of ${dir} matches its manifest`)
+      return 0
+    },
+    { exit: true },
+  )

@@ -25,6 +25,9 @@ const ENTRIES = {
   bench: 'bench/main.ts',
   // the multi-instance example behind nginx (scripts/lb/)
   lb: 'scripts/lb.ts',
+  // npm run reload (SIGHUP to the server) and npm run fuzz (a long fuzz run)
+  reload: 'scripts/reload.ts',
+  fuzz: 'scripts/fuzz.ts',
 }
 
 function newestMtime(dir) {

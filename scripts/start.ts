@@ -15,6 +15,8 @@ import { type KeyAdmin, openRedisKeyStore } from '../src/auth/cli-store.js'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { runServer } from '../src/server.js'
+import { runMain } from '../src/cli/run.js'
+import { formatDuration } from '../build-index/progress.js'
 
 const SAMPLE_SOURCE = 'data/sources/sample'
 const SAMPLE_DATASET = 'data/datasets/sample'
@@ -34,7 +36,9 @@ async function prepareSample(): Promise<void> {
   }
   if (!existsSync(join(SAMPLE_DATASET, 'manifest.json'))) {
     console.error(`building the sample dataset in ${SAMPLE_DATASET} …`)
+    const started = performance.now()
     await buildDataset({ source: SAMPLE_SOURCE, out: SAMPLE_DATASET, force: true })
+    console.error(`built the sample dataset in ${formatDuration(performance.now() - started)}`)
   }
 }
 
@@ -91,7 +95,24 @@ async function main(): Promise<void> {
   await runServer(config)
 }
 
-main().catch((err) => {
-  console.error(`npm start failed: ${(err as Error).message}`)
-  process.exit(err instanceof ConfigError ? 2 : 1)
-})
+runMain(
+  {
+    name: 'start',
+    summary: 'The quick start: the sample dataset and a demo key when missing, then serve.',
+    description: `With DATASET_DIR unset: generates the sample source export (data/sources/sample) and builds
+the sample dataset (data/datasets/sample) when absent, issues a demo key when the key store
+is empty (printed once), then serves. With DATASET_DIR set: serves that dataset, nothing
+else. Otherwise configured by the environment (docs/operations.md "Configuration").`,
+    examples: ['npm start', 'PORT=9090 npm start', 'DATASET_DIR=/data/current npm start'],
+    notes: 'Exit codes: 1 the start failed, 2 a bad variable.',
+  },
+  () =>
+    main().then(
+      () => 0,
+      (err: unknown) => {
+        console.error(`npm start failed: ${(err as Error).message}`)
+        // at once: a half-started server's handles would keep the process alive
+        process.exit(err instanceof ConfigError ? 2 : 1)
+      },
+    ),
+)

@@ -239,7 +239,7 @@ function stopOnSignals(server: RunningServer, timeoutMs: number, inCluster: bool
 }
 
 /**
- * The pid `npm run reload` signals (scripts/reload.mjs), written at start and removed at exit
+ * The pid `npm run reload` signals (scripts/reload.ts), written at start and removed at exit
  * when it still names this process.
  */
 function writePidFile(path: string): void {

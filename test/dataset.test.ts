@@ -202,14 +202,27 @@ describe('build-index', () => {
     expect(lines.join('\n')).toContain(`plots.csv:${first + 1}: coordinates outside Botswana (18.42, -33.92 as`)
   })
 
-  it('shows plain progress lines when not on a terminal', () => {
+  it('without a terminal, logs one line per layer and step, then a summary with the time taken', () => {
     const out = join(tmp(), 'cli')
     const r = spawnSync(process.execPath, ['dist/build-index.js', '--source', inject('sourceDir'), '--out', out], {
       encoding: 'utf8',
     })
     expect(r.status).toBe(0)
-    expect(r.stderr).toMatch(/plots\/botswana: \d+% \(\d+ rows\)/)
     expect(r.stderr).not.toContain('\r')
+    const lines = r.stderr.trimEnd().split('\n')
+    // each step's summary once, never a line per tenth of a file
+    const botswana = lines.filter((l) => l.startsWith('plots/botswana:'))
+    expect(botswana).toHaveLength(1)
+    expect(botswana[0]).toMatch(/^plots\/botswana: \d+ rows, \d+ rejected in \d+\.\d s$/)
+    expect(r.stderr).not.toMatch(/: \d+% \(/)
+    // the per-province files of a layer are summed into one line for the layer
+    expect(lines.filter((l) => /^parcels\/[A-Z]+\/erf:/.test(l))).toEqual([])
+    const erf = /^parcels\/erf: [\d,]+ rows from \d+ provinces?, [\d,]+ repaired, [\d,]+ rejected$/
+    expect(lines.filter((l) => erf.test(l))).toHaveLength(1)
+    expect(lines.at(-1)!.startsWith(`built ${out} in `)).toBe(true)
+    expect(lines.at(-1)).toMatch(/ in \d+ (min \d+ )?s \(\d+ files; /)
+    // tens of lines for the whole build (the fixture has a few dozen layers)
+    expect(lines.length).toBeLessThan(80)
   })
 })
 

@@ -221,7 +221,7 @@ describe('npm run reload', () => {
     const p = await serve({ PID_FILE: pidFile })
     try {
       expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(p.child.pid))
-      const r = spawnSync(process.execPath, ['scripts/reload.mjs'], {
+      const r = spawnSync(process.execPath, ['dist/reload.js'], {
         env: { ...process.env, PID_FILE: pidFile },
         encoding: 'utf8',
       })
@@ -234,7 +234,7 @@ describe('npm run reload', () => {
       p.child.kill('SIGTERM')
       expect(await p.exited).toBe(0)
       expect(existsSync(pidFile)).toBe(false)
-      const none = spawnSync(process.execPath, ['scripts/reload.mjs'], {
+      const none = spawnSync(process.execPath, ['dist/reload.js'], {
         env: { ...process.env, PID_FILE: pidFile },
         encoding: 'utf8',
       })

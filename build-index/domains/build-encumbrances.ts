@@ -34,7 +34,7 @@ import { areaSqm, lineLengthM } from '../../src/geo/overlay/measure.js'
 import { linesBox } from '../../src/geo/lines.js'
 import { bboxOf, type BBox } from '../../src/geo/polygon.js'
 import { computeOverlaps } from './encumbrance-overlaps.js'
-import { countLines, createProgress } from '../progress.js'
+import { countLines, createProgress, layerLines } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
 import { provinceDirs } from '../sources/province-dirs.js'
 import { findLayerFile, readLayer } from '../sources/read-layer.js'
@@ -92,7 +92,7 @@ export async function buildEncumbrances(
       const file = findLayerFile(dir, cls)
       if (!file) continue
       const name = `encumbrances/${code}/${cls}`
-      const progress = createProgress(name, await countLines(file))
+      const progress = createProgress(name, await countLines(file), { part: true })
       const cov: CoverageRow = { records: 0, current: 0, unspecified: 0, unlisted: 0, repaired: 0, rejected: 0 }
       let reoriented = 0
       let duplicates = 0
@@ -174,6 +174,7 @@ export async function buildEncumbrances(
       progress.done(
         `${cov.records} records, ${cov.repaired} repaired, ${reoriented} re-oriented, ${duplicates} duplicates ` +
           `dropped, ${cov.rejected} rejected`,
+        cov.rejected > 0,
       )
       insertCoverage.run(code, cls, cov.records, cov.current, cov.unspecified, cov.unlisted, cov.repaired, cov.rejected)
       layers[`${code}/${cls}`] = {
@@ -197,6 +198,7 @@ export async function buildEncumbrances(
     db.close()
     return null
   }
+  for (const line of layerLines('encumbrances', layers)) log(line)
   log(`encumbrances: ${n} records; computing parcel overlaps`)
 
   if (existsSync(ds.pathOf(PARCEL_FILES.sqlite)))

@@ -31,7 +31,7 @@ import {
   type PreparedChunk,
 } from './parcel-rows.js'
 import { VersionLedger, rejectEarlierConflicts } from './parcel-versions.js'
-import { countLines, createProgress } from '../progress.js'
+import { countLines, createProgress, layerLines } from '../progress.js'
 import type { RejectLog } from '../reject-log.js'
 import { provinceDirs } from '../sources/province-dirs.js'
 import { findLayerFile, readLayer } from '../sources/read-layer.js'
@@ -118,7 +118,7 @@ export async function buildParcels(
   try {
     for (const { code, layer, file } of files) {
       const name = `parcels/${code}/${layer.file}`
-      const progress = createProgress(name, await countLines(file))
+      const progress = createProgress(name, await countLines(file), { part: true })
       let rows = 0
       let repaired = 0
       let reoriented = 0
@@ -284,6 +284,7 @@ export async function buildParcels(
   ds.writeBinary(PARCEL_FILES.flags, 'u8', flags.subarray(0, n))
   ds.writeBinary(PARCEL_FILES.prefilter, 'u8', prefilter.subarray(0, n * PREFILTER_STRIDE))
   ds.writeBinary(PARCEL_FILES.lpiHash, 'lpi-hash', encodeLpiHash(lpiBuckets, lpiPrints, n))
+  for (const line of layerLines('parcels', layers)) log(line)
   log(
     `parcels: ${n} records, ${totals.repaired} geometries repaired, ${totals.duplicates} exact duplicates dropped, ` +
       `${totals.labelsReplaced} source label points outside their parcel replaced, ${pairs} touching pairs`,
@@ -292,8 +293,9 @@ export async function buildParcels(
 }
 
 /**
- * Says each parcel layer's final counts (after the conflicts found later have taken their rows
- * out: the manifest's counts), one line per layer, and returns their totals.
+ * Says the final counts (after the conflicts found later have taken their rows out: the
+ * manifest's counts) of each parcel layer file that rejected rows, one line each (the others are
+ * in the summed lines of `layerLines`, build-index/progress.ts), and returns the totals.
  */
 function logParcelLayers(
   keys: string[],
@@ -303,10 +305,11 @@ function logParcelLayers(
   const totals = { repaired: 0, duplicates: 0, labelsReplaced: 0 }
   for (const key of keys) {
     const l = layers[key]
-    log(
-      `parcels/${key}: ${l.rows} parcels, ${l.repaired} repaired, ${l.reoriented} re-oriented, ` +
-        `${l.duplicates} duplicates dropped, ${l.labels_replaced} label points replaced, ${l.rejected} rejected`,
-    )
+    if (l.rejected > 0)
+      log(
+        `parcels/${key}: ${l.rows} parcels, ${l.repaired} repaired, ${l.reoriented} re-oriented, ` +
+          `${l.duplicates} duplicates dropped, ${l.labels_replaced} label points replaced, ${l.rejected} rejected`,
+      )
     totals.repaired += l.repaired
     totals.duplicates += l.duplicates ?? 0
     totals.labelsReplaced += l.labels_replaced ?? 0

@@ -104,7 +104,7 @@ export async function deriveErvenFromCadastre(source: string, writer: PlotLayerW
     if (!file) continue
     found = true
     const name = `plots/south_africa (from ${code} erf)`
-    const progress = createProgress(name, await countLines(file))
+    const progress = createProgress(name, await countLines(file), { part: true })
     for await (const row of readLayer(file, { pointLayer: false })) {
       progress.tick()
       if (!row.ok) continue

@@ -246,7 +246,7 @@ export async function computeOverlaps(
     const r = read.get(id) as { id: number; class: EncumbranceClass; geom: Buffer; width_m: number | null }
     return { id: r.id, cls: r.class, geom: new Uint8Array(r.geom), widthM: r.width_m }
   }
-  const progress = createProgress('encumbrances/overlaps', current.length)
+  const progress = createProgress('encumbrances/overlaps', current.length, { unit: 'encumbrances' })
   let pairs = 0
   const insertAll = (rows: OverlapInsert[]) => {
     for (const r of rows) insert.run(...r)

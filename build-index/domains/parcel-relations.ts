@@ -239,7 +239,7 @@ export async function computeRelations(
   n: number,
   log: (line: string) => void,
 ): Promise<number> {
-  const progress = createProgress('parcels/relations', n)
+  const progress = createProgress('parcels/relations', n, { unit: 'parcels' })
   const script = workerScript('relation-worker')
   const { threads, forced } = buildThreads()
   const chunks: RelationRows[] = []

@@ -1,76 +1,50 @@
 /**
- * CLI for the synthetic source-export generator (bundled to `dist/synth.js`):
- *
- * ```
- * node dist/synth.js --scale tiny|sample|national --seed N --out DIR [--only plots,erven]
- * ```
- *
- * Thin wrapper: parses arguments and calls {@link runSynth}. Bad arguments print a message and
- * exit with status 2.
+ * CLI for the synthetic source-export generator (bundled to `dist/synth.js`, `npm run synth`),
+ * on the shared parser (src/cli/): parses the options and calls {@link runSynth}. Bad options
+ * print one line and exit with status 2.
  *
  * @module
  */
-import { parseArgs } from 'node:util'
+import { runMain } from '../../src/cli/run.js'
+import { UsageError } from '../../src/cli/spec.js'
 import { LAYERS } from './layers/index.js'
 import { SCALE_NAMES } from './scales.js'
-import { runSynth, SynthUsageError } from './synth.js'
+import { runSynth } from './synth.js'
 
-const USAGE = `usage: node dist/synth.js --scale ${SCALE_NAMES.join('|')} --seed N --out DIR [--only ${LAYERS.map((l) => l.name).join(',')}]
-
-  --scale   size preset (default sample)
-  --seed    unsigned 32-bit integer; the same seed gives byte-identical files (default 1)
-  --out     output folder, written in the docs/source-formats.md layout (required)
-  --only    comma-separated layers to write:
-${LAYERS.map((l) => `              ${l.name.padEnd(8)} ${l.description}`).join('\n')}
-
-Reads data/real/ under the working directory, or under LANDDATA_ROOT when set.`
-
-function fail(message: string): never {
-  process.stderr.write(`synth: ${message}\n\n${USAGE}\n`)
-  process.exit(2)
-}
-
-async function main(argv: string[]): Promise<void> {
-  let values: { scale?: string; seed?: string; out?: string; only?: string; help?: boolean }
-  try {
-    ;({ values } = parseArgs({
-      args: argv,
-      options: {
-        scale: { type: 'string', default: 'sample' },
-        seed: { type: 'string', default: '1' },
-        out: { type: 'string' },
-        only: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
+runMain(
+  {
+    name: 'synth',
+    summary: 'Generate realistic source exports on real geography (deterministic).',
+    description: `Writes the docs/source-formats.md layout. Reads data/real/ under the working directory,
+or under LANDDATA_ROOT when set.`,
+    options: {
+      scale: { type: 'string', choices: SCALE_NAMES, default: 'sample', description: 'size preset' },
+      seed: {
+        type: 'string',
+        value: 'N',
+        default: '1',
+        description: 'unsigned 32-bit integer; the same seed gives byte-identical files',
       },
-      strict: true,
-      allowPositionals: false,
-    }))
-  } catch (err) {
-    fail((err as Error).message)
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`)
-    return
-  }
-  if (!values.out) fail('--out DIR is required')
-  if (!/^\d+$/.test(values.seed ?? '')) fail(`--seed must be a non-negative integer, got "${values.seed}"`)
-  try {
+      out: { type: 'string', value: 'DIR', required: true, description: 'output folder' },
+      only: {
+        type: 'string',
+        value: 'LIST',
+        description: `comma-separated layers to write:\n${LAYERS.map((l) => `${l.name.padEnd(13)} ${l.description}`).join('\n')}`,
+      },
+    },
+    examples: ['synth --scale tiny --seed 7 --out /tmp/tiny', 'synth --out data/sources/sample --only plots,erven'],
+    notes: 'Exit codes: 0 written, 1 failed (a missing input, a full disk), 2 usage error.',
+  },
+  async ({ values }) => {
+    const seed = values.seed as string
+    if (!/^\d+$/.test(seed)) throw new UsageError(`--seed must be a non-negative integer, got "${seed}"`)
     await runSynth({
-      scale: values.scale ?? 'sample',
-      seed: Number(values.seed),
-      out: values.out,
-      only: values.only?.split(','),
+      scale: values.scale as string,
+      seed: Number(seed),
+      out: values.out as string,
+      only: (values.only as string | undefined)?.split(','),
       log: (line) => process.stdout.write(`${line}\n`),
     })
-  } catch (err) {
-    if (err instanceof SynthUsageError) fail(err.message)
-    throw err
-  }
-}
-
-main(process.argv.slice(2)).catch((err: unknown) => {
-  // the message names the problem (a missing file, a full disk); the stack only on request
-  const detail = err instanceof Error ? (process.env.DEBUG ? (err.stack ?? err.message) : err.message) : String(err)
-  process.stderr.write(`synth: ${detail}\n`)
-  process.exit(1)
-})
+    return 0
+  },
+)

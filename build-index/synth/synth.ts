@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { UsageError } from '../../src/cli/spec.js'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createContext, type ExportDomain, type LayerSummary } from './context.js'
@@ -49,7 +50,7 @@ export interface SynthSummary {
 }
 
 /** Thrown for bad options; the CLI prints the message and exits with status 2. */
-export class SynthUsageError extends Error {
+export class SynthUsageError extends UsageError {
   override name = 'SynthUsageError'
 }
 

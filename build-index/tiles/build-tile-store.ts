@@ -83,7 +83,7 @@ export async function buildTileStore(
 ): Promise<void> {
   const blocks = blocksOver(spec.bounds).filter((b) => spec.hasFeature(b.x, b.y))
   const name = `${spec.file.split('/')[0]}/tiles`
-  const progress = createProgress(name, blocks.length)
+  const progress = createProgress(name, blocks.length, { unit: 'blocks' })
   const writer = new TileStoreWriter(ds, spec.file)
   let raw = 0
   const take = (t: BlockTiles) => {

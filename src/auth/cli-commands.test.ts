@@ -426,7 +426,12 @@ describe('keys usage errors (exit 2, nothing written)', () => {
   it.each([
     [['frob'], /unknown command 'frob'/],
     [[], /no command given/],
-    [['list', '--verbose'], /unknown flag '--verbose'/],
+    [['list', '--verbose'], /unknown option '--verbose'/],
+    [
+      ['issue', '--prodcts', 'plots', '--countries', 'BOTSWANA'],
+      /unknown option '--prodcts'. Did you mean '--products'\?/,
+    ],
+    [['isue', '--products', 'plots'], /unknown command 'isue'. Did you mean 'issue'\?/],
     [['list', 'extra'], /unexpected argument 'extra'/],
     [['issue', '--countries', 'BOTSWANA'], /missing required flag '--products'/],
     [['issue', '--products', 'plots'], /missing required flag '--countries'/],
@@ -460,13 +465,31 @@ describe('keys usage errors (exit 2, nothing written)', () => {
     expect(existsSync(db)).toBe(false)
   })
 
-  it.each([[['help']], [['--help']], [['issue', '--help']]])('%j prints usage and exits 0', async (argv) => {
+  it.each([[['help']], [['--help']], [['-h']]])('%j prints usage and exits 0', async (argv) => {
     const r = await run(...argv)
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/^Usage: keys <command>/)
     for (const cmd of ['issue', 'list', 'suspend', 'unsuspend', 'revoke', 'redate', 'set-rate'])
       expect(r.out).toContain(`  ${cmd} `)
     expect(r.err).toBe('')
+  })
+
+  it.each([[['issue', '--help']], [['help', 'issue']], [['issue', '--products', 'x', '-h']]])(
+    '%j prints the issue command help (its flags, not the command list) and exits 0',
+    async (argv) => {
+      const r = await run(...argv)
+      expect(r).toMatchObject({ code: 0, err: '' })
+      expect(r.out).toMatch(/^Usage: keys issue --products LIST --countries LIST \[options\]/)
+      for (const flag of ['--products', '--countries', '--cities', '--expires', '--rate', '--name', '--json'])
+        expect(r.out).toContain(flag)
+      expect(r.out).not.toContain('set-rate')
+      expect(existsSync(db)).toBe(false)
+    },
+  )
+
+  it('--version prints the package name and version', async () => {
+    for (const argv of [['--version'], ['-V'], ['list', '--version']])
+      expect(await run(...argv)).toMatchObject({ code: 0, out: expect.stringMatching(/^landdata-api \d+\.\d+\.\d+$/) })
   })
 })
 

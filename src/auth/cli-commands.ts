@@ -1,16 +1,17 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { johannesburgDate } from './dates.js'
-import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, MAX_RATE_PER_MINUTE, normaliseName } from './key-options.js'
-import { KeyNotFoundError, KeyStateError, SqliteKeyStore } from './key-store.js'
+import { DEFAULT_RATE_PER_MINUTE, InvalidKeyOptionsError, normaliseName } from './key-options.js'
+import { KeyNotFoundError, SqliteKeyStore } from './key-store.js'
 import { type KeyAdmin, migrateKeys, openRedisKeyStore } from './cli-store.js'
 import { redactRedisUrl, redisUrlProblem } from '../redis/url.js'
+import { runCli } from '../cli/run.js'
+import { DEFAULT_KEYS_DB, KEYS_CLI } from './cli-spec.js'
 import {
   type Flags,
   parseCities,
   parseCountries,
   parseExpires,
-  parseFlags,
   parseId,
   parseProducts,
   parseRate,
@@ -20,7 +21,6 @@ import {
   value,
 } from './cli-flags.js'
 import { describe, report, row, table } from './cli-output.js'
-import { COUNTRIES, PRODUCTS } from './types.js'
 
 /** Where the CLI writes and what it reads; injectable so tests run it in-process. */
 export interface KeysCliIo {
@@ -31,134 +31,34 @@ export interface KeysCliIo {
   now?: Date
 }
 
-/** Key store path when `KEYS_DB` is unset (relative to the working directory). */
-export const DEFAULT_KEYS_DB = 'data/keys.db'
-
 /** Exit codes: 0 success, 1 operational failure (unknown id, disallowed change), 2 usage error. */
 const EXIT_OK = 0
-const EXIT_FAIL = 1
-const EXIT_USAGE = 2
-
-const USAGE = `Usage: keys <command> [flags]
-
-Manage API keys. The key store is $KEYS_DB (default ${DEFAULT_KEYS_DB}), or with $REDIS_URL set
-the Redis that several instances share (every command but backup and restore works on it).
-
-Commands:
-  init                                           Create the key store (the server refuses to start without
-                                                 one, so a mistyped KEYS_DB never serves with no keys).
-  issue --products LIST --countries LIST [--cities LIST] [--expires YYYY-MM-DD] [--rate N] [--tile-rate N]
-        [--name TEXT] [--json]
-        Issue a key. It is printed ONCE; only its SHA-256 digest is stored.
-        --products   comma-separated: ${PRODUCTS.join(',')}
-        --countries  comma-separated: ${COUNTRIES.join(',')}
-        --cities     comma-separated towns; CITY applies to every country of the key,
-                     COUNTRY:CITY to one. Omitted = all towns.
-        --expires    last day the key works (inclusive, Africa/Johannesburg); omitted = no term
-        --rate       requests per minute, integer 1..${MAX_RATE_PER_MINUTE} (default ${DEFAULT_RATE_PER_MINUTE})
-        --tile-rate  tile and TileJSON requests per minute, counted apart from --rate; integer
-                     1..${MAX_RATE_PER_MINUTE}, or 'default' for the server's TILE_RATE_PER_MINUTE (the default)
-        --name       a label for people (the customer, the project), up to 100 characters
-        --json       print only {"key":"...","id":"..."}
-  list [--json]                                  List keys with their names and the day each was last
-                                                 used (Africa/Johannesburg); never shows keys, only ids.
-  suspend --id ID [--json]                       Suspend a key (reversible).
-  unsuspend --id ID [--json]                     Reinstate a suspended key (not a revoked one).
-  revoke --id ID [--json]                        Revoke a key for good.
-  redate --id ID --expires YYYY-MM-DD|none [--json]   Change or clear the key's term.
-  set-rate --id ID --rate N [--json]             Change the per-minute allowance.
-  update --id ID [--products LIST] [--countries LIST] [--cities LIST] [--rate N] [--tile-rate N|default]
-         [--name TEXT | --no-name] [--json]
-        Change what a key grants, or its name; the key string stays the same. Settings not
-        given stay as they were; towns of a country the key no longer covers are dropped.
-  rotate --id ID [--overlap-days N] [--json]     A new secret for the key (printed ONCE), same id and
-                                                 grants; the old secret works N more days (default 0).
-  delete --id ID [--json]                        Delete a key and its record for good.
-  backup FILE                                    Copy the key store to FILE, consistently,
-                                                 while the server runs.
-  restore FILE                                   Replace the key store's keys with those of FILE (a
-                                                 backup), through SQLite's backup API: safe while the
-                                                 server runs, which sees the change within a second.
-                                                 Never copy a file over a running store.
-  migrate --from FILE                            With REDIS_URL: copy the keys of the SQLite store FILE
-                                                 into Redis (digests only). Keys already in Redis are
-                                                 left as they are, so running it again adds nothing.
-  help                                           Show this text.
-
-Exit codes: 0 ok, 1 failure (e.g. unknown id), 2 usage error.`
-
-/** Flags each command accepts; `true` = boolean flag, `false` = takes a value. */
-const COMMANDS: Record<string, Record<string, boolean>> = {
-  issue: {
-    products: false,
-    countries: false,
-    cities: false,
-    expires: false,
-    rate: false,
-    'tile-rate': false,
-    name: false,
-    json: true,
-  },
-  init: {},
-  list: { json: true },
-  suspend: { id: false, json: true },
-  unsuspend: { id: false, json: true },
-  revoke: { id: false, json: true },
-  redate: { id: false, expires: false, json: true },
-  'set-rate': { id: false, rate: false, json: true },
-  update: {
-    id: false,
-    products: false,
-    countries: false,
-    cities: false,
-    rate: false,
-    'tile-rate': false,
-    name: false,
-    'no-name': true,
-    json: true,
-  },
-  rotate: { id: false, 'overlap-days': false, json: true },
-  delete: { id: false, json: true },
-  backup: {},
-  restore: {},
-  migrate: { from: false },
-}
 
 /**
  * Runs the `keys` CLI with `argv` (without node and script). Returns the exit code; writes
- * results to `io.out` and problems to `io.err`. A key is printed only by `issue`.
+ * results to `io.out` and problems to `io.err`. A key is printed only by `issue`. The command
+ * line is read by the shared parser (src/cli/) from the table in cli-spec.ts.
  */
-export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number> {
-  const [command, ...rest] = argv
-  if (command === undefined) {
-    io.err(`keys: no command given\n\n${USAGE}`)
-    return EXIT_USAGE
-  }
-  if (
-    command === 'help' ||
-    command === '--help' ||
-    command === '-h' ||
-    rest.includes('--help') ||
-    rest.includes('-h')
-  ) {
-    io.out(USAGE)
-    return EXIT_OK
-  }
-  const spec = COMMANDS[command]
-  if (!spec || !Object.hasOwn(COMMANDS, command)) {
-    io.err(`keys: unknown command '${command}' (run 'keys help')`)
-    return EXIT_USAGE
-  }
+export function runKeysCli(argv: string[], io: KeysCliIo): Promise<number> {
+  return runCli(KEYS_CLI, argv, io, async ({ path, values, positionals }) => {
+    const command = path[1]
+    const flags: Flags = new Map()
+    for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== false) flags.set(k, v)
+    // backup and restore take their file as a plain argument
+    if (positionals[0] !== undefined) flags.set('file', positionals[0])
+    try {
+      return await runCommand(command, flags, io)
+    } catch (err) {
+      // a bad name or grant found by the store's own checks is a usage error too
+      if (err instanceof InvalidKeyOptionsError) throw new UsageError(err.message)
+      throw err
+    }
+  })
+}
 
+async function runCommand(command: string, flags: Flags, io: KeysCliIo): Promise<number> {
   let store: KeyAdmin | undefined
   try {
-    // backup takes its file as a plain argument
-    const positional =
-      (command === 'backup' || command === 'restore') && rest[0] !== undefined && !rest[0].startsWith('--')
-        ? rest[0]
-        : null
-    const flags = parseFlags(positional === null ? rest : rest.slice(1), spec)
-    if (positional !== null) flags.set('file', positional)
     const json = flags.has('json')
     // Validate every flag before touching the store, so a typo never creates or changes anything.
     const action = plan(command, flags, io.now ?? new Date())
@@ -199,17 +99,6 @@ export async function runKeysCli(argv: string[], io: KeysCliIo): Promise<number>
     }
     await action(store, io, json)
     return EXIT_OK
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof InvalidKeyOptionsError) {
-      io.err(`keys ${command}: ${err.message}`)
-      return EXIT_USAGE
-    }
-    if (err instanceof KeyNotFoundError || err instanceof KeyStateError) {
-      io.err(`keys ${command}: ${err.message}`)
-      return EXIT_FAIL
-    }
-    io.err(`keys ${command}: ${err instanceof Error ? err.message : String(err)}`)
-    return EXIT_FAIL
   } finally {
     store?.close()
   }

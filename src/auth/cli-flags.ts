@@ -1,42 +1,17 @@
 /**
- * The keys CLI's flags and values: parsed and checked before the store is touched, so a typo
- * never creates or changes anything. A mistake is a UsageError (exit code 2).
+ * The keys CLI's option values, checked before the store is touched, so a typo never creates
+ * or changes anything. A mistake is a UsageError (exit code 2). The options themselves are
+ * parsed by the shared parser (src/cli/) from the table in cli-spec.ts.
  */
+import { UsageError } from '../cli/spec.js'
 import { isValidIsoDate } from './dates.js'
 import { MAX_RATE_PER_MINUTE } from './key-options.js'
 import { COUNTRIES, PRODUCTS, isCountry, isProduct, type Country, type Product } from './types.js'
 
-/** A command-line mistake: reported on stderr with exit code 2. */
-export class UsageError extends Error {}
+export { UsageError }
 
+/** The option values of one command line, by long name (`true` for a boolean flag given). */
 export type Flags = Map<string, string | true>
-
-export function parseFlags(args: string[], spec: Record<string, boolean>): Flags {
-  const flags: Flags = new Map()
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]
-    if (!arg.startsWith('--') || arg === '--') throw new UsageError(`unexpected argument '${arg}'`)
-    const eq = arg.indexOf('=')
-    const name = arg.slice(2, eq === -1 ? undefined : eq)
-    if (!Object.hasOwn(spec, name)) throw new UsageError(`unknown flag '--${name}'`)
-    if (flags.has(name)) throw new UsageError(`flag '--${name}' given more than once`)
-    if (spec[name]) {
-      if (eq !== -1) throw new UsageError(`flag '--${name}' takes no value`)
-      flags.set(name, true)
-      continue
-    }
-    let v: string | undefined
-    if (eq !== -1) v = arg.slice(eq + 1)
-    else {
-      v = args[i + 1]
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`flag '--${name}' needs a value`)
-      i++
-    }
-    if (v.trim() === '') throw new UsageError(`flag '--${name}' needs a value`)
-    flags.set(name, v)
-  }
-  return flags
-}
 
 export function required(flags: Flags, name: string): string {
   if (!flags.has(name)) throw new UsageError(`missing required flag '--${name}'`)
