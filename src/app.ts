@@ -12,6 +12,7 @@ import type { AppEnv } from './http/env.js'
 import { Cors } from './http/cors.js'
 import { AnswerTags } from './http/etag.js'
 import { ApiError, handleError, handleNotFound, handleWrongMethod } from './http/errors.js'
+import { MAX_BODY_BYTES } from './http/body-limit.js'
 import { fixedJson } from './http/fixed-document.js'
 import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
@@ -71,8 +72,8 @@ export interface AppDeps {
 const servicesOf = (c: Context<AppEnv>): Services => c.get('snapshot').services as Services
 
 export const API_BASE = '/api/v1'
-/** Request bodies above this answer 413 before they are read whole. */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024
+/** Request bodies above this answer 413 before they are read whole (src/http/body-limit.ts). */
+export { MAX_BODY_BYTES }
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const clock = deps.clock ?? Date.now

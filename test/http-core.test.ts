@@ -167,6 +167,18 @@ describe('error envelope', () => {
       expect(body.requestId).toBe(declared.headers.get('X-Request-Id'))
     })
 
+    it('documents that 413 on every operation that takes a body, and on no other', async () => {
+      const doc = await json(await t.get('/api/v1/openapi.json'))
+      const ops = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((p) => Object.values(p))
+      const withBody = ops.filter((op) => op.requestBody)
+      expect(withBody.length).toBeGreaterThanOrEqual(4)
+      for (const op of ops) {
+        expect(op.responses['413'] !== undefined, op.operationId).toBe(op.requestBody !== undefined)
+        if (op.requestBody)
+          expect(op.responses['413'].description, op.operationId).toMatch(/^PayloadTooLarge: .*2097152 bytes/)
+      }
+    })
+
     it('answers malformed JSON, non-JSON and empty bodies with 400 ValidationError', async () => {
       for (const [text, headers] of [
         ['{"n": ', {}],

@@ -3,6 +3,7 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AllowanceName } from '../rate-limit/middleware.js'
 import type { AppEnv, RouteGuard } from './env.js'
 import { ERROR_STATUS, type ErrorCode } from './errors.js'
+import { MAX_BODY_BYTES } from './body-limit.js'
 import type { AnswerTags } from './etag.js'
 import type { Answer, Answerer } from './front-door.js'
 import { FeatureCollectionSchema, FormatParam, GEOJSON_TYPE, negotiateGeoJson } from './geojson.js'
@@ -203,6 +204,12 @@ export class ApiRouter {
         : undefined
     if (tags && !responses['304'])
       responses['304'] = { description: 'Not modified: `If-None-Match` named the ETag of this answer.' }
+    // every body is limited (app.ts): the 413 of each operation that takes one
+    if (schemas.body && !responses['413'])
+      responses['413'] = {
+        description: `PayloadTooLarge: the body is larger than ${MAX_BODY_BYTES} bytes; the connection is closed.`,
+        content: { 'application/json': { schema: ErrorBodySchema } },
+      }
     for (const [status, description] of Object.entries(STANDARD_ERRORS)) {
       if (
         spec.authenticated === false &&

@@ -24,7 +24,6 @@ export function registerBatchRoute(router: ApiRouter, { guards, service }: Juris
       request: { body: BatchBodySchema },
       responses: {
         200: { description: 'Results in input order.', schema: BatchEnvelopeSchema },
-        413: { description: 'PayloadTooLarge.' },
       },
     },
     guards,
