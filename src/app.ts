@@ -12,6 +12,7 @@ import type { AppEnv } from './http/env.js'
 import { Cors } from './http/cors.js'
 import { AnswerTags } from './http/etag.js'
 import { ApiError, handleError, handleNotFound, handleWrongMethod } from './http/errors.js'
+import { fixedJson } from './http/fixed-document.js'
 import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
 import { PrefixRouter } from './http/prefix-router.js'
@@ -21,7 +22,14 @@ import { registerJurisdictionRoutes } from './features/jurisdiction/routes.js'
 import { registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
 import { mountMap } from './features/map/routes.js'
-import { countRequest } from './rate-limit/middleware.js'
+import {
+  type Allowance,
+  type AllowanceName,
+  countRequest,
+  type HeaderSyntax,
+  REQUESTS,
+  tileAllowance,
+} from './rate-limit/middleware.js'
 import type { RateLimiter } from './rate-limit/types.js'
 import type { Services } from './services.js'
 import { json } from './http/reply.js'
@@ -53,6 +61,10 @@ export interface AppDeps {
   metrics?: AppMetrics
   /** origins whose pages may call the API from a browser (CORS_ORIGINS); absent or empty: no CORS */
   corsOrigins?: readonly string[]
+  /** tile requests per minute of a key without a tile allowance of its own (TILE_RATE_PER_MINUTE); default 1200 */
+  tileRatePerMinute?: number
+  /** the RateLimit headers' syntax (RATE_LIMIT_HEADERS); default the specs' (draft-07) */
+  rateLimitHeaders?: HeaderSyntax
 }
 
 /** The services of the build the request pinned (the front door sets `snapshot` from `deps.data`). */
@@ -103,22 +115,27 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const keyHeader = API_KEY_HEADER.toLowerCase()
   // every authenticated request: the body limit, the key (401), the rate limit (429, headers on
   // every answer), then `run`; synchronous when the key and the count are known at once
-  const gated = (c: Context<AppEnv>, run: Answerer): Answer =>
+  const syntax = deps.rateLimitHeaders ?? 'draft-07'
+  const allowances: Record<AllowanceName, Allowance> = {
+    default: REQUESTS,
+    tiles: tileAllowance(deps.tileRatePerMinute ?? 1200),
+  }
+  const gated = (c: Context<AppEnv>, run: Answerer, allowance: Allowance = REQUESTS): Answer =>
     // GET and HEAD bodies are never read; skipping them keeps @hono/node-server from building a
     // full WHATWG Request per query (about a sixth of the CPU of a /plots/reverse request).
     // bodyLimit returns what its `next` returns: here the answer.
     c.req.method === 'GET' || c.req.method === 'HEAD'
-      ? gate(c, run)
-      : (limitBody(c, (async () => gate(c, run)) as unknown as Next) as Promise<Response>)
-  const gate = (c: Context<AppEnv>, run: Answerer): Answer => {
+      ? gate(c, run, allowance)
+      : (limitBody(c, (async () => gate(c, run, allowance)) as unknown as Next) as Promise<Response>)
+  const gate = (c: Context<AppEnv>, run: Answerer, allowance: Allowance): Answer => {
     const now = clock()
     const key = authenticate(deps.keys, requestHeader(c, keyHeader), now)
-    if (key instanceof Promise) return key.then((k) => admit(c, k, now, run))
-    return admit(c, key, now, run)
+    if (key instanceof Promise) return key.then((k) => admit(c, k, now, run, allowance))
+    return admit(c, key, now, run, allowance)
   }
-  const admit = (c: Context<AppEnv>, key: ApiKeyRecord, now: number, run: Answerer): Answer => {
+  const admit = (c: Context<AppEnv>, key: ApiKeyRecord, now: number, run: Answerer, allowance: Allowance): Answer => {
     c.set('apiKey', key)
-    const counted = countRequest(c, deps.limiter, key, now)
+    const counted = countRequest(c, deps.limiter, key, now, allowance, syntax)
     return counted instanceof Promise ? counted.then(() => run(c)) : run(c)
   }
   // no route: 405 with `Allow` when the path has routes for other methods, else 404; under the
@@ -165,31 +182,33 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     in: 'header',
     name: 'X-API-KEY',
   })
-  const openapi = (c: Context<AppEnv>) =>
-    json(
-      c,
-      app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: {
-          title: 'Land-data API: South Africa and Botswana',
-          version: '1.0.0',
-          description:
-            'Plots and erven, the South African parcel cadastre, encumbrances and jurisdiction. Every /api/v1 ' +
-            'request except this document needs `X-API-KEY`. ' +
-            'Every authenticated response carries `RateLimit-Policy` and `RateLimit`; every response carries ' +
-            '`X-Request-Id` and `X-Content-Type-Options: nosniff`. ' +
-            'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`. ' +
-            'Every other answer of an authenticated JSON GET carries a strong `ETag`, `Cache-Control: private, ' +
-            'max-age=60` and `Vary: X-API-KEY`; `If-None-Match` naming the ETag answers 304. JSON answers and tiles over ' +
-            '1 KB are compressed (br or gzip) as `Accept-Encoding` allows, the ETag then suffixed `-br` or `-gzip`. ' +
-            'A path asked with a method it does not have answers 405 `MethodNotAllowed` with `Allow`. A request ' +
-            'that is not valid HTTP/1.1 answers 400, one with headers over 16 KB 431 ' +
-            '`RequestHeaderFieldsTooLarge`, and one not sent within the server timeouts 408 `RequestTimeout`; ' +
-            'these three close the connection.',
-        },
-        servers: [{ url: '/' }],
-      }),
-    )
+  // made once, tagged and compressed once (src/http/fixed-document.ts)
+  const openapi = fixedJson(() =>
+    app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: {
+        title: 'Land-data API: South Africa and Botswana',
+        version: '1.0.0',
+        description:
+          'Plots and erven, the South African parcel cadastre, encumbrances and jurisdiction. Every /api/v1 ' +
+          'request except this document needs `X-API-KEY`. ' +
+          'Every authenticated response carries `RateLimit-Policy` and `RateLimit` (the form of ' +
+          'draft-ietf-httpapi-ratelimit-headers-07 by default, of draft-11 with RATE_LIMIT_HEADERS=draft-11); tile and ' +
+          "TileJSON routes count against the key's tile allowance, the others against its requests. A valid W3C " +
+          '`traceparent` is written to the access log. Every response carries ' +
+          '`X-Request-Id` and `X-Content-Type-Options: nosniff`. ' +
+          'Errors share one body: `error`, `message`, `details`, `requestId`, with `Cache-Control: no-store`. ' +
+          'Every other answer of an authenticated JSON GET carries a strong `ETag`, `Cache-Control: private, ' +
+          'max-age=60` and `Vary: X-API-KEY, Accept-Encoding` (the 304 too); `If-None-Match` naming the ETag answers 304. JSON answers and tiles over ' +
+          '1 KB are compressed (br or gzip) as `Accept-Encoding` allows, the ETag then suffixed `-br` or `-gzip`. ' +
+          'A path asked with a method it does not have answers 405 `MethodNotAllowed` with `Allow`. A request ' +
+          'that is not valid HTTP/1.1 answers 400, one with headers over 16 KB 431 ' +
+          '`RequestHeaderFieldsTooLarge`, and one not sent within the server timeouts 408 `RequestTimeout`; ' +
+          'these three close the connection.',
+      },
+      servers: [{ url: '/' }],
+    }),
+  )
   app.get(`${API_BASE}/openapi.json`, open(openapi, `${API_BASE}/openapi.json`))
   mountDocs(app, `${API_BASE}/openapi.json`, open)
   // the map page and its files, no key (the page asks for one): docs/map.md
@@ -198,7 +217,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const router = new ApiRouter(
     app,
     API_BASE,
-    (run, authenticated, route) => open(authenticated ? (c) => gated(c, run) : run, route),
+    (run, authenticated, route, allowance) => {
+      const counted = allowances[allowance]
+      return open(authenticated ? (c) => gated(c, run, counted) : run, route)
+    },
     new AnswerTags((c) => c.get('snapshot').dataset),
     deps.trustedProxies,
   )

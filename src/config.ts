@@ -90,6 +90,13 @@ const ConfigSchema = z.object({
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(250),
   /** Redis unavailable: `closed` answers 503 RateLimitUnavailable, `open` serves without counting */
   RATE_LIMIT_ON_STORE_ERROR: z.enum(['closed', 'open']).default('closed'),
+  /** tile and TileJSON requests per minute of a key without a tile allowance of its own (docs/api.md "Rate limits") */
+  TILE_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
+  /**
+   * the syntax of the RateLimit headers: `draft-07`, the specs' (the default for this release), or
+   * `draft-11`, the current IETF draft's (the default from the next release; docs/decisions.md)
+   */
+  RATE_LIMIT_HEADERS: z.enum(['draft-11', 'draft-07']).default('draft-07'),
 })
 export type Config = z.infer<typeof ConfigSchema>
 

@@ -171,6 +171,8 @@ export async function startServer(
     trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
     metrics,
     corsOrigins: config.CORS_ORIGINS,
+    tileRatePerMinute: config.TILE_RATE_PER_MINUTE,
+    rateLimitHeaders: config.RATE_LIMIT_HEADERS,
   })
   const server = createHttpServer(
     app.fetch,

@@ -49,6 +49,27 @@ describe('compression', () => {
     expect(head.headers.get('Content-Length')).toBe(String(body.byteLength))
   })
 
+  it('tags the OpenAPI document; If-None-Match answers 304 with the same Vary, compressed or not', async () => {
+    const plain = await t.get('/api/v1/openapi.json')
+    const br = await t.get('/api/v1/openapi.json', undefined, { 'Accept-Encoding': 'br' })
+    const tag = plain.headers.get('ETag')!
+    expect(tag).toMatch(/^"[A-Za-z0-9_-]{22}"$/)
+    expect(br.headers.get('ETag')).toBe(`${tag.slice(0, -1)}-br"`)
+    expect(plain.headers.get('Cache-Control')).toBe('public, max-age=300')
+    for (const [held, accept] of [
+      [tag, ''],
+      [br.headers.get('ETag')!, 'br'],
+    ]) {
+      const again = await t.get('/api/v1/openapi.json', undefined, { 'If-None-Match': held, 'Accept-Encoding': accept })
+      expect(again.status, held).toBe(304)
+      expect(again.headers.get('ETag')).toBe(held)
+      expect(again.headers.get('Vary')).toBe(plain.headers.get('Vary'))
+      expect(again.headers.get('Vary')).toBe('Accept-Encoding')
+    }
+    // the same bytes as a fresh document: nothing of one request is kept in it
+    expect(await raw(await t.get('/api/v1/openapi.json'))).toEqual(await raw(plain))
+  })
+
   it('leaves small answers, and other than JSON, as they are', async () => {
     for (const [path, k] of [
       ['/healthz', undefined],
@@ -56,10 +77,12 @@ describe('compression', () => {
       ['/api/v1/plots/reverse?latitude=x', key],
       ['/docs', undefined],
     ] as const) {
-      const plain = await raw(await t.get(path, k))
+      const first = await t.get(path, k)
+      const plain = await raw(first)
       const res = await t.get(path, k, { 'Accept-Encoding': 'gzip, br' })
       expect(res.headers.get('Content-Encoding'), path).toBeNull()
-      expect(res.headers.get('Vary') ?? '', path).not.toContain('Accept-Encoding')
+      // Vary names Accept-Encoding on tagged answers all the same, so their 304s can (etag.ts)
+      expect(res.headers.get('Vary') ?? '', path).toBe(first.headers.get('Vary') ?? '')
       // the same length (an error's body differs by its request id only)
       expect((await raw(res)).byteLength, path).toBe(plain.byteLength)
     }

@@ -24,7 +24,7 @@ describe('CORS_ORIGINS empty (the default)', () => {
     const res = await t.get(reverse, key, { Origin: APP })
     expect(res.status).toBe(200)
     expect(corsHeaders(res)).toEqual([])
-    expect(res.headers.get('Vary')).toBe('X-API-KEY, Accept')
+    expect(res.headers.get('Vary')).toBe('X-API-KEY, Accept, Accept-Encoding')
     const pre = await preflight(t, reverse, APP)
     expect(pre.status).toBe(401)
     expect(corsHeaders(pre)).toEqual([])
@@ -71,8 +71,8 @@ describe('CORS_ORIGINS set', () => {
   it('names the allowed origin and exposes the headers a page needs on every answer, errors included', async () => {
     const { x, y } = tileAt(17.002, -34.9045, 14)
     for (const [path, k, status, vary] of [
-      [reverse, key, 200, 'Origin, X-API-KEY, Accept'],
-      [`/api/v1/encumbrances/tiles/14/${x}/${y}.mvt`, key, 200, 'Origin, X-API-KEY'],
+      [reverse, key, 200, 'Origin, X-API-KEY, Accept, Accept-Encoding'],
+      [`/api/v1/encumbrances/tiles/14/${x}/${y}.mvt`, key, 200, 'Origin, X-API-KEY, Accept-Encoding'],
       [reverse, undefined, 401, 'Origin'],
       ['/api/v1/plots/reverse?latitude=x', key, 400, 'Origin'],
       ['/healthz', undefined, 200, 'Origin'],
@@ -93,7 +93,7 @@ describe('CORS_ORIGINS set', () => {
       const res = await t.get(reverse, key, headers)
       expect(res.status).toBe(200)
       expect(corsHeaders(res)).toEqual([])
-      expect(res.headers.get('Vary')).toBe('Origin, X-API-KEY, Accept')
+      expect(res.headers.get('Vary')).toBe('Origin, X-API-KEY, Accept, Accept-Encoding')
       expect((await json(res)).plots).toHaveLength(1)
     }
   })

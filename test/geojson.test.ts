@@ -372,7 +372,7 @@ describe('choosing the form', () => {
     const res = await api(`/parcels/${FARM_LPI}?format=geojson`, { Accept: 'application/geo+json' })
     expect(res.status).toBe(200)
     expect(res.headers.get('Content-Type')).toBe('application/json')
-    expect(res.headers.get('Vary')).toBe('X-API-KEY')
+    expect(res.headers.get('Vary')).toBe('X-API-KEY, Accept-Encoding')
   })
 })
 
@@ -395,7 +395,9 @@ describe('caching and compression of the GeoJSON form', () => {
     const again = await api(path, { ...GEO, 'If-None-Match': tags[1]! })
     expect(again.status).toBe(304)
     expect(again.headers.get('ETag')).toBe(tags[1])
-    expect(again.headers.get('Vary')).toBe('X-API-KEY, Accept')
+    // the 304's Vary is its 200's (RFC 9110 15.4.5)
+    expect(again.headers.get('Vary')).toBe(geo.headers.get('Vary'))
+    expect(again.headers.get('Vary')).toBe('X-API-KEY, Accept, Accept-Encoding')
     expect((await api(withFormat(path, 'geojson'), { 'If-None-Match': tags[2]! })).status).toBe(304)
     // a tag of one form never answers 304 for the other
     const other = await api(path, { 'If-None-Match': tags[1]! })

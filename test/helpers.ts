@@ -25,6 +25,8 @@ export function makeTestApp(
     routes?: AppDeps['routes']
     readiness?: AppDeps['readiness']
     corsOrigins?: AppDeps['corsOrigins']
+    tileRatePerMinute?: AppDeps['tileRatePerMinute']
+    rateLimitHeaders?: AppDeps['rateLimitHeaders']
   } = {},
 ) {
   const keysDb = join(mkdtempSync(join(inject('workDir'), 'keys-')), 'keys.db')
@@ -41,9 +43,11 @@ export function makeTestApp(
     routes: opts.routes,
     readiness: opts.readiness,
     corsOrigins: opts.corsOrigins,
+    tileRatePerMinute: opts.tileRatePerMinute,
+    rateLimitHeaders: opts.rateLimitHeaders,
   })
   const issue = (o: Partial<Parameters<SqliteKeyStore['issue']>[0]> = {}) =>
-    keys.issue({ products: ALL_PRODUCTS, countries: BOTH, ratePerMinute: 100000, ...o })
+    keys.issue({ products: ALL_PRODUCTS, countries: BOTH, ratePerMinute: 100000, tileRatePerMinute: 100000, ...o })
   const get = (path: string, key?: string, headers: Record<string, string> = {}) =>
     app.request(path, { headers: { ...(key ? { 'X-API-KEY': key } : {}), ...headers } })
   return { app, keys, keysDb, data, issue, get }

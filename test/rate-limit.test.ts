@@ -103,3 +103,53 @@ describe('rate limit with two worker processes', () => {
     }
   })
 })
+
+describe('the tile allowance', () => {
+  let now = 1_700_000_000_000
+  const TILE = '/api/v1/parcels/tiles/14/8967/10167.mvt'
+  const TILEJSON = '/api/v1/parcels/tiles.json'
+
+  it('counts tiles and TileJSON apart from the key requests, against the key tile allowance', async () => {
+    const t = makeTestApp({ clock: () => now, tileRatePerMinute: 1000 })
+    const { key } = t.issue({ ratePerMinute: 2, tileRatePerMinute: 3 })
+    // three tile-family requests: the key's 2 requests a minute are not touched
+    for (const path of [TILE, TILEJSON, TILE]) {
+      const res = await t.get(path, key)
+      expect([200, 204], path).toContain(res.status)
+      expect(res.headers.get('RateLimit-Policy')).toBe('3;w=60')
+    }
+    const refused = await t.get(TILE, key)
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('Retry-After')).toBe('60')
+    const body = await json(refused)
+    expect(body.error).toBe('RateLimitExceeded')
+    expect(body.message).toBe('tile allowance of 3 requests per minute reached; retry in 60 s')
+    expect((await t.get(TILEJSON, key)).status).toBe(429)
+    // the key's own allowance is whole, and spending it leaves the tiles as they were
+    expect((await t.get('/api/v1/cities', key)).headers.get('RateLimit')).toBe('limit=2, remaining=1, reset=60')
+    expect((await t.get('/api/v1/cities', key)).status).toBe(200)
+    expect((await t.get('/api/v1/cities', key)).status).toBe(429)
+    now += 60_000
+    expect((await t.get(TILE, key)).headers.get('RateLimit')).toBe('limit=3, remaining=2, reset=60')
+  })
+
+  it("a key without one has the server's TILE_RATE_PER_MINUTE", async () => {
+    const t = makeTestApp({ clock: () => now, tileRatePerMinute: 2 })
+    const { key } = t.issue({ ratePerMinute: 100, tileRatePerMinute: null })
+    expect((await t.get(TILE, key)).headers.get('RateLimit')).toBe('limit=2, remaining=1, reset=60')
+    expect([200, 204]).toContain((await t.get(TILE, key)).status)
+    expect((await t.get(TILE, key)).status).toBe(429)
+    expect((await t.get('/api/v1/cities', key)).status).toBe(200)
+  })
+
+  it('names each allowance in the draft-11 headers when RATE_LIMIT_HEADERS=draft-11', async () => {
+    const t = makeTestApp({ clock: () => now, tileRatePerMinute: 50, rateLimitHeaders: 'draft-11' })
+    const { key } = t.issue({ ratePerMinute: 60, tileRatePerMinute: null })
+    const tile = await t.get(TILE, key)
+    expect(tile.headers.get('RateLimit-Policy')).toBe('"tiles";q=50;w=60')
+    expect(tile.headers.get('RateLimit')).toBe('"tiles";r=49;t=60')
+    const other = await t.get('/api/v1/cities', key)
+    expect(other.headers.get('RateLimit-Policy')).toBe('"default";q=60;w=60')
+    expect(other.headers.get('RateLimit')).toBe('"default";r=59;t=60')
+  })
+})

@@ -80,7 +80,7 @@ describe('response headers', () => {
     // a keyed tile is kept by the key's browser only, and not for another key
     const tiled = await t.get(tile, key)
     expect(tiled.headers.get('Cache-Control')).toBe('private, max-age=3600')
-    expect(tiled.headers.get('Vary')).toBe('X-API-KEY')
+    expect(tiled.headers.get('Vary')).toBe('X-API-KEY, Accept-Encoding')
     expect((await t.get('/docs/assets/swagger-ui.css')).headers.get('Cache-Control')).toBe('public, max-age=86400')
   })
 
@@ -118,7 +118,13 @@ describe('conditional JSON answers (docs/api.md "HTTP conventions")', () => {
       expect(res.status, path).toBe(200)
       expect(res.headers.get('ETag'), path).toMatch(/^"[0-9a-f]{16}"$/)
       expect(res.headers.get('Cache-Control'), path).toBe('private, max-age=60')
-      expect(res.headers.get('Vary'), path).toBe(path === cities ? 'X-API-KEY' : 'X-API-KEY, Accept')
+      expect(res.headers.get('Vary'), path).toBe(
+        path === cities ? 'X-API-KEY, Accept-Encoding' : 'X-API-KEY, Accept, Accept-Encoding',
+      )
+      // a 304 says what its 200 says, whatever the size of the answer it stands for
+      const again = await t.get(path, key, { 'If-None-Match': res.headers.get('ETag')! })
+      expect(again.status, path).toBe(304)
+      expect(again.headers.get('Vary'), path).toBe(res.headers.get('Vary'))
     }
     // not the documents served without a key
     expect((await t.get('/healthz')).headers.get('ETag')).toBeNull()

@@ -17,8 +17,12 @@ export class BenchKeys {
 
   /** A new key for the given products (default plots), both countries, no town scope. */
   issue(products: Product[] = ['plots']): string {
-    return this.store.issue({ products, countries: ['BOTSWANA', 'SOUTH_AFRICA'], ratePerMinute: MAX_RATE_PER_MINUTE })
-      .key
+    return this.store.issue({
+      products,
+      countries: ['BOTSWANA', 'SOUTH_AFRICA'],
+      ratePerMinute: MAX_RATE_PER_MINUTE,
+      tileRatePerMinute: MAX_RATE_PER_MINUTE,
+    }).key
   }
 
   close(): void {

@@ -253,6 +253,27 @@ describe('keys changes', () => {
     expect(await withStore((s) => s.get(id)?.ratePerMinute)).toBe(1_000_000)
   })
 
+  it('--tile-rate sets a tile allowance at issue, update changes and clears it; bad values are usage errors', async () => {
+    await run('init')
+    const issued = await run('issue', '--products', 'plots', '--countries', 'BOTSWANA', '--tile-rate', '5000', '--json')
+    expect(issued.code, issued.err).toBe(0)
+    const { id } = JSON.parse(issued.out) as { id: string }
+    expect(await withStore((s) => s.get(id)?.tileRatePerMinute)).toBe(5000)
+    expect((await run('update', '--id', id, '--tile-rate', '300')).code).toBe(0)
+    expect(await withStore((s) => s.get(id)?.tileRatePerMinute)).toBe(300)
+    const shown = await run('update', '--id', id, '--tile-rate', 'default')
+    expect(shown.out).toMatch(/tile rate:\s+server default/)
+    expect(await withStore((s) => s.get(id)?.tileRatePerMinute)).toBeNull()
+    for (const bad of ['0', '1000001', '12.5', 'lots']) {
+      const r = await run('update', '--id', id, '--tile-rate', bad)
+      expect(r.code, bad).toBe(2)
+      expect(r.err).toContain(`invalid --tile-rate '${bad}'`)
+    }
+    // issued without the flag: the server's default
+    const plain = JSON.parse((await run('issue', '--products', 'plots', '--countries', 'BOTSWANA', '--json')).out)
+    expect(await withStore((s) => s.get(plain.id)?.tileRatePerMinute)).toBeNull()
+  })
+
   it.each([['suspend'], ['unsuspend'], ['revoke']])('%s of an unknown id exits 1', async (cmd) => {
     await issueJson()
     const r = await run(cmd, '--id', 'Zz9Zz9Zz')

@@ -14,6 +14,7 @@ import {
   parseId,
   parseProducts,
   parseRate,
+  parseTileRate,
   required,
   UsageError,
   value,
@@ -46,7 +47,8 @@ the Redis that several instances share (every command but backup and restore wor
 Commands:
   init                                           Create the key store (the server refuses to start without
                                                  one, so a mistyped KEYS_DB never serves with no keys).
-  issue --products LIST --countries LIST [--cities LIST] [--expires YYYY-MM-DD] [--rate N] [--name TEXT] [--json]
+  issue --products LIST --countries LIST [--cities LIST] [--expires YYYY-MM-DD] [--rate N] [--tile-rate N]
+        [--name TEXT] [--json]
         Issue a key. It is printed ONCE; only its SHA-256 digest is stored.
         --products   comma-separated: ${PRODUCTS.join(',')}
         --countries  comma-separated: ${COUNTRIES.join(',')}
@@ -54,6 +56,8 @@ Commands:
                      COUNTRY:CITY to one. Omitted = all towns.
         --expires    last day the key works (inclusive, Africa/Johannesburg); omitted = no term
         --rate       requests per minute, integer 1..${MAX_RATE_PER_MINUTE} (default ${DEFAULT_RATE_PER_MINUTE})
+        --tile-rate  tile and TileJSON requests per minute, counted apart from --rate; integer
+                     1..${MAX_RATE_PER_MINUTE}, or 'default' for the server's TILE_RATE_PER_MINUTE (the default)
         --name       a label for people (the customer, the project), up to 100 characters
         --json       print only {"key":"...","id":"..."}
   list [--json]                                  List keys with their names and the day each was last
@@ -63,7 +67,8 @@ Commands:
   revoke --id ID [--json]                        Revoke a key for good.
   redate --id ID --expires YYYY-MM-DD|none [--json]   Change or clear the key's term.
   set-rate --id ID --rate N [--json]             Change the per-minute allowance.
-  update --id ID [--products LIST] [--countries LIST] [--cities LIST] [--rate N] [--name TEXT | --no-name] [--json]
+  update --id ID [--products LIST] [--countries LIST] [--cities LIST] [--rate N] [--tile-rate N|default]
+         [--name TEXT | --no-name] [--json]
         Change what a key grants, or its name; the key string stays the same. Settings not
         given stay as they were; towns of a country the key no longer covers are dropped.
   rotate --id ID [--overlap-days N] [--json]     A new secret for the key (printed ONCE), same id and
@@ -84,7 +89,16 @@ Exit codes: 0 ok, 1 failure (e.g. unknown id), 2 usage error.`
 
 /** Flags each command accepts; `true` = boolean flag, `false` = takes a value. */
 const COMMANDS: Record<string, Record<string, boolean>> = {
-  issue: { products: false, countries: false, cities: false, expires: false, rate: false, name: false, json: true },
+  issue: {
+    products: false,
+    countries: false,
+    cities: false,
+    expires: false,
+    rate: false,
+    'tile-rate': false,
+    name: false,
+    json: true,
+  },
   init: {},
   list: { json: true },
   suspend: { id: false, json: true },
@@ -98,6 +112,7 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
     countries: false,
     cities: false,
     rate: false,
+    'tile-rate': false,
     name: false,
     'no-name': true,
     json: true,
@@ -217,9 +232,18 @@ function plan(command: string, flags: Flags, now: Date): Action {
         )
       }
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : DEFAULT_RATE_PER_MINUTE
+      const tileRatePerMinute = flags.has('tile-rate') ? parseTileRate(value(flags, 'tile-rate')) : null
       const name = flags.has('name') ? normaliseName(value(flags, 'name')) : null
       return async (store, io, json) => {
-        const { key, record } = await store.issue({ products, countries, cities, expires, ratePerMinute, name })
+        const { key, record } = await store.issue({
+          products,
+          countries,
+          cities,
+          expires,
+          ratePerMinute,
+          tileRatePerMinute,
+          name,
+        })
         if (json) {
           io.out(JSON.stringify({ key, id: record.id }))
           return
@@ -291,13 +315,16 @@ function plan(command: string, flags: Flags, now: Date): Action {
     }
     case 'update': {
       const id = parseId(required(flags, 'id'))
-      if (!['products', 'countries', 'cities', 'rate', 'name', 'no-name'].some((f) => flags.has(f)))
-        throw new UsageError('give at least one of --products, --countries, --cities, --rate, --name, --no-name')
+      if (!['products', 'countries', 'cities', 'rate', 'tile-rate', 'name', 'no-name'].some((f) => flags.has(f)))
+        throw new UsageError(
+          'give at least one of --products, --countries, --cities, --rate, --tile-rate, --name, --no-name',
+        )
       if (flags.has('name') && flags.has('no-name')) throw new UsageError('give --name or --no-name, not both')
       const name = flags.has('no-name') ? null : flags.has('name') ? normaliseName(value(flags, 'name')) : undefined
       const products = flags.has('products') ? parseProducts(value(flags, 'products')) : undefined
       const countries = flags.has('countries') ? parseCountries(value(flags, 'countries')) : undefined
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : undefined
+      const tileRatePerMinute = flags.has('tile-rate') ? parseTileRate(value(flags, 'tile-rate')) : undefined
       return async (store, io, json) => {
         // towns are read against the key's countries: the new ones, else those it has
         const current = await store.get(id)
@@ -305,7 +332,7 @@ function plan(command: string, flags: Flags, now: Date): Action {
         const cities = flags.has('cities')
           ? parseCities(value(flags, 'cities'), countries ?? current.countries)
           : undefined
-        const record = await store.update(id, { products, countries, cities, ratePerMinute, name })
+        const record = await store.update(id, { products, countries, cities, ratePerMinute, tileRatePerMinute, name })
         report(io, json, `API key ${id} updated; the key itself is unchanged.`, record, now)
       }
     }

@@ -112,6 +112,16 @@ export function parseRate(raw: string): number {
   return n
 }
 
+/** `--tile-rate`: an integer per-minute tile allowance, or `default` (null: the server's TILE_RATE_PER_MINUTE). */
+export function parseTileRate(raw: string): number | null {
+  if (raw === 'default') return null
+  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN
+  if (!(n >= 1 && n <= MAX_RATE_PER_MINUTE)) {
+    throw new UsageError(`invalid --tile-rate '${raw}' (expected an integer 1..${MAX_RATE_PER_MINUTE} or 'default')`)
+  }
+  return n
+}
+
 export function parseId(raw: string): string {
   // Anything that is not a plausible id would only ever be "not found"; say why instead.
   if (!/^[0-9A-Za-z]{1,64}$/.test(raw))

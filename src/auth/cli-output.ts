@@ -22,6 +22,7 @@ export function describe(r: ApiKeyRecord, now: Date): [string, string][] {
     ['cities', citiesText(r)],
     ['expires', r.expires === null ? 'never' : `${expiresText(r, now)} (last day, Africa/Johannesburg)`],
     ['rate', `${r.ratePerMinute}/min`],
+    ['tile rate', r.tileRatePerMinute === null ? 'server default' : `${r.tileRatePerMinute}/min`],
     ['last used', r.lastUsed ?? 'never'],
   ]
 }

@@ -25,6 +25,8 @@ export interface IssueKeyOptions {
   expires?: string | null
   /** Defaults to {@link DEFAULT_RATE_PER_MINUTE}. */
   ratePerMinute?: number
+  /** Tile requests per minute; absent or null: the server's default (TILE_RATE_PER_MINUTE). */
+  tileRatePerMinute?: number | null
   /** A label for people; absent or null for none. */
   name?: string | null
 }
@@ -101,6 +103,15 @@ export function normaliseRate(n: number): number {
   return n
 }
 
+/** A tile allowance: an integer in 1..{@link MAX_RATE_PER_MINUTE}, or null for the server's default. */
+export function normaliseTileRate(n: number | null): number | null {
+  if (n === null) return null
+  if (!Number.isInteger(n) || n < 1 || n > MAX_RATE_PER_MINUTE) {
+    throw new InvalidKeyOptionsError(`invalid tile rate ${n} (expected an integer 1..${MAX_RATE_PER_MINUTE})`)
+  }
+  return n
+}
+
 /** The terms of a key to issue, checked and normalised (the SQLite and Redis stores store these). */
 export function normaliseIssue(opts: IssueKeyOptions): {
   products: Product[]
@@ -108,6 +119,7 @@ export function normaliseIssue(opts: IssueKeyOptions): {
   cities: Partial<Record<Country, string[]>>
   expires: string | null
   ratePerMinute: number
+  tileRatePerMinute: number | null
   name: string | null
 } {
   const products = normaliseProducts(opts.products)
@@ -118,13 +130,14 @@ export function normaliseIssue(opts: IssueKeyOptions): {
     cities: normaliseCities(opts.cities ?? {}, countries),
     expires: normaliseExpires(opts.expires ?? null),
     ratePerMinute: normaliseRate(opts.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE),
+    tileRatePerMinute: normaliseTileRate(opts.tileRatePerMinute ?? null),
     name: normaliseName(opts.name),
   }
 }
 
 /** What `update` may change: what a key grants, and its name. */
 export type GrantChanges = Partial<
-  Pick<IssueKeyOptions, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'name'>
+  Pick<IssueKeyOptions, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'tileRatePerMinute' | 'name'>
 >
 
 /**
@@ -132,7 +145,7 @@ export type GrantChanges = Partial<
  * the key no longer covers are dropped; `name` undefined keeps the name, null or '' clears it.
  */
 export function changedGrants(
-  current: Pick<ApiKeyRecord, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'name'>,
+  current: Pick<ApiKeyRecord, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'tileRatePerMinute' | 'name'>,
   changes: GrantChanges,
 ): Omit<ReturnType<typeof normaliseIssue>, 'expires'> {
   const products = normaliseProducts(changes.products ?? current.products)
@@ -145,6 +158,9 @@ export function changedGrants(
     countries,
     cities: normaliseCities(kept, countries),
     ratePerMinute: normaliseRate(changes.ratePerMinute ?? current.ratePerMinute),
+    tileRatePerMinute: normaliseTileRate(
+      changes.tileRatePerMinute === undefined ? current.tileRatePerMinute : changes.tileRatePerMinute,
+    ),
     name: changes.name === undefined ? current.name : normaliseName(changes.name),
   }
 }

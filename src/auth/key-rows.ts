@@ -17,6 +17,8 @@ export interface KeyRow {
   cities: string
   expires: string | null
   rate_per_minute: number
+  /** tile requests per minute; null: the server's default */
+  tile_rate_per_minute: number | null
   status: KeyStatus
   created_at: string
   /** the digest of the secret a rotation replaced, valid through `prev_until` (see rotate) */
@@ -42,7 +44,8 @@ CREATE TABLE IF NOT EXISTS api_key (
   prev_digest     BLOB NULL,
   prev_until      TEXT NULL,
   name            TEXT NULL,
-  last_used       TEXT NULL
+  last_used       TEXT NULL,
+  tile_rate_per_minute INTEGER NULL
 )`
 
 /** Columns added after the first stores were made: added in place when missing. */
@@ -51,6 +54,7 @@ export const ADDED_COLUMNS: [string, string][] = [
   ['prev_until', 'TEXT NULL'],
   ['name', 'TEXT NULL'],
   ['last_used', 'TEXT NULL'],
+  ['tile_rate_per_minute', 'INTEGER NULL'],
 ]
 
 export function rowToRecord(row: KeyRow): ApiKeyRecord {
@@ -64,6 +68,7 @@ export function rowToRecord(row: KeyRow): ApiKeyRecord {
     cities: Object.freeze(cities),
     expires: row.expires,
     ratePerMinute: row.rate_per_minute,
+    tileRatePerMinute: row.tile_rate_per_minute ?? null,
     status: row.status,
     createdAt: row.created_at,
     name: row.name ?? null,
@@ -78,14 +83,17 @@ export function prepareKeyStatements(db: Database.Database) {
     list: db.prepare<[], KeyRow>('SELECT * FROM api_key ORDER BY created_at, id'),
     count: db.prepare<[], number>('SELECT count(*) FROM api_key').pluck(),
     insert: db.prepare<[Omit<KeyRow, 'prev_digest' | 'prev_until' | 'last_used'>]>(
-      `INSERT INTO api_key (id, digest, products, countries, cities, expires, rate_per_minute, status, created_at, name)
-       VALUES (@id, @digest, @products, @countries, @cities, @expires, @rate_per_minute, @status, @created_at, @name)`,
+      `INSERT INTO api_key (id, digest, products, countries, cities, expires, rate_per_minute, tile_rate_per_minute,
+         status, created_at, name)
+       VALUES (@id, @digest, @products, @countries, @cities, @expires, @rate_per_minute, @tile_rate_per_minute,
+         @status, @created_at, @name)`,
     ),
     setStatus: db.prepare<[KeyStatus, string]>('UPDATE api_key SET status = ? WHERE id = ?'),
     setExpires: db.prepare<[string | null, string]>('UPDATE api_key SET expires = ? WHERE id = ?'),
     setRate: db.prepare<[number, string]>('UPDATE api_key SET rate_per_minute = ? WHERE id = ?'),
-    setGrants: db.prepare<[string, string, string, number, string | null, string]>(
-      'UPDATE api_key SET products = ?, countries = ?, cities = ?, rate_per_minute = ?, name = ? WHERE id = ?',
+    setGrants: db.prepare<[string, string, string, number, number | null, string | null, string]>(
+      'UPDATE api_key SET products = ?, countries = ?, cities = ?, rate_per_minute = ?, tile_rate_per_minute = ?, ' +
+        'name = ? WHERE id = ?',
     ),
     remove: db.prepare<[string]>('DELETE FROM api_key WHERE id = ?'),
     setSecret: db.prepare<[Buffer, Buffer | null, string | null, string]>(

@@ -130,7 +130,7 @@ export class SqliteKeyStore implements KeyVerifier {
    * show it once; the store keeps only its SHA-256 digest.
    */
   issue(opts: IssueKeyOptions): { key: string; record: ApiKeyRecord } {
-    const { products, countries, cities, expires, ratePerMinute: rate, name } = normaliseIssue(opts)
+    const { products, countries, cities, expires, ratePerMinute: rate, tileRatePerMinute, name } = normaliseIssue(opts)
     const createdAt = new Date().toISOString()
     // 62^8 ids make a collision vanishingly rare; retry rather than fail if one happens.
     for (let attempt = 0; ; attempt++) {
@@ -144,6 +144,7 @@ export class SqliteKeyStore implements KeyVerifier {
           cities: JSON.stringify(cities),
           expires,
           rate_per_minute: rate,
+          tile_rate_per_minute: tileRatePerMinute,
           status: 'active',
           created_at: createdAt,
           name,
@@ -226,13 +227,14 @@ export class SqliteKeyStore implements KeyVerifier {
    */
   update(id: string, changes: GrantChanges): ApiKeyRecord {
     return this.change(id, (current) => {
-      const { products, countries, cities, ratePerMinute: rate, name } = changedGrants(current, changes)
+      const g = changedGrants(current, changes)
       this.stmt.setGrants.run(
-        JSON.stringify(products),
-        JSON.stringify(countries),
-        JSON.stringify(cities),
-        rate,
-        name,
+        JSON.stringify(g.products),
+        JSON.stringify(g.countries),
+        JSON.stringify(g.cities),
+        g.ratePerMinute,
+        g.tileRatePerMinute,
+        g.name,
         id,
       )
     })

@@ -38,6 +38,7 @@ export function rowToHash(row: KeyRow): Record<string, string> {
   if (row.prev_digest !== null) h.prev_digest = row.prev_digest.toString('hex')
   if (row.prev_until !== null) h.prev_until = row.prev_until
   if (row.name !== null) h.name = row.name
+  if (row.tile_rate_per_minute !== null) h.tile_rate_per_minute = String(row.tile_rate_per_minute)
   return h
 }
 
@@ -54,6 +55,7 @@ export function hashToRow(h: Record<string, string>, lastUsed: string | null): K
     cities: h.cities ?? '{}',
     expires: h.expires ?? null,
     rate_per_minute: Number(h.rate_per_minute),
+    tile_rate_per_minute: h.tile_rate_per_minute ? Number(h.tile_rate_per_minute) : null,
     status: h.status as KeyRow['status'],
     created_at: h.created_at,
     prev_digest: h.prev_digest && HEX_DIGEST.test(h.prev_digest) ? Buffer.from(h.prev_digest, 'hex') : null,

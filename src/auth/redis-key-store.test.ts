@@ -81,7 +81,10 @@ describe('RedisKeyStore with RedisKeyVerifier', () => {
     const second = v.verify(key, NOW) as VerifyResult
     expect(second).not.toBeInstanceOf(Promise)
     expect(second.ok).toBe(true)
-    expect(await v.verify(`${key.slice(0, -1)}x`, NOW)).toMatchObject({ ok: false, code: 'NOT_FOUND' })
+    expect(await v.verify(`${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`, NOW)).toMatchObject({
+      ok: false,
+      code: 'NOT_FOUND',
+    })
     expect(await v.verify('ldk_nothere1_0123456789abcdef0123456789abcdef', NOW)).toMatchObject({ code: 'NOT_FOUND' })
     expect(await v.verify('nope', NOW)).toMatchObject({ code: 'MALFORMED' })
     // the use is recorded, once per day
@@ -130,6 +133,11 @@ describe('RedisKeyStore with RedisKeyVerifier', () => {
     expect(u).toMatchObject({ countries: ['BOTSWANA', 'SOUTH_AFRICA'], cities: { BOTSWANA: ['GABORONE'] } })
     expect((await store.redate(b.record.id, '2027-01-31')).expires).toBe('2027-01-31')
     expect((await store.setRate(b.record.id, 120)).ratePerMinute).toBe(120)
+    // the tile allowance: kept, read back, cleared back to the server's default
+    expect(b.record.tileRatePerMinute).toBeNull()
+    expect((await store.update(b.record.id, { tileRatePerMinute: 900 })).tileRatePerMinute).toBe(900)
+    expect((await store.get(b.record.id))?.tileRatePerMinute).toBe(900)
+    expect((await store.update(b.record.id, { tileRatePerMinute: null })).tileRatePerMinute).toBeNull()
     const oldestFirst = [a.record, b.record].sort((x, y) =>
       x.createdAt !== y.createdAt ? (x.createdAt < y.createdAt ? -1 : 1) : x.id < y.id ? -1 : 1,
     )

@@ -44,6 +44,7 @@ export class RedisKeyStore {
         cities: JSON.stringify(t.cities),
         expires: t.expires,
         rate_per_minute: t.ratePerMinute,
+        tile_rate_per_minute: t.tileRatePerMinute,
         status: 'active',
         created_at: createdAt,
         prev_digest: null,
@@ -135,6 +136,7 @@ export class RedisKeyStore {
         countries: JSON.stringify(g.countries),
         cities: JSON.stringify(g.cities),
         rate_per_minute: g.ratePerMinute,
+        tile_rate_per_minute: g.tileRatePerMinute,
         name: g.name,
       }
     })

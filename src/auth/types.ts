@@ -23,6 +23,11 @@ export interface ApiKeyRecord {
   expires: string | null
   /** Requests per minute allowed for this key; default 60. */
   ratePerMinute: number
+  /**
+   * Tile and TileJSON requests per minute, counted apart from `ratePerMinute` (docs/api.md
+   * "Rate limits"); null: the server's TILE_RATE_PER_MINUTE.
+   */
+  tileRatePerMinute: number | null
   status: KeyStatus
   /** ISO timestamp, informational. */
   createdAt: string

@@ -12,6 +12,7 @@ const key: ApiKeyRecord = {
   cities: {},
   expires: null,
   ratePerMinute: 60,
+  tileRatePerMinute: null,
   status: 'active',
   createdAt: '2026-01-01T00:00:00Z',
   name: null,

@@ -6,7 +6,7 @@ import { appendHeader, reply, setHeader } from './reply.js'
 
 /**
  * Conditional JSON answers (docs/api.md "HTTP conventions"): every authenticated JSON `GET`
- * carries a strong `ETag`, `Cache-Control: private, max-age=60` and `Vary: X-API-KEY`, and a
+ * carries a strong `ETag`, `Cache-Control: private, max-age=60` and `Vary: X-API-KEY, Accept-Encoding`, and a
  * request whose `If-None-Match` names its tag answers 304 before the query runs.
  *
  * The tag is a hash of what decides the answer: the served build (its `build_digest`, or the
@@ -23,6 +23,13 @@ import { appendHeader, reply, setHeader } from './reply.js'
  *
  * @module
  */
+
+/**
+ * `Vary` of every tagged answer. `Accept-Encoding` always, though only answers over
+ * COMPRESS_MIN_BYTES are compressed: a 304 must say what its 200 says (RFC 9110 15.4.5), and it
+ * cannot know the size of the answer it stands for.
+ */
+export const VARY_KEY = 'X-API-KEY, Accept-Encoding'
 
 /** `Cache-Control` of every tagged JSON answer (docs/api.md "HTTP conventions"). */
 export const ANSWER_CACHE_CONTROL = 'private, max-age=60'
@@ -131,7 +138,7 @@ export class AnswerTags {
    * (`geojson`: src/http/geojson.ts), hashed too, since the URL alone does not name it; `vary`:
    * the `Vary` value (`X-API-KEY, Accept` where `Accept` chooses the form).
    */
-  check(c: Context<AppEnv>, method: string, form: string | null = null, vary = 'X-API-KEY'): Response | null {
+  check(c: Context<AppEnv>, method: string, form: string | null = null, vary = VARY_KEY): Response | null {
     const url = c.req.url
     const h = this.hash
       .start(this.buildOf(this.served(c)))

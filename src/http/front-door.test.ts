@@ -45,6 +45,15 @@ describe('front door', () => {
     expect(lines).toMatchObject([{ requestId: 'sync-1', method: 'GET', path: '/sync', status: 200 }])
   })
 
+  it("logs the client's W3C traceparent when it is valid, and nothing when it is not", async () => {
+    const { app, lines, flush } = setup()
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+    await app.fetch(new Request('http://x/sync', { headers: { traceparent: tp } }))
+    await app.fetch(new Request('http://x/sync', { headers: { traceparent: `${tp}-x` } }))
+    await flush()
+    expect(lines.map((l) => l.traceparent)).toEqual([tp, undefined])
+  })
+
   it('passes a promised answer through and logs it once it is built', async () => {
     const { app, lines, flush } = setup()
     const res = app.fetch(new Request('http://x/later'))

@@ -6,7 +6,7 @@ import type { AppEnv } from './env.js'
 import type { IncomingMessage } from 'node:http'
 import { clientAddress } from './client-address.js'
 import { accessLogWriter } from './log.js'
-import { acceptClientRequestId, REQUEST_ID_HEADER } from './request-id.js'
+import { acceptClientRequestId, acceptTraceparent, REQUEST_ID_HEADER } from './request-id.js'
 import { requestHeader } from './request-header.js'
 import { setHeader } from './reply.js'
 import type { AppMetrics, RouteMetrics } from '../metrics/metrics.js'
@@ -83,6 +83,7 @@ export function frontDoor(
       client: clientAddress(incoming?.socket?.remoteAddress, requestHeader(c, 'x-forwarded-for'), trusted),
       userAgent: requestHeader(c, 'user-agent'),
       build: c.get('snapshot')?.build,
+      traceparent: acceptTraceparent(requestHeader(c, 'traceparent')),
     })
   }
   const fail = (c: Context<AppEnv>, err: unknown): Response =>

@@ -29,6 +29,7 @@ describe('access log line', () => {
       bytes: 312,
       client: '198.51.100.7',
       userAgent: 'curl/8.5 "x"',
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     })
     byPino.log.info({
       requestId: 'id-1',
@@ -41,6 +42,7 @@ describe('access log line', () => {
       build: '2026-11-27',
       client: '198.51.100.7',
       userAgent: 'curl/8.5 "x"',
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     })
     accessLogWriter(a.log)('id-2', 'POST', '/nope', {
       status: 404,

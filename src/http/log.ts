@@ -30,6 +30,8 @@ export interface AccessFields {
   userAgent: string | undefined
   /** the build that answered (the request's pinned snapshot), else the writer's `build` */
   build?: string
+  /** the client's W3C `traceparent`, when valid (request-id.ts) */
+  traceparent?: string | null
 }
 
 /** Writes one access-log line; `enabled()` says whether the logger's level lets info lines through. */
@@ -45,7 +47,8 @@ const text = (name: string, v: string | undefined) => (v === undefined ? '' : `,
 
 /**
  * The access line: request id, method, path, status, duration (ms, to the µs), key id (never
- * the key), error code, bytes sent, the served build, client address and user agent, as the
+ * the key), error code, bytes sent, the served build, client address, user agent and the
+ * client's W3C `traceparent` when it sent a valid one (hex and dashes only), as the
  * line `log.info({ requestId, method, path, status, ms, keyId, error, bytes, build, client,
  * userAgent })` writes: same level, time, bindings and ending, into the logger's own stream (so
  * lines stay in order with every other log line). Built by hand because pino's generic object
@@ -74,6 +77,7 @@ export function accessLogWriter(log: Logger, build?: string): AccessLogWriter {
       buildField +
       text('client', f.client) +
       text('userAgent', f.userAgent) +
+      (f.traceparent ? `,"traceparent":"${f.traceparent}"` : '') +
       (l[s.endSym] as string)
     ;(l[s.streamSym] as { write(line: string): void }).write(line)
   } as AccessLogWriter

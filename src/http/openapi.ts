@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AllowanceName } from '../rate-limit/middleware.js'
 import type { AppEnv, RouteGuard } from './env.js'
 import { ERROR_STATUS, type ErrorCode } from './errors.js'
 import type { AnswerTags } from './etag.js'
@@ -31,7 +32,9 @@ const STANDARD_ERRORS: Record<number, string> = {
     'invalid field.',
   401: 'ApiKeyMissing, ApiKeyInvalid, ApiKeySuspended or ApiKeyExpired (the message names the date).',
   403: 'ProductNotPermitted, CountryNotPermitted or CityNotPermitted.',
-  429: 'RateLimitExceeded; `Retry-After` gives the seconds to wait.',
+  429:
+    "RateLimitExceeded: the key's requests a minute are spent (the tile and TileJSON routes: its tile allowance); " +
+    '`Retry-After` gives the seconds to wait.',
   500: 'The service failed; the body carries only a generic message and the request id.',
   503:
     'RateLimitUnavailable: the store shared by several instances (Redis) cannot count the request or check the ' +
@@ -59,6 +62,8 @@ export interface RouteSpec<S extends RequestSchemas> {
   responses: Record<number, ResponseSpec>
   /** false for unauthenticated routes. */
   authenticated?: boolean
+  /** the allowance the route counts against (src/rate-limit/middleware.ts): `default` unless given */
+  allowance?: AllowanceName
   /**
    * true: the 200 answer can also be a GeoJSON FeatureCollection (src/http/geojson.ts). The router
    * adds the `format` query parameter and the `application/geo+json` content, decides the form
@@ -68,7 +73,7 @@ export interface RouteSpec<S extends RequestSchemas> {
 }
 
 /** `Vary` of a tagged answer, and of one whose form `Accept` may choose (etag.ts appends it). */
-const VARY_KEY_ACCEPT = 'X-API-KEY, Accept'
+const VARY_KEY_ACCEPT = 'X-API-KEY, Accept, Accept-Encoding'
 
 /** The query schema with `format` added (a route answering GeoJSON too). */
 function withFormat(query: z.ZodType | undefined): z.ZodType {
@@ -88,7 +93,12 @@ export type RouteHandler<S extends RequestSchemas> = (
  * authenticated route the key check and the rate limit, around `run` (see app.ts). `route` is
  * the route's OpenAPI path from the root, e.g. `/api/v1/parcels/{lpi}` (its metrics label).
  */
-export type RouteDoor = (run: Answerer, authenticated: boolean, route: string) => (c: Context<AppEnv>) => Answer
+export type RouteDoor = (
+  run: Answerer,
+  authenticated: boolean,
+  route: string,
+  allowance: AllowanceName,
+) => (c: Context<AppEnv>) => Answer
 
 /**
  * The API root: registers each route in the OpenAPI registry and mounts it on Hono as one
@@ -170,6 +180,10 @@ export class ApiRouter {
       const unchanged = tags === undefined ? null : tags.check(c, method)
       return unchanged ?? handler(c, input)
     }
-    this.app.on([method], [honoPath], this.door(run, authenticated, this.basePath + spec.path))
+    this.app.on(
+      [method],
+      [honoPath],
+      this.door(run, authenticated, this.basePath + spec.path, spec.allowance ?? 'default'),
+    )
   }
 }

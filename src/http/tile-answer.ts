@@ -3,7 +3,7 @@ import type { Context } from 'hono'
 import { selectLayers } from '../geo/mvt/select-layers.js'
 import { acceptsGzip } from './compress.js'
 import type { AppEnv } from './env.js'
-import { noneMatch } from './etag.js'
+import { noneMatch, VARY_KEY } from './etag.js'
 import { appendHeader, reply, setHeader } from './reply.js'
 import { requestHeader } from './request-header.js'
 import type { StoredTile, Tile } from './tile-source.js'
@@ -25,7 +25,8 @@ export function tileAnswer(c: Context<AppEnv>, tile: Tile): Response {
   // keyed: only the browser of the key may keep it, and not for another key (docs/api.md
   // "HTTP conventions")
   setHeader(c, 'Cache-Control', TILE_CACHE_CONTROL)
-  appendHeader(c, 'Vary', 'X-API-KEY')
+  // Accept-Encoding on every answer, the 304 included, as etag.ts says why
+  appendHeader(c, 'Vary', VARY_KEY)
   const inm = requestHeader(c, 'if-none-match')
   const held = inm === undefined ? null : noneMatch(inm, tile.etag)
   if (held !== null) {

@@ -53,7 +53,8 @@ export function tileRulesText(minZoom: Readonly<Record<string, number>>): string
     "No feature in the tile: 204. ETag from the tile's content where it was made at build time, else from the " +
     'dataset version and what selects the tile; If-None-Match answers 304. Sent gzip- or brotli-compressed as ' +
     '`Accept-Encoding` allows (a stored tile as stored, gzip). ' +
-    '`Cache-Control: private, max-age=3600` and `Vary: X-API-KEY`: a tile is served for a key.'
+    '`Cache-Control: private, max-age=3600` and `Vary: X-API-KEY, Accept-Encoding`: a tile is served for a key.' +
+    " Tiles and TileJSON count against the key's tile allowance (docs: Rate limits), not its requests."
   )
 }
 
@@ -76,6 +77,7 @@ export function registerTileRoutes<Q extends z.ZodObject>(router: ApiRouter, fam
       description: `${family.description}${tileRulesText(family.minZoom)}`,
       request: { params: TileParamsSchema, query: family.query },
       responses: TILE_RESPONSES,
+      allowance: 'tiles',
     },
     family.guards,
     (c, { params, query }) => {
@@ -94,6 +96,7 @@ export function registerTileRoutes<Q extends z.ZodObject>(router: ApiRouter, fam
       description: `${TILEJSON_TEXT} ${family.tileJsonDescription}`,
       request: { query: family.query },
       responses: TILEJSON_RESPONSES,
+      allowance: 'tiles',
     },
     family.guards,
     (c, { query }) => {

@@ -36,6 +36,18 @@ describe('rateLimitHeaders', () => {
     })
   })
 
+  it('writes the draft-11 fields, named by the allowance, when asked', () => {
+    const r = { allowed: true, limit: 60, remaining: 59, resetAt: 42_500 }
+    expect(rateLimitHeaders(r, 1_000, 'default', 'draft-11')).toEqual({
+      'RateLimit-Policy': '"default";q=60;w=60',
+      RateLimit: '"default";r=59;t=42',
+    })
+    expect(rateLimitHeaders({ ...r, limit: 1200, remaining: 0 }, 1_000, 'tiles', 'draft-11')).toEqual({
+      'RateLimit-Policy': '"tiles";q=1200;w=60',
+      RateLimit: '"tiles";r=0;t=42',
+    })
+  })
+
   it('never announces a reset beyond the window (w=60), at the edges or from a clock behind the window', () => {
     const rl = new MemoryRateLimiter()
     const t0 = 5_000_000
