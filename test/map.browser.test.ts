@@ -12,7 +12,7 @@
  * - A township view (the fixture erven, test/fixtures/parcel-fixtures.ts, encumbrance-fixtures.ts:
  *   in the sea south-west of Cape Point, so the background around them is known) draws the erf
  *   outline and encumbrances where they are, in their layers' colours.
- * - 30 views browsed by mouse (drags and wheel) answer no 429, and a click is answered.
+ * - 30 views browsed (wheel turns and pans) answer no 429, and a click is answered.
  * - A 429 (the server's, with a key of 3 requests a minute; and one made up for a tile and for a
  *   click, with a short `Retry-After`) shows "Slowing down: retrying in N s", never the raw
  *   error, and the page asks again.
@@ -53,6 +53,8 @@ const VIEW = { zoom: 16, lat: -34.905, lon: 17.005 }
 const IN_ERF = { lon: 17.0013, lat: -34.9048 }
 /** The bound on a view's first good frame (the issue: "within a few seconds"; CI has 2 slow cores). */
 const FIRST_FRAME_MS = 15_000
+/** The bound on browsing 30 views (a view takes 2 to 6 s on 2 loaded cores, rendering in software). */
+const TOUR_MS = 240_000
 /** expect.poll's bound (its default, a second, is less than a tile takes here) */
 const POLL = { timeout: 20_000 }
 const PRODUCTS: Product[] = ['plots', 'parcels', 'encumbrance', 'jurisdiction']
@@ -66,11 +68,11 @@ let base = ''
 let adminKey = ''
 /** as `npm start` issues it: the store's default allowances */
 let demoKey = ''
-/** 3 requests a minute */
+/** 3 requests and 3 tiles a minute */
 let tinyKey = ''
 let serverOutput = ''
 const requests: string[] = []
-const statuses: { url: string; status: number }[] = []
+const statuses: { url: string; status: number; coding?: string }[] = []
 const consoleErrors: string[] = []
 
 /** The production server on a free loopback port, once it listens. */
@@ -80,7 +82,7 @@ async function startServer(): Promise<void> {
   const store = new SqliteKeyStore(keysDb)
   adminKey = store.issue({ products: PRODUCTS, countries: COUNTRIES, ratePerMinute: 1e6 }).key
   demoKey = store.issue({ products: PRODUCTS, countries: COUNTRIES }).key
-  tinyKey = store.issue({ products: PRODUCTS, countries: COUNTRIES, ratePerMinute: 3 }).key
+  tinyKey = store.issue({ products: PRODUCTS, countries: COUNTRIES, ratePerMinute: 3, tileRatePerMinute: 3 }).key
   store.close()
   const port = await freePort()
   base = `http://127.0.0.1:${port}`
@@ -170,7 +172,9 @@ describe('the map page in headless Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 })
     page = await newTab(await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 }))
     page.on('request', (r) => requests.push(r.url()))
-    page.on('response', (r) => statuses.push({ url: r.url(), status: r.status() }))
+    page.on('response', (r) =>
+      statuses.push({ url: r.url(), status: r.status(), coding: r.headers()['content-encoding'] }),
+    )
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text())
     })
@@ -224,7 +228,9 @@ describe('the map page in headless Chromium', () => {
     // each TileJSON once (the source is made from the document, not from its URL)
     for (const set of ['jurisdiction', 'parcels', 'encumbrances', 'plots'])
       expect(requests.filter((u) => u === `${base}/api/v1/${set}/tiles.json`)).toHaveLength(1)
-    expect(requests.some((u) => u.startsWith(`${base}/api/v1/jurisdiction/tiles/`))).toBe(true)
+    // the boundary tiles came compressed (those over 1 KiB; and were drawn, so compressed once)
+    const tiles = statuses.filter((s) => s.url.startsWith(`${base}/api/v1/jurisdiction/tiles/`) && s.status === 200)
+    expect(tiles.some((s) => s.coding === 'br' || s.coding === 'gzip')).toBe(true)
     // nothing failed (no favicon 404 either), and the credits start folded behind the (i) button
     expect(statuses.filter((s) => s.status >= 400)).toEqual([])
     expect(consoleErrors).toEqual([])
@@ -309,59 +315,60 @@ describe('the map page in headless Chromium', () => {
     await page.click('#panel-close')
   })
 
-  it('30 views browsed by mouse with the demo key answer no 429, and a click is answered', async () => {
-    const from = statuses.length
-    const tilesBefore = requests.filter((u) => u.includes('/tiles/')).length
-    const box = (await page.locator('#map').boundingBox())!
-    const mid = { x: box.x + box.width * 0.6, y: box.y + box.height / 2 }
-    // from the township out to the Cape, across it and back in: drags (pans) and wheel turns (zooms)
-    const moves: [number, number, number][] = [
-      [0, 0, 600],
-      [0, 0, 600],
-      [300, 0, 0],
-      [0, 200, 0],
-      [0, 0, 500],
-      [-300, 0, 0],
-      [-300, 0, 0],
-      [0, -200, 0],
-      [0, 0, 500],
-      [250, 150, 0],
-      [0, 0, -500],
-      [-250, 0, 0],
-      [0, 0, -500],
-      [200, -150, 0],
-      [0, 0, 400],
-    ]
-    const started = Date.now()
-    for (let v = 0; v < 30; v++) {
-      const [dx, dy, wheel] = moves[v % moves.length].map((n) => (v >= moves.length ? -n : n))
-      await page.mouse.move(mid.x, mid.y)
-      if (wheel) await page.mouse.wheel(0, wheel * 2)
-      else {
-        await page.mouse.down()
-        await page.mouse.move(mid.x + dx, mid.y + dy, { steps: 8 })
-        await page.mouse.up()
+  it(
+    '30 views browsed with the demo key answer no 429, and a click is answered',
+    async () => {
+      const from = statuses.length
+      const tilesBefore = requests.filter((u) => u.includes('/tiles/')).length
+      const box = (await page.locator('#map').boundingBox())!
+      await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2)
+      // from the township out over the Cape and back: wheel turns (animated zooms, about a level
+      // each) and pans of a third of the screen (a drag takes seconds of software rendering here)
+      const moves: ([number, number] | number)[] = [1200, 1200, [400, 0], [0, 250], 1200, [-400, 0], [-400, 0]]
+      moves.push([0, -250], 1200, [300, 200], -1200, [-300, 0], -1200, [300, -200], 1200)
+      const started = Date.now()
+      for (let v = 0; v < 30; v++) {
+        // the second half goes back the way the first came
+        const m = moves[v % moves.length]
+        const move = v < moves.length ? m : typeof m === 'number' ? -m : [-m[0], -m[1]]
+        await page.evaluate(() => {
+          const w = globalThis as any
+          w.__moved = new Promise((r) => w.landMap.map.once('moveend', r))
+        })
+        if (typeof move === 'number') await page.mouse.wheel(0, move)
+        else
+          await page.evaluate(
+            ([dx, dy]) => (globalThis as any).landMap.map.panBy([dx, dy], { duration: 0 }),
+            move as [number, number],
+          )
+        await page.evaluate(() =>
+          Promise.race([(globalThis as any).__moved, new Promise((r) => setTimeout(r, 10_000))]),
+        )
+        await settled(page)
+        if (Date.now() - started > TOUR_MS) break
       }
-      await page.waitForTimeout(150)
+      const browsed = Date.now() - started
+      const zoom = await page.evaluate(() => (globalThis as any).landMap.map.getZoom())
+      console.log(
+        `30 views in ${browsed} ms, ${requests.filter((u) => u.includes('/tiles/')).length - tilesBefore} tile requests, back at z${zoom.toFixed(1)}`,
+      )
+      await shot(page, 'map-browsed.png')
+      // and back to the township, where a click is answered
+      await page.evaluate(
+        ([lon, lat]) => (globalThis as any).landMap.map.jumpTo({ center: [lon, lat], zoom: 16 }),
+        [VIEW.lon, VIEW.lat],
+      )
       await settled(page)
-    }
-    const zoom = await page.evaluate(() => (globalThis as any).landMap.map.getZoom())
-    console.log(
-      `30 views in ${Date.now() - started} ms, ${requests.filter((u) => u.includes('/tiles/')).length - tilesBefore} tile requests, back at z${zoom.toFixed(1)}`,
-    )
-    await shot(page, 'map-browsed.png')
-    // and back to the township, where a click is answered
-    await page.evaluate(
-      ([lon, lat]) => (globalThis as any).landMap.map.jumpTo({ center: [lon, lat], zoom: 16 }),
-      [VIEW.lon, VIEW.lat],
-    )
-    await settled(page)
-    const at = await toScreen(page, IN_ERF.lon, IN_ERF.lat)
-    await page.mouse.click(at.x, at.y)
-    await expect.poll(() => page.locator('#panel code.lpi').first().textContent(), POLL).toBe(erfLpi(1))
-    expect(statuses.slice(from).filter((s) => s.status === 429)).toEqual([])
-    expect(await page.locator('#status').isVisible()).toBe(false)
-  }, 180_000)
+      const at = await toScreen(page, IN_ERF.lon, IN_ERF.lat)
+      await page.mouse.click(at.x, at.y)
+      await expect.poll(() => page.locator('#panel code.lpi').first().textContent(), POLL).toBe(erfLpi(1))
+      expect(statuses.slice(from).filter((s) => s.status === 429)).toEqual([])
+      expect(await page.locator('#status').isVisible()).toBe(false)
+      // each view draws in a few seconds of software rendering: bounded well inside the test's time
+      expect(browsed).toBeLessThan(TOUR_MS)
+    },
+    TOUR_MS + 60_000,
+  )
 
   it('a 429 says "slowing down" with the seconds of Retry-After, never the raw error, and the page asks again', async () => {
     const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } })
