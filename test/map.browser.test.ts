@@ -234,6 +234,7 @@ describe('the map page in headless Chromium', () => {
     // nothing failed (no favicon 404 either), and the credits start folded behind the (i) button
     expect(statuses.filter((s) => s.status >= 400)).toEqual([])
     expect(consoleErrors).toEqual([])
+    expect(await page.evaluate(() => (globalThis as any).__cspViolations)).toEqual([])
     expect(await page.locator('.maplibregl-ctrl-attrib-inner').isVisible()).toBe(false)
     expect(await page.locator('.maplibregl-ctrl-attrib-button').isVisible()).toBe(true)
     expect(await page.locator('#status').isVisible()).toBe(false)
