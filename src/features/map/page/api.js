@@ -1,9 +1,11 @@
 /**
  * Calls to the API with the key: every request carries `X-API-KEY`, and each answer is kept with
  * the request that made it, so the panel can show "the JSON this came from" for any section.
- * A 401 tells the page the key was refused (`onKeyRejected`), so it asks again.
+ * A 401 tells the page the key was refused (`onKeyRejected`), so it asks again; a 429 is waited
+ * out and sent again (throttle.js).
  */
 import { getKey } from './state.js'
+import { throttledFetch } from './throttle.js'
 
 export const API_BASE = '/api/v1'
 
@@ -37,7 +39,11 @@ export async function call(method, path, body) {
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   const answer = { method, url, body, status: 0, json: null }
   try {
-    const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    const res = await throttledFetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
     answer.status = res.status
     answer.json = res.headers.get('content-type')?.includes('json') ? await res.json() : null
   } catch (err) {

@@ -2,11 +2,12 @@
  * The map's style: a basemap made from our own data (water-blue background, the country outlines
  * of Natural Earth served beside the page, the jurisdiction tiles' provinces, municipalities and
  * wards) and the data overlays (parcels by type, plots and erven, encumbrances by class), each
- * from its vector-tile set, added by its TileJSON (`/api/v1/<set>/tiles.json`) so the zooms come
- * from the server. Every overlay item is one legend toggle (legend.js); the highlight, hit and
+ * from its vector-tile set, added from its TileJSON (`/api/v1/<set>/tiles.json`, fetched once) so
+ * the zooms come from the server. Every overlay item is one legend toggle (legend.js); the highlight, hit and
  * drawing layers (overlays.js) go on top. No symbol (text) layer: they would need glyphs.
  */
 import { API_BASE, get } from './api.js'
+import { keyedTemplate } from './tiles.js'
 
 export const WATER = '#a9cfe0'
 export const LAND = '#e9e4d8'
@@ -88,16 +89,22 @@ export function baseStyle(assets) {
 }
 
 /**
- * The TileJSON of a tile set (its tiles template, zooms and layers), or, when the server has
- * none, the tiles template alone (its layers from the legend).
+ * The TileJSON of a tile set (its tiles template, zooms, bounds and layers), or, when the server
+ * has none, the tiles template alone (its layers from the legend). Fetched once: the source is
+ * made from this document (`vectorSource`), not from its URL, which MapLibre would fetch again.
  */
 async function tileJson(set) {
   const answer = await get(`${API_BASE}/${set}/tiles.json`)
-  if (answer.status === 200 && answer.json?.tiles) return { url: answer.url, json: answer.json }
-  return {
-    url: null,
-    json: { tiles: [`${location.origin}${API_BASE}/${set}/tiles/{z}/{x}/{y}.mvt`], minzoom: 0, maxzoom: 16 },
-  }
+  if (answer.status === 200 && answer.json?.tiles) return answer.json
+  return { tiles: [`${location.origin}${API_BASE}/${set}/tiles/{z}/{x}/{y}.mvt`], minzoom: 0, maxzoom: 16 }
+}
+
+/** The MapLibre source of a TileJSON document: its tiles through the keyed protocol (tiles.js). */
+function vectorSource(json) {
+  const source = { type: 'vector', tiles: json.tiles.map(keyedTemplate) }
+  for (const k of ['minzoom', 'maxzoom', 'bounds', 'attribution', 'scheme'])
+    if (json[k] !== undefined) source[k] = json[k]
+  return source
 }
 
 const width = (w) => ['interpolate', ['linear'], ['zoom'], 10, w * 0.6, 16, w, 19, w * 1.8]
@@ -150,8 +157,8 @@ export async function addTileSets(map, beforeId) {
   const sets = await Promise.all(GROUPS.map((g) => tileJson(g.set)))
   const items = []
   GROUPS.forEach((group, i) => {
-    const { url, json } = sets[i]
-    map.addSource(group.set, url ? { type: 'vector', url } : { type: 'vector', ...json })
+    const json = sets[i]
+    map.addSource(group.set, vectorSource(json))
     const zooms = new Map((json.vector_layers ?? []).map((l) => [l.id, l.minzoom ?? json.minzoom ?? 0]))
     const groupItems =
       group.items.length > 0

@@ -13,6 +13,8 @@ import { addOverlays } from './overlays.js'
 import { closePanel } from './panel.js'
 import { runSearch } from './search.js'
 import { clearKey, getKey, readHash, setKey, writeHash } from './state.js'
+import { onSlowDown } from './throttle.js'
+import { isKeyed, registerTileProtocol } from './tiles.js'
 
 const maplibregl = window.maplibregl
 const ASSETS = new URL('.', import.meta.url).href.replace(/\/$/, '')
@@ -21,9 +23,25 @@ const HOME = { lat: -26.5, lon: 25.5, zoom: 4.2 }
 
 const $ = (id) => document.getElementById(id)
 
-function status(text) {
+/** The status line: what the page says (drawing, a failed request), or while a 429 is waited out, that. */
+let message = ''
+let slowFor = 0
+
+function showStatus() {
+  const text = slowFor > 0 ? `Slowing down: retrying in ${slowFor} s` : message
   $('status').textContent = text
   $('status').hidden = !text
+}
+
+function status(text) {
+  message = text
+  showStatus()
+}
+
+/** A tile or map resource answered an error (never 404: an empty place has no tile). */
+function requestFailed(s) {
+  if (s === 401) keyRefused()
+  else if (s && s !== 404) status(`A map request failed (HTTP ${s}); the rest of the map still loads.`)
 }
 
 let asking = null
@@ -65,19 +83,37 @@ function ask(message) {
   })
 }
 
+/**
+ * The sources' credits (long for the boundary sets) start folded behind MapLibre's (i) button:
+ * its compact attribution opens itself when the first credit arrives, so it is folded then, once.
+ */
+function foldAttribution(map) {
+  const fold = () => {
+    const attrib = map.getContainer().querySelector('.maplibregl-ctrl-attrib.maplibregl-compact')
+    if (!attrib) return
+    attrib.classList.remove('maplibregl-compact-show')
+    map.off('sourcedata', fold)
+    map.off('styledata', fold)
+  }
+  map.on('sourcedata', fold)
+  map.on('styledata', fold)
+}
+
 function startMap() {
   const { view, off } = readHash()
   const start = view ?? HOME
   maplibregl.setWorkerUrl(`${ASSETS}/maplibre-gl-csp-worker.js`)
+  registerTileProtocol(maplibregl, requestFailed)
   const map = new maplibregl.Map({
     container: 'map',
     style: baseStyle(ASSETS),
     center: [start.lon, start.lat],
     zoom: start.zoom,
     attributionControl: { compact: true },
-    // relative tile URLs made absolute (the worker has no page URL to resolve them against), and
-    // the key on every request to the API
+    // relative URLs made absolute (the worker has no page URL to resolve them against), and the
+    // key on every request to the API; the tiles' protocol (tiles.js) sends the key itself
     transformRequest: (url) => {
+      if (isKeyed(url)) return { url }
       const absolute = new URL(url, location.origin).href
       return { url: absolute, headers: headersFor(absolute) }
     },
@@ -95,11 +131,8 @@ function startMap() {
     const c = map.getCenter()
     writeHash({ zoom: map.getZoom(), lat: c.lat, lon: c.lng }, off)
   }
-  map.on('error', (e) => {
-    const s = e.error?.status
-    if (s === 401) keyRefused()
-    else if (s && s !== 404) status(`A tile request failed (${s}): ${e.error.message ?? ''}`)
-  })
+  map.on('error', (e) => requestFailed(e.error?.status))
+  foldAttribution(map)
 
   window.landMap.ready = new Promise((resolve) => {
     map.on('load', async () => {
@@ -114,10 +147,6 @@ function startMap() {
         save()
       })
       markZoom($('legend'), map.getZoom())
-      // the sources' credits (long for the boundary sets) start folded behind MapLibre's (i) button
-      map.once('idle', () =>
-        document.querySelector('.maplibregl-ctrl-attrib')?.classList.remove('maplibregl-compact-show'),
-      )
       document.body.dataset.ready = 'true'
       resolve()
     })
@@ -175,6 +204,10 @@ async function main() {
     status('MapLibre did not load.')
     return
   }
+  onSlowDown((seconds) => {
+    slowFor = seconds
+    showStatus()
+  })
   $('key-change').addEventListener('click', async () => {
     clearKey()
     await askKey()
