@@ -112,6 +112,27 @@ function spacedFractions(r: Rand, k: number, lo: number, hi: number, gap: number
 }
 
 /** Options of a shared-edge case. */
+/**
+ * The frame both shared-edge cases draw from `r`, in this order: a place in South Africa, a side
+ * of `lo` to `hi` metres (log-uniform) along a random heading `d` with its normal `n`; `P(t, off,
+ * skew)` is the point at fraction `t` of the side (plus `skew` metres along it) and `off` metres
+ * across, and `lean(depth)` how far an edge leaving the side at 55–75° has moved along it at that
+ * depth (one draw of `r` per call).
+ */
+function sideFrame(r: Rand, lo: number, hi: number) {
+  const plane = somewhereInSA(r)
+  const side = lo * (hi / lo) ** r()
+  const head = 2 * Math.PI * r()
+  const d: XY = [Math.cos(head), Math.sin(head)]
+  const n: XY = [-d[1], d[0]]
+  const P = (t: number, off = 0, skew = 0): XY => [
+    (t * side + skew) * d[0] + off * n[0],
+    (t * side + skew) * d[1] + off * n[1],
+  ]
+  const lean = (depth: number) => depth * Math.tan(((15 + 20 * r()) * Math.PI) / 180)
+  return { plane, side, d, n, P, lean }
+}
+
 export interface SharedOptions {
   /** The neighbour's copy within 1.5 cm of a's side (true) or 3–10 cm off it (false). */
   close: boolean
@@ -126,16 +147,7 @@ export interface SharedOptions {
  * outwards, so no other edges run together.
  */
 export function sharedEdgeCase(r: Rand, { close, aVertices }: SharedOptions): SharedCase | null {
-  const plane = somewhereInSA(r)
-  const side = 0.6 * (500 / 0.6) ** r()
-  const head = 2 * Math.PI * r()
-  const d: XY = [Math.cos(head), Math.sin(head)]
-  const n: XY = [-d[1], d[0]]
-  const P = (t: number, off = 0, skew = 0): XY => [
-    (t * side + skew) * d[0] + off * n[0],
-    (t * side + skew) * d[1] + off * n[1],
-  ]
-  const lean = (depth: number) => depth * Math.tan(((15 + 20 * r()) * Math.PI) / 180)
+  const { plane, side, P, lean } = sideFrame(r, 0.6, 500)
   const gap = 0.2 / side
   const aT = [0, ...spacedFractions(r, Math.floor((aVertices + 1) * r()), 0, 1, gap), 1]
   const ka = aT.length - 2
@@ -192,16 +204,7 @@ export function sharedEdgeCase(r: Rand, { close, aVertices }: SharedOptions): Sh
  * outwards as in sharedEdgeCase. Within 2 cm over 2 cm / tan θ, or the whole edge when shorter.
  */
 export function partingEdgeCase(r: Rand): SharedCase {
-  const plane = somewhereInSA(r)
-  const side = 1 * (300 / 1) ** r()
-  const head = 2 * Math.PI * r()
-  const d: XY = [Math.cos(head), Math.sin(head)]
-  const n: XY = [-d[1], d[0]]
-  const P = (t: number, off = 0, skew = 0): XY => [
-    (t * side + skew) * d[0] + off * n[0],
-    (t * side + skew) * d[1] + off * n[1],
-  ]
-  const lean = (depth: number) => depth * Math.tan(((15 + 20 * r()) * Math.PI) / 180)
+  const { plane, side, d, n, P, lean } = sideFrame(r, 1, 300)
   const u0 = r() < 0.5 ? 0 : 0.5 * r()
   const deg = 0.05 * (5 / 0.05) ** r()
   const th = ((r() < 0.5 ? -1 : 1) * deg * Math.PI) / 180
