@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Random } from '../../build-index/synth/random.js'
 import { distanceToLinesM } from '../geo/lines.js'
-import { containsPoint, distanceToPointM, type MultiPolygon } from '../geo/polygon.js'
+import { containsPoint, distanceToPointM, intersectsBox, type MultiPolygon } from '../geo/polygon.js'
 import { linesAsPolygons, polygonsAsLines } from './encumbrance-format.js'
 import {
   containsPointEncoded,
@@ -9,6 +9,7 @@ import {
   distanceToLinesEncodedM,
   distanceToPointEncodedM,
   encodeGeometry,
+  intersectsBoxEncoded,
 } from './geometry-blob.js'
 
 const box = (x0: number, y0: number, x1: number, y1: number): [number, number][] => [
@@ -69,6 +70,53 @@ describe('containsPointEncoded', () => {
       expect(containsPointEncoded(blob, x, y)).toBe(want)
       expect(containsPointEncoded(unaligned, x, y)).toBe(want)
     }
+  })
+})
+
+describe('intersectsBoxEncoded', () => {
+  // a shell with a hole, and a thin second polygon
+  const mp: MultiPolygon = [
+    [box(17.001, -34.909, 17.004, -34.906), box(17.002, -34.908, 17.003, -34.907)],
+    [box(17.006, -34.909, 17.0061, -34.906)],
+  ]
+  const blob = encodeGeometry(mp)
+  const decoded = decodeGeometry(blob)
+  const b = (minX: number, minY: number, maxX: number, maxY: number) => ({ minX, minY, maxX, maxY })
+
+  it('answers as intersectsBox on the decoded geometry in each of its three ways, and misses', () => {
+    const cases: [ReturnType<typeof b>, boolean, string][] = [
+      [b(17.0005, -34.9095, 17.0015, -34.9085), true, 'a shell vertex in the box'],
+      [b(17.0012, -34.9085, 17.0014, -34.9083), true, 'the box inside the shell: its corners are in the polygon'],
+      [b(17.0022, -34.9078, 17.0028, -34.9072), false, 'the box inside the hole'],
+      [b(17.0018, -34.9078, 17.0028, -34.9072), true, 'the box across the hole edge: an edge crossing'],
+      [b(17.0059, -34.908, 17.0062, -34.9075), true, 'across the thin polygon, no vertex nor corner inside'],
+      [b(17.0045, -34.908, 17.0055, -34.907), false, 'between the polygons'],
+      [b(17.004, -34.905, 17.005, -34.904), false, 'beyond the shell'],
+      [b(17.004, -34.906, 17.005, -34.905), true, 'touching the shell at its corner (closed sets)'],
+    ]
+    for (const [box, want, what] of cases) {
+      expect(intersectsBox(decoded, box), what).toBe(want)
+      expect(intersectsBoxEncoded(blob, box), what).toBe(want)
+    }
+  })
+
+  it('agrees with intersectsBox on random boxes, from an unaligned copy too', () => {
+    const rnd = new Random(11, 'box')
+    const unaligned = new Uint8Array(blob.length + 1).subarray(1)
+    unaligned.set(blob)
+    let hits = 0
+    for (let k = 0; k < 5000; k++) {
+      const x = rnd.range(17.0, 17.007)
+      const y = rnd.range(-34.91, -34.905)
+      const box = b(x, y, x + rnd.range(0, 0.002), y + rnd.range(0, 0.002))
+      const want = intersectsBox(decoded, box)
+      if (want) hits++
+      expect(intersectsBoxEncoded(blob, box)).toBe(want)
+      expect(intersectsBoxEncoded(unaligned, box)).toBe(want)
+    }
+    // both answers are common, so the agreement says something
+    expect(hits).toBeGreaterThan(1000)
+    expect(hits).toBeLessThan(4000)
   })
 })
 

@@ -8,7 +8,15 @@
  * clockwise (RFC 7946).
  */
 import { metresPerDegree } from '../geo/geodesic.js'
-import { onSegment, pointSegmentM, type MultiPolygon, type Polygon, type Ring } from '../geo/polygon.js'
+import {
+  type BBox,
+  onSegment,
+  pointSegmentM,
+  segmentsCrossXY,
+  type MultiPolygon,
+  type Polygon,
+  type Ring,
+} from '../geo/polygon.js'
 
 export type { MultiPolygon, Polygon, Ring }
 
@@ -79,6 +87,55 @@ export function containsPointEncoded(blob: Uint8Array, x: number, y: number): bo
       if (r === 0 ? !inside : inside) state = -1
     }
     if (state === 1) return true
+  }
+  return false
+}
+
+/**
+ * Whether an encoded geometry and a box share a point (closed sets), without decoding it: the
+ * same answer as `intersectsBox(decodeGeometry(blob), b)`, in the same three steps (a shell
+ * vertex in the box, a box corner in the geometry, an edge crossing a side of the box), for the
+ * box lookups, which test every candidate of a page.
+ */
+export function intersectsBoxEncoded(blob: Uint8Array, b: BBox): boolean {
+  const a = int32View(blob)
+  // shell vertices in the box
+  let k = 0
+  const np = a[k++]
+  for (let p = 0; p < np; p++) {
+    const nr = a[k++]
+    for (let r = 0; r < nr; r++) {
+      const len = a[k++]
+      if (r === 0)
+        for (let i = k, end = k + 2 * len; i < end; i += 2) {
+          const x = a[i] / COORD_SCALE
+          const y = a[i + 1] / COORD_SCALE
+          if (x >= b.minX && x <= b.maxX && y >= b.minY && y <= b.maxY) return true
+        }
+      k += 2 * len
+    }
+  }
+  const cx = [b.minX, b.maxX, b.maxX, b.minX]
+  const cy = [b.minY, b.minY, b.maxY, b.maxY]
+  for (let c = 0; c < 4; c++) if (containsPointEncoded(blob, cx[c], cy[c])) return true
+  // an edge of any ring across a side of the box
+  k = 1
+  for (let p = 0; p < np; p++) {
+    const nr = a[k++]
+    for (let r = 0; r < nr; r++) {
+      const len = a[k++]
+      for (let i = k, end = k + 2 * (len - 1); i < end; i += 2) {
+        const x0 = a[i] / COORD_SCALE
+        const y0 = a[i + 1] / COORD_SCALE
+        const x1 = a[i + 2] / COORD_SCALE
+        const y1 = a[i + 3] / COORD_SCALE
+        for (let c = 0; c < 4; c++) {
+          const d = (c + 1) % 4
+          if (segmentsCrossXY(x0, y0, x1, y1, cx[c], cy[c], cx[d], cy[d])) return true
+        }
+      }
+      k += 2 * len
+    }
   }
   return false
 }

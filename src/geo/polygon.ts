@@ -150,14 +150,25 @@ export function segmentsCross(
   c: [number, number],
   d: [number, number],
 ): boolean {
-  const o = (p: [number, number], q: [number, number], r: [number, number]) =>
-    Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
-  const o1 = o(a, b, c)
-  const o2 = o(a, b, d)
-  const o3 = o(c, d, a)
-  const o4 = o(c, d, b)
-  if (o1 !== o2 && o3 !== o4) return true
-  return false
+  return segmentsCrossXY(a[0], a[1], b[0], b[1], c[0], c[1], d[0], d[1])
+}
+
+/** `segmentsCross` on coordinates, for callers that keep no point arrays (encoded geometries). */
+export function segmentsCrossXY(
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  cx: number,
+  cy: number,
+  dx: number,
+  dy: number,
+): boolean {
+  const o1 = Math.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
+  const o2 = Math.sign((bx - ax) * (dy - ay) - (by - ay) * (dx - ax))
+  const o3 = Math.sign((dx - cx) * (ay - cy) - (dy - cy) * (ax - cx))
+  const o4 = Math.sign((dx - cx) * (by - cy) - (dy - cy) * (bx - cx))
+  return o1 !== o2 && o3 !== o4
 }
 
 /** Minimum distance in metres between two polygons (0 when they touch or overlap). */

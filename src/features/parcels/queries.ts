@@ -13,7 +13,7 @@ import type { Filter } from './filter.js'
 import { currentRow, geometryOfLpi, recordsOfLpi, recordsOfSourceKey } from './lookups.js'
 import { recordsOf, toRecord, writeRecordOrNull, type ParcelRecord, type Row } from './records.js'
 import { beacons, generalPlans, neighbours } from './relations.js'
-import { FoundRows, firstRowAt, nearest, rowsAt, within, type FoundParcels } from './spatial.js'
+import { FoundRows, firstRowAt, nearest, rowsAt, withinRows, type FoundParcels } from './spatial.js'
 import { ParcelStore } from './store.js'
 import type { TileSource } from '../../http/tile-source.js'
 import { parcelTileBytes, parcelTiles, type ParcelLayer } from './tiles.js'
@@ -96,7 +96,8 @@ export class ParcelQueries {
     pageSize: number,
     f: Filter,
   ): { parcels: ParcelRecord[]; lastId: number; more: boolean } {
-    return within(this.store, box, afterId, pageSize, f)
+    const page = withinRows(this.store, box, afterId, pageSize, f)
+    return { parcels: recordsOf(page.rows, this.store.version), lastId: page.lastId, more: page.more }
   }
 
   coverage() {
