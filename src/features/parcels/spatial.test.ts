@@ -2,7 +2,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest'
 import { openDataset } from '../../data/open-dataset.js'
 import { metresPerDegree } from '../../geo/geodesic.js'
 import { bboxOf } from '../../geo/polygon.js'
-import { nearest } from './spatial.js'
+import { currentRow } from './lookups.js'
+import { currentVersions, nearest, within } from './spatial.js'
 import { ParcelStore } from './store.js'
 
 /**
@@ -49,5 +50,61 @@ describe('nearest parcel: bounded reach', () => {
     expect(found).not.toBeNull()
     expect(found!.distance_meters).toBeGreaterThanOrEqual(499)
     expect(found!.distance_meters).toBeLessThanOrEqual(2000)
+  })
+})
+
+/**
+ * The OGC API collection's listing (ogc.ts): one Feature per LPI, so one version per LPI, the
+ * one /parcels/{lpi} lists first; without a box, read by id from the flags, a page reading its
+ * own rows only.
+ */
+describe('current versions: one per LPI, paged by id', () => {
+  const ds = openDataset(inject('datasetDir'))
+  afterAll(() => ds.close())
+  const store = new ParcelStore(ds)
+  // with every status shown, an LPI with a historic version has two visible versions
+  const all = { all: true } as const
+  const everywhere = { minX: -180, minY: -90, maxX: 180, maxY: 90 }
+
+  it('lists each LPI once, its current version, where /within lists every version', () => {
+    const every = within(store, everywhere, 0, 1e6, all).parcels
+    const current = currentVersions(store, null, 0, 1e6, all)
+    expect(current.more).toBe(false)
+    const lpis = new Set(every.map((p) => p.lpi))
+    expect(every.length).toBeGreaterThan(lpis.size)
+    expect(current.parcels.map((p) => p.lpi).sort()).toEqual([...lpis].sort())
+    for (const p of current.parcels) expect(p.id).toBe(currentRow(store, p.lpi, all)!.id)
+    // by id, as /within
+    const ids = current.parcels.map((p) => p.id)
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    // in a box: those of the box only, the same versions
+    const box = { minX: 17.0005, minY: -34.9095, maxX: 17.0045, maxY: -34.9025 }
+    const inBox = currentVersions(store, box, 0, 1e6, all).parcels
+    const boxLpis = new Set(within(store, box, 0, 1e6, all).parcels.map((p) => p.lpi))
+    expect(inBox.map((p) => p.lpi).sort()).toEqual([...boxLpis].sort())
+    expect(inBox.every((p) => p.id === currentRow(store, p.lpi, all)!.id)).toBe(true)
+  })
+
+  it('pages by id: the pages join into the whole list, each reading only its own rows', () => {
+    const whole = currentVersions(store, null, 0, 1e6, { all: false }).parcels
+    const rowOf = store.rowOf.bind(store)
+    let reads = 0
+    store.rowOf = (id: number) => {
+      reads++
+      return rowOf(id)
+    }
+    const joined = []
+    let after = 0
+    for (;;) {
+      reads = 0
+      const page = currentVersions(store, null, after, 50, { all: false })
+      // the page's rows, plus the one that shows another page (no LPI has two current versions)
+      expect(reads).toBeLessThanOrEqual(50 + 1)
+      joined.push(...page.parcels)
+      if (!page.more) break
+      after = page.lastId
+    }
+    store.rowOf = rowOf
+    expect(joined.map((p) => p.id)).toEqual(whole.map((p) => p.id))
   })
 })

@@ -8,7 +8,8 @@ import { beyondReach, degreesAround, metresPerDegree } from '../../geo/geodesic.
 import { bboxOf, distanceToPointM, intersectsBox, type BBox } from '../../geo/polygon.js'
 import { round } from '../../geo/round.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
-import { accept, type Filter } from './filter.js'
+import { accept, passes, type Filter } from './filter.js'
+import { currentRow } from './lookups.js'
 import { mostSpecificFirst, specificityOf } from './order.js'
 import { toRecord, writeRecord, type ParcelRecord, type Row } from './records.js'
 import type { ParcelStore } from './store.js'
@@ -122,25 +123,72 @@ function tieBreak(s: ParcelStore, a: number, b: number): number {
   return SPECIFICITY[ra.parcel_type] - SPECIFICITY[rb.parcel_type] || a - b
 }
 
+/** A page of parcels by id: the records, the last id served, whether another page exists. */
+export interface ParcelPage {
+  parcels: ParcelRecord[]
+  lastId: number
+  more: boolean
+}
+
 /** Parcels intersecting the box, by id, after `afterId`; `more` says whether another page exists. */
-export function within(
+export function within(s: ParcelStore, box: BBox, afterId: number, pageSize: number, f: Filter): ParcelPage {
+  return pageOf(s, idsInBox(s, box, afterId, f), box, afterId, pageSize, keepEvery)
+}
+
+/**
+ * The current version of each LPI (the one `/parcels/{lpi}` lists first: lookups.ts), by id
+ * after `afterId`: those meeting the box, or every one when `box` is null (then read in id order
+ * straight from the flags, no index search: a page costs its own rows, wherever it starts). An
+ * LPI appears once, so its LPI names the parcel (the OGC API collection's feature id).
+ */
+export function currentVersions(
   s: ParcelStore,
-  box: BBox,
+  box: BBox | null,
   afterId: number,
   pageSize: number,
   f: Filter,
-): { parcels: ParcelRecord[]; lastId: number; more: boolean } {
+): ParcelPage {
+  const ids = box === null ? idsAfter(s, afterId, f) : idsInBox(s, box, afterId, f)
+  return pageOf(s, ids, box, afterId, pageSize, (r) => currentRow(s, r.lpi, f)?.id === r.id)
+}
+
+const keepEvery = () => true
+
+/** Ids of the parcels whose box meets `box`, passing the filter, after `afterId`, ascending. */
+function idsInBox(s: ParcelStore, box: BBox, afterId: number, f: Filter): number[] {
   const ids = s.index
     .search(box.minX, box.minY, box.maxX, box.maxY, accept(s.flags, f))
     .map((i) => i + 1)
     .filter((id) => id > afterId)
-  ids.sort((a, b) => a - b)
+  return ids.sort((a, b) => a - b)
+}
+
+/** Ids of every parcel passing the filter after `afterId`, ascending, read as needed. */
+function* idsAfter(s: ParcelStore, afterId: number, f: Filter): Generator<number> {
+  for (let id = afterId + 1; id <= s.index.numItems; id++) if (passes(s.flags, f, id - 1)) yield id
+}
+
+/**
+ * The first `pageSize` of `ids` whose row `keep`s and whose boundary meets `box` (any, when
+ * null), as records; one more found means another page.
+ */
+function pageOf(
+  s: ParcelStore,
+  ids: Iterable<number>,
+  box: BBox | null,
+  afterId: number,
+  pageSize: number,
+  keep: (r: Row) => boolean,
+): ParcelPage {
   const parcels: ParcelRecord[] = []
   let lastId = afterId
   for (const id of ids) {
-    if (!intersectsBox(s.geomOf(id), box)) continue
+    if (box !== null && !intersectsBox(s.geomOf(id), box)) continue
+    // the row is read before the page is known to be full only when `keep` needs it
+    const row = keep === keepEvery ? null : s.rowOf(id)
+    if (row !== null && !keep(row)) continue
     if (parcels.length === pageSize) return { parcels, lastId, more: true }
-    parcels.push(toRecord(s.rowOf(id), s.version))
+    parcels.push(toRecord(row ?? s.rowOf(id), s.version))
     lastId = id
   }
   return { parcels, lastId, more: false }
