@@ -52,10 +52,13 @@ export const LimitParam = withFastPath(
 ).openapi({
   type: 'integer',
   minimum: 1,
+  // OGC API Features' convention, as its own OpenAPI building block: a larger value is not an
+  // error, it is answered as the maximum (clients such as GDAL read the maximum as a page size)
+  maximum: OGC_LIMIT_MAX,
   default: OGC_LIMIT_DEFAULT,
   description:
-    `Features per page, from 1. A value above ${OGC_LIMIT_MAX} is answered as ${OGC_LIMIT_MAX} (OGC API Features: ` +
-    'the server’s maximum, not an error); `numberReturned` says how many came.',
+    `Features per page, from 1. A value above ${OGC_LIMIT_MAX} is not an error: it is answered as ${OGC_LIMIT_MAX} ` +
+    '(OGC API Features); `numberReturned` says how many came.',
 })
 
 export const ItemsQuerySchema = z.object({
