@@ -107,4 +107,20 @@ describe('current versions: one per LPI, paged by id', () => {
     store.rowOf = rowOf
     expect(joined.map((p) => p.id)).toEqual(whole.map((p) => p.id))
   })
+
+  it('reads a box that holds every parcel as no box: the same pages, no index search', () => {
+    const search = store.index.search.bind(store.index)
+    let searches = 0
+    store.index.search = (...args: Parameters<typeof search>) => {
+      searches++
+      return search(...args)
+    }
+    const none = currentVersions(store, null, 0, 1e6, { all: false })
+    const world = currentVersions(store, everywhere, 0, 1e6, { all: false })
+    currentVersions(store, { ...everywhere, maxX: store.index.maxX - 1e-3 }, 0, 1e6, { all: false })
+    store.index.search = search
+    expect(world.parcels.map((p) => p.id)).toEqual(none.parcels.map((p) => p.id))
+    // only the box that leaves some parcel's box out searched the index
+    expect(searches).toBe(1)
+  })
 })

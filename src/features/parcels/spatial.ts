@@ -137,9 +137,11 @@ export function within(s: ParcelStore, box: BBox, afterId: number, pageSize: num
 
 /**
  * The current version of each LPI (the one `/parcels/{lpi}` lists first: lookups.ts), by id
- * after `afterId`: those meeting the box, or every one when `box` is null (then read in id order
- * straight from the flags, no index search: a page costs its own rows, wherever it starts). An
- * LPI appears once, so its LPI names the parcel (the OGC API collection's feature id).
+ * after `afterId`: those meeting the box, or every one when `box` is null or holds every parcel
+ * (a GIS client zoomed out to the whole country). Then they are read in id order straight from
+ * the flags, no index search: a page costs its own rows, wherever it starts; a box that holds
+ * only some parcels costs an index search and a sort of its hits per page. An LPI appears once,
+ * so its LPI names the parcel (the OGC API collection's feature id).
  */
 export function currentVersions(
   s: ParcelStore,
@@ -148,8 +150,10 @@ export function currentVersions(
   pageSize: number,
   f: Filter,
 ): ParcelPage {
-  const ids = box === null ? idsAfter(s, afterId, f) : idsInBox(s, box, afterId, f)
-  return pageOf(s, ids, box, afterId, pageSize, (r) => currentRow(s, r.lpi, f)?.id === r.id)
+  const i = s.index
+  const every = box === null || (box.minX <= i.minX && box.minY <= i.minY && box.maxX >= i.maxX && box.maxY >= i.maxY)
+  const ids = every ? idsAfter(s, afterId, f) : idsInBox(s, box, afterId, f)
+  return pageOf(s, ids, every ? null : box, afterId, pageSize, (r) => currentRow(s, r.lpi, f)?.id === r.id)
 }
 
 const keepEvery = () => true
