@@ -58,5 +58,6 @@ export function encumbranceCollection(guards: readonly RouteGuard[], service: En
     },
     notFound: (id) =>
       new ApiError('EncumbranceNotFound', `no current encumbrance has the encumbrance_uid ${id.slice(0, 64)}`),
+    codes: { notFound: 'EncumbranceNotFound', unavailable: 'EncumbranceDataUnavailable' },
   }
 }

@@ -48,5 +48,6 @@ export function parcelCollection({ guards, service }: ParcelRoutes): OgcCollecti
       return record ? parcelFeature(s, record) : null
     },
     notFound: (id) => notFound(`the LPI ${id.slice(0, 64)}`),
+    codes: { notFound: 'ParcelNotFound', unavailable: 'ParcelDataUnavailable' },
   }
 }

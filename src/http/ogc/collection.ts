@@ -11,7 +11,7 @@
 import type { Context } from 'hono'
 import type { BBox } from '../../geo/polygon.js'
 import type { AppEnv, RouteGuard } from '../env.js'
-import type { ApiError } from '../errors.js'
+import type { ApiError, ErrorCode } from '../errors.js'
 import type { Feature } from '../geojson.js'
 
 /** What a page of items is asked for: the box (null: everywhere), the page size, the cursor of `next`. */
@@ -48,4 +48,6 @@ export interface OgcCollection {
   item(c: Context<AppEnv>, id: string): Feature | null
   /** The 404 of an id that names no feature (the feature's own code: `ParcelNotFound`…). */
   notFound(id: string): ApiError
+  /** The codes of that 404 and of the 503 when the build lacks the domain, for the OpenAPI document. */
+  readonly codes: { readonly notFound: ErrorCode; readonly unavailable: ErrorCode }
 }

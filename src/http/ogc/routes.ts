@@ -46,17 +46,17 @@ const JSON_TYPE = 'application/json'
 /** The OpenAPI document's media type (it is OpenAPI 3.1: the facade claims no oas30 conformance). */
 const OPENAPI_TYPE = 'application/vnd.oai.openapi+json;version=3.1'
 
-const UNAVAILABLE = {
-  description: 'ParcelDataUnavailable or EncumbranceDataUnavailable: the dataset lacks the collection’s domain.',
-  schema: ErrorBodySchema,
-}
-
 type Link = { href: string; rel: string; type?: string; title?: string }
 
 export function registerOgcRoutes(router: ApiRouter, collections: readonly OgcCollection[]): void {
   const trusted = router.trustedProxies
   const byId = new Map(collections.map((col) => [col.id, col]))
   const names = collections.map((col) => col.id).join(', ')
+  const codes = (which: 'notFound' | 'unavailable') => collections.map((col) => col.codes[which]).join(', ')
+  const UNAVAILABLE = {
+    description: `${codes('unavailable')}: the dataset lacks the collection’s domain.`,
+    schema: ErrorBodySchema,
+  }
   /** The facade's absolute root, as the client reached it. */
   const rootOf = (c: Context<AppEnv>) => `${requestOrigin(c, trusted)}${router.basePath}${OGC_ROOT}`
   /** The collection of the path, once the key passes its guards; 404 when there is none. */
@@ -219,7 +219,7 @@ export function registerOgcRoutes(router: ApiRouter, collections: readonly OgcCo
         404: {
           description:
             `CollectionNotFound (the collections are ${names}), or the collection's own code for an id that ` +
-            'names none of its features: ParcelNotFound, EncumbranceNotFound.',
+            `names none of its features: ${codes('notFound')}.`,
           schema: ErrorBodySchema,
         },
         503: UNAVAILABLE,
