@@ -16,11 +16,12 @@ import { MAX_BODY_BYTES } from './http/body-limit.js'
 import { fixedJson } from './http/fixed-document.js'
 import { frontDoor, type Answer, type Answerer } from './http/front-door.js'
 import { ApiRouter } from './http/openapi.js'
+import { registerOgcRoutes } from './http/ogc/routes.js'
 import { PrefixRouter } from './http/prefix-router.js'
 import { requestHeader } from './http/request-header.js'
-import { registerEncumbranceRoutes } from './features/encumbrances/routes.js'
+import { encumbranceOgcCollection, registerEncumbranceRoutes } from './features/encumbrances/routes.js'
 import { registerJurisdictionRoutes } from './features/jurisdiction/routes.js'
-import { registerParcelRoutes } from './features/parcels/routes.js'
+import { parcelOgcCollection, registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
 import { mountMap } from './features/map/routes.js'
 import {
@@ -236,6 +237,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerParcelRoutes(router, (c) => servicesOf(c).parcels)
   registerEncumbranceRoutes(router, (c) => servicesOf(c).encumbrances)
   registerJurisdictionRoutes(router, (c) => servicesOf(c).jurisdiction)
+  // the OGC API - Features view of the lists that page through everything (docs/api.md)
+  registerOgcRoutes(router, [
+    parcelOgcCollection((c) => servicesOf(c).parcels),
+    encumbranceOgcCollection((c) => servicesOf(c).encumbrances),
+  ])
   deps.routes?.(router)
 
   return app

@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   EncumbranceNotFound: 404,
   NoJurisdictionAtPoint: 404,
   BoundaryNotFound: 404,
+  CollectionNotFound: 404,
   MethodNotAllowed: 405,
   RequestTimeout: 408,
   PayloadTooLarge: 413,

@@ -228,12 +228,15 @@ export interface PageLink {
 }
 
 /**
- * The links of a GeoJSON page: `self`, and `next` when `next` (the envelope's `next_cursor`) is
- * given. Each is the request's absolute URL (its origin as the client used it, request-origin.ts)
- * with its parameters as sent, `format=geojson` (whether `format` or `Accept` chose the form: a
- * GIS tool following the link sends neither reliably) and, for `next`, `cursor` set to it.
+ * The request's absolute URL (its origin as the client used it, request-origin.ts): its path,
+ * its parameters as sent less those named in `drop`, then `add` (each `name=value`, encoded).
  */
-export function pageLinks(c: Context, trusted: ReadonlySet<string>, next: unknown): PageLink[] {
+export function requestUrlWith(
+  c: Context,
+  trusted: ReadonlySet<string>,
+  drop: readonly string[],
+  add: readonly string[],
+): string {
   const url = c.req.url
   const q = url.indexOf('?')
   const start = url.indexOf('/', url.indexOf(':') + 3)
@@ -242,13 +245,41 @@ export function pageLinks(c: Context, trusted: ReadonlySet<string>, next: unknow
   if (q >= 0)
     for (const part of url.slice(q + 1).split('&')) {
       const name = part.slice(0, part.indexOf('=') < 0 ? undefined : part.indexOf('='))
-      if (part !== '' && name !== 'format' && name !== 'cursor') kept.push(part)
+      if (part !== '' && !drop.includes(name)) kept.push(part)
     }
-  const base = `${requestOrigin(c, trusted)}${path}?${[...kept, 'format=geojson'].join('&')}`
-  const cursor = /(?:^|&)cursor=([^&]*)/.exec(q < 0 ? '' : url.slice(q + 1))
-  const links: PageLink[] = [{ rel: 'self', href: cursor ? `${base}&cursor=${cursor[1]}` : base, type: GEOJSON_TYPE }]
+  kept.push(...add)
+  return `${requestOrigin(c, trusted)}${path}${kept.length ? `?${kept.join('&')}` : ''}`
+}
+
+/** The value of `cursor` in the request's query as sent (still encoded), or undefined. */
+function sentCursor(c: Context): string | undefined {
+  const url = c.req.url
+  const q = url.indexOf('?')
+  return q < 0 ? undefined : /(?:^|&)cursor=([^&]*)/.exec(url.slice(q + 1))?.[1]
+}
+
+/**
+ * The links of a GeoJSON page: `self`, and `next` when `next` (the envelope's `next_cursor`) is
+ * given. Each is the request's absolute URL (requestUrlWith) with its parameters as sent,
+ * `format=geojson` (whether `format` or `Accept` chose the form: a GIS tool following the link
+ * sends neither reliably) and, for `next`, `cursor` set to it.
+ */
+export function pageLinks(c: Context, trusted: ReadonlySet<string>, next: unknown): PageLink[] {
+  const drop = ['format', 'cursor']
+  const cursor = sentCursor(c)
+  const self = requestUrlWith(
+    c,
+    trusted,
+    drop,
+    cursor === undefined ? ['format=geojson'] : ['format=geojson', `cursor=${cursor}`],
+  )
+  const links: PageLink[] = [{ rel: 'self', href: self, type: GEOJSON_TYPE }]
   if (next !== undefined && next !== null)
-    links.push({ rel: 'next', href: `${base}&cursor=${encodeURIComponent(String(next))}`, type: GEOJSON_TYPE })
+    links.push({
+      rel: 'next',
+      href: requestUrlWith(c, trusted, drop, ['format=geojson', `cursor=${encodeURIComponent(String(next))}`]),
+      type: GEOJSON_TYPE,
+    })
   return links
 }
 

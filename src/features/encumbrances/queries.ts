@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { EncumbranceClass } from '../../data/encumbrance-format.js'
+import { FLAG_NOT_CURRENT, type EncumbranceClass } from '../../data/encumbrance-format.js'
 import type { MultiPolygon } from '../../data/geometry-blob.js'
 import type { OpenDataset } from '../../data/open-dataset.js'
 import type { Lines } from '../../geo/lines.js'
@@ -127,6 +127,18 @@ export class EncumbranceQueries {
 
   coverage(): CoverageRow[] {
     return coverage(this.store)
+  }
+
+  private current: number | undefined
+
+  /** How many records are current (what /search lists with no filter): counted once, from the flags. */
+  currentCount(): number {
+    if (this.current === undefined) {
+      let n = 0
+      for (const f of this.store.flags) if (!(f & FLAG_NOT_CURRENT)) n++
+      this.current = n
+    }
+    return this.current
   }
 
   // ---- spatial

@@ -7,8 +7,10 @@
  * @module
  */
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
+import type { OgcCollection } from '../../http/ogc/collection.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { requireService, type Service } from '../../http/service-guard.js'
+import { encumbranceCollection } from './ogc.js'
 import type { EncumbranceQueries } from './queries.js'
 import { registerAtRoute } from './routes/at.js'
 import { registerBatchRoute } from './routes/batch.js'
@@ -22,12 +24,7 @@ import { registerEncumbranceTileRoutes } from './routes/tiles.js'
 import { registerWithinRoute } from './routes/within.js'
 
 export function registerEncumbranceRoutes(router: ApiRouter, queries: Service<EncumbranceQueries | null>): void {
-  const guards = [requireProduct('encumbrance'), requireCountry('SOUTH_AFRICA')]
-  const service = requireService(
-    queries,
-    'EncumbranceDataUnavailable',
-    'the encumbrance dataset is not installed on this deployment',
-  )
+  const { guards, service } = encumbranceRoutesOf(queries)
   registerParcelRoutes(router, guards, service)
   registerAtRoute(router, guards, service)
   registerWithinRoute(router, guards, service)
@@ -38,4 +35,21 @@ export function registerEncumbranceRoutes(router: ApiRouter, queries: Service<En
   registerHeatmapRoute(router, guards, service)
   registerEncumbranceTileRoutes(router, guards, service)
   registerDetailRoute(router, guards, service)
+}
+
+/** The encumbrances as an OGC API - Features collection (ogc.ts), behind the same guards as the routes. */
+export function encumbranceOgcCollection(queries: Service<EncumbranceQueries | null>): OgcCollection {
+  const { guards, service } = encumbranceRoutesOf(queries)
+  return encumbranceCollection(guards, service)
+}
+
+function encumbranceRoutesOf(queries: Service<EncumbranceQueries | null>) {
+  return {
+    guards: [requireProduct('encumbrance'), requireCountry('SOUTH_AFRICA')],
+    service: requireService(
+      queries,
+      'EncumbranceDataUnavailable',
+      'the encumbrance dataset is not installed on this deployment',
+    ),
+  }
 }

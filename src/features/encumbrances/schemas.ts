@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { EASE_TYPES, ENCUMBRANCE_CLASSES, RECORD_STATUSES } from '../../data/encumbrance-format.js'
 import { LPI_PATTERN } from '../../data/parcels-format.js'
-import { boundedFloatParam, intParam, LpiParam, nameListParam, ProvinceParam } from '../../http/params.js'
-import type { BBox } from '../../geo/polygon.js'
+import { bboxParam, boundedFloatParam, intParam, LpiParam, nameListParam, ProvinceParam } from '../../http/params.js'
 import { IntersectGeometrySchema } from './geometry-input.js'
 
 export const BATCH_MAX = 500
@@ -20,35 +19,6 @@ export function classesParam(name: string) {
     example: 'servitude_area,servitude_line',
     description: `Comma list of classes (${CLASS_LIST}), case-insensitive. Default: all.`,
   })
-}
-
-/** `minlon,minlat,maxlon,maxlat`: four numbers in range, min below max; `maxSpan` bounds each side. */
-export function bboxParam(name: string, maxSpan = Infinity) {
-  return z
-    .string({ error: (iss) => (iss.input === undefined ? `${name} is required` : `${name} must be text`) })
-    .transform((s, ctx): BBox => {
-      const parts = s.split(',').map((p) => p.trim())
-      const nums = parts.map((p) => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(p) ? Number(p) : Number.NaN))
-      const fail = (message: string) => {
-        ctx.addIssue({ code: 'custom', message })
-        return z.NEVER
-      }
-      if (parts.length !== 4 || nums.some((n) => !Number.isFinite(n)))
-        return fail(`${name} must be four numbers minlon,minlat,maxlon,maxlat`)
-      const [minX, minY, maxX, maxY] = nums
-      if (minX < -180 || maxX > 180 || minY < -90 || maxY > 90)
-        return fail(`${name} longitudes must be within -180..180 and latitudes within -90..90`)
-      if (minX >= maxX || minY >= maxY)
-        return fail(`${name} minimums must be below maximums (minlon,minlat,maxlon,maxlat)`)
-      if (maxX - minX > maxSpan || maxY - minY > maxSpan)
-        return fail(`${name} sides must be at most ${maxSpan}° (use /search with bbox, or /heatmap, for wider areas)`)
-      return { minX, minY, maxX, maxY }
-    })
-    .openapi({
-      type: 'string',
-      example: '28.03,-26.21,28.06,-26.19',
-      description: `minlon,minlat,maxlon,maxlat in WGS84 degrees${Number.isFinite(maxSpan) ? `; each side at most ${maxSpan}°` : ''}.`,
-    })
 }
 
 const cursorParam = intParam('cursor', 0, Number.MAX_SAFE_INTEGER, 0).openapi({

@@ -13,14 +13,24 @@ import type { Filter } from './filter.js'
 import { currentRow, geometryOfLpi, recordsOfLpi, recordsOfSourceKey } from './lookups.js'
 import { recordsOf, toRecord, writeRecordOrNull, type ParcelRecord, type Row } from './records.js'
 import { beacons, generalPlans, neighbours } from './relations.js'
-import { FoundRows, firstRowAt, nearest, rowsAt, withinRows, type FoundParcels } from './spatial.js'
+import {
+  FoundRows,
+  currentVersions,
+  firstRowAt,
+  nearest,
+  rowsAt,
+  within,
+  type FoundParcels,
+  type ParcelPage,
+} from './spatial.js'
 import { ParcelStore } from './store.js'
 import type { TileSource } from '../../http/tile-source.js'
+import { boundsOf } from '../../http/tilejson.js'
 import { parcelTileBytes, parcelTiles, type ParcelLayer } from './tiles.js'
 
 export type { Filter } from './filter.js'
 export type { ParcelRecord } from './records.js'
-export type { FoundParcels } from './spatial.js'
+export type { FoundParcels, ParcelPage } from './spatial.js'
 
 /** Parcel lookups over one open dataset; statements prepared once. */
 export function createParcelQueries(ds: OpenDataset): ParcelQueries {
@@ -90,14 +100,18 @@ export class ParcelQueries {
   }
 
   /** Parcels intersecting the box, by id, after `afterId`; `more` says whether another page exists. */
-  within(
-    box: BBox,
-    afterId: number,
-    pageSize: number,
-    f: Filter,
-  ): { parcels: ParcelRecord[]; lastId: number; more: boolean } {
-    const page = withinRows(this.store, box, afterId, pageSize, f)
-    return { parcels: recordsOf(page.rows, this.store.version), lastId: page.lastId, more: page.more }
+  within(box: BBox, afterId: number, pageSize: number, f: Filter): ParcelPage {
+    return within(this.store, box, afterId, pageSize, f)
+  }
+
+  /** The current version of each LPI meeting the box (every LPI when null), by id after `afterId`. */
+  currentVersions(box: BBox | null, afterId: number, pageSize: number, f: Filter): ParcelPage {
+    return currentVersions(this.store, box, afterId, pageSize, f)
+  }
+
+  /** The box of every parcel (west, south, east, north); null when there is none. */
+  extent(): [number, number, number, number] | null {
+    return boundsOf([this.store.index])
   }
 
   coverage() {

@@ -3,8 +3,10 @@
  * order the OpenAPI document lists them and Hono matches them (`/parcels/{lpi}` last).
  */
 import { requireCountry, requireProduct } from '../../auth/middleware.js'
+import type { OgcCollection } from '../../http/ogc/collection.js'
 import type { ApiRouter } from '../../http/openapi.js'
 import { requireService, type Service } from '../../http/service-guard.js'
+import { parcelCollection } from './ogc.js'
 import type { ParcelQueries } from './queries.js'
 import { registerAtRoute } from './routes/at.js'
 import { registerBatchRoute } from './routes/batch.js'
@@ -18,10 +20,7 @@ import { registerWithinRoute } from './routes/within.js'
 
 /** The parcel cadastre service (docs/api.md "Parcel cadastre (spec 001)"): South Africa only, `parcels` product. */
 export function registerParcelRoutes(router: ApiRouter, queries: Service<ParcelQueries | null>): void {
-  const routes: ParcelRoutes = {
-    guards: [requireProduct('parcels'), requireCountry('SOUTH_AFRICA')],
-    service: requireService(queries, 'ParcelDataUnavailable', 'the parcel dataset is not installed on this deployment'),
-  }
+  const routes = parcelRoutesOf(queries)
   registerAtRoute(router, routes)
   registerWithinRoute(router, routes)
   registerCoverageRoute(router, routes)
@@ -31,4 +30,16 @@ export function registerParcelRoutes(router: ApiRouter, queries: Service<ParcelQ
   registerRelationRoutes(router, routes)
   registerParcelTileRoutes(router, routes)
   registerByLpiRoute(router, routes)
+}
+
+/** The parcels as an OGC API - Features collection (ogc.ts), behind the same guards as the routes. */
+export function parcelOgcCollection(queries: Service<ParcelQueries | null>): OgcCollection {
+  return parcelCollection(parcelRoutesOf(queries))
+}
+
+function parcelRoutesOf(queries: Service<ParcelQueries | null>): ParcelRoutes {
+  return {
+    guards: [requireProduct('parcels'), requireCountry('SOUTH_AFRICA')],
+    service: requireService(queries, 'ParcelDataUnavailable', 'the parcel dataset is not installed on this deployment'),
+  }
 }

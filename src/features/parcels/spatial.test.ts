@@ -3,7 +3,8 @@ import { openDataset } from '../../data/open-dataset.js'
 import { metresPerDegree } from '../../geo/geodesic.js'
 import { Random } from '../../../build-index/synth/random.js'
 import { bboxOf, intersectsBox, type BBox } from '../../geo/polygon.js'
-import { nearest, withinRows } from './spatial.js'
+import { currentRow } from './lookups.js'
+import { currentVersions, nearest, within } from './spatial.js'
 import { ParcelStore } from './store.js'
 
 /**
@@ -54,6 +55,78 @@ describe('nearest parcel: bounded reach', () => {
 })
 
 /**
+ * The OGC API collection's listing (ogc.ts): one Feature per LPI, so one version per LPI, the
+ * one /parcels/{lpi} lists first; without a box, read by id from the flags, a page reading its
+ * own rows only.
+ */
+describe('current versions: one per LPI, paged by id', () => {
+  const ds = openDataset(inject('datasetDir'))
+  afterAll(() => ds.close())
+  const store = new ParcelStore(ds)
+  // with every status shown, an LPI with a historic version has two visible versions
+  const all = { all: true } as const
+  const everywhere = { minX: -180, minY: -90, maxX: 180, maxY: 90 }
+
+  it('lists each LPI once, its current version, where /within lists every version', () => {
+    const every = within(store, everywhere, 0, 1e6, all).parcels
+    const current = currentVersions(store, null, 0, 1e6, all)
+    expect(current.more).toBe(false)
+    const lpis = new Set(every.map((p) => p.lpi))
+    expect(every.length).toBeGreaterThan(lpis.size)
+    expect(current.parcels.map((p) => p.lpi).sort()).toEqual([...lpis].sort())
+    for (const p of current.parcels) expect(p.id).toBe(currentRow(store, p.lpi, all)!.id)
+    // by id, as /within
+    const ids = current.parcels.map((p) => p.id)
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    // in a box: those of the box only, the same versions
+    const box = { minX: 17.0005, minY: -34.9095, maxX: 17.0045, maxY: -34.9025 }
+    const inBox = currentVersions(store, box, 0, 1e6, all).parcels
+    const boxLpis = new Set(within(store, box, 0, 1e6, all).parcels.map((p) => p.lpi))
+    expect(inBox.map((p) => p.lpi).sort()).toEqual([...boxLpis].sort())
+    expect(inBox.every((p) => p.id === currentRow(store, p.lpi, all)!.id)).toBe(true)
+  })
+
+  it('pages by id: the pages join into the whole list, each reading only its own rows', () => {
+    const whole = currentVersions(store, null, 0, 1e6, { all: false }).parcels
+    const rowOf = store.rowOf.bind(store)
+    let reads = 0
+    store.rowOf = (id: number) => {
+      reads++
+      return rowOf(id)
+    }
+    const joined = []
+    let after = 0
+    for (;;) {
+      reads = 0
+      const page = currentVersions(store, null, after, 50, { all: false })
+      // the page's rows, plus the one that shows another page (no LPI has two current versions)
+      expect(reads).toBeLessThanOrEqual(50 + 1)
+      joined.push(...page.parcels)
+      if (!page.more) break
+      after = page.lastId
+    }
+    store.rowOf = rowOf
+    expect(joined.map((p) => p.id)).toEqual(whole.map((p) => p.id))
+  })
+
+  it('reads a box that holds every parcel as no box: the same pages, no index search', () => {
+    const search = store.index.search.bind(store.index)
+    let searches = 0
+    store.index.search = (...args: Parameters<typeof search>) => {
+      searches++
+      return search(...args)
+    }
+    const none = currentVersions(store, null, 0, 1e6, { all: false })
+    const world = currentVersions(store, everywhere, 0, 1e6, { all: false })
+    currentVersions(store, { ...everywhere, maxX: store.index.maxX - 1e-3 }, 0, 1e6, { all: false })
+    store.index.search = search
+    expect(world.parcels.map((p) => p.id)).toEqual(none.parcels.map((p) => p.id))
+    // only the box that leaves some parcel's box out searched the index
+    expect(searches).toBe(1)
+  })
+})
+
+/**
  * The box lookup reads no geometry for a parcel whose index box lies inside the query box and
  * tests the others on their encoded geometry: its pages must be those of a plain scan that
  * decodes every candidate and asks intersectsBox.
@@ -87,8 +160,8 @@ describe('parcels within a box', () => {
       const got: number[] = []
       let after = 0
       for (;;) {
-        const page = withinRows(store, box, after, 7, all)
-        got.push(...page.rows.map((r) => r.id))
+        const page = within(store, box, after, 7, all)
+        got.push(...page.parcels.map((p) => p.id))
         if (!page.more) break
         after = page.lastId
       }

@@ -8,7 +8,8 @@ import { beyondReach, degreesAround, metresPerDegree } from '../../geo/geodesic.
 import { bboxOf, distanceToPointM, type BBox } from '../../geo/polygon.js'
 import { round } from '../../geo/round.js'
 import type { JsonBytes } from '../../http/json-bytes.js'
-import { accept, type Filter } from './filter.js'
+import { accept, passes, type Filter } from './filter.js'
+import { currentRow } from './lookups.js'
 import { mostSpecificFirst, specificityOf } from './order.js'
 import { toRecord, writeRecord, type ParcelRecord, type Row } from './records.js'
 import type { ParcelStore } from './store.js'
@@ -122,9 +123,9 @@ function tieBreak(s: ParcelStore, a: number, b: number): number {
   return SPECIFICITY[ra.parcel_type] - SPECIFICITY[rb.parcel_type] || a - b
 }
 
-/** One page of a box lookup: rows by id, after the previous page's last id. */
-export interface WithinPage {
-  rows: Row[]
+/** A page of parcels by id: the records, the last id served, whether another page exists. */
+export interface ParcelPage {
+  parcels: ParcelRecord[]
   lastId: number
   more: boolean
 }
@@ -138,7 +139,43 @@ export interface WithinPage {
  * township box's erven are the first kind, and the farms and portions around them, which have
  * the most vertices, are never decoded.
  */
-export function withinRows(s: ParcelStore, box: BBox, afterId: number, pageSize: number, f: Filter): WithinPage {
+export function within(s: ParcelStore, box: BBox, afterId: number, pageSize: number, f: Filter): ParcelPage {
+  const hits = boxHits(s, box, afterId, f)
+  return pageOf(s, hits.ids, meetsBox(s, box, hits.inside), afterId, pageSize, keepEvery)
+}
+
+/**
+ * The current version of each LPI (the one `/parcels/{lpi}` lists first: lookups.ts), by id
+ * after `afterId`: those meeting the box, or every one when `box` is null or holds every parcel
+ * (a GIS client zoomed out to the whole country). Then they are read in id order straight from
+ * the flags, no index search: a page costs its own rows, wherever it starts; a box that holds
+ * only some parcels costs an index search and a sort of its hits per page. An LPI appears once,
+ * so its LPI names the parcel (the OGC API collection's feature id).
+ */
+export function currentVersions(
+  s: ParcelStore,
+  box: BBox | null,
+  afterId: number,
+  pageSize: number,
+  f: Filter,
+): ParcelPage {
+  const i = s.index
+  const every = box === null || (box.minX <= i.minX && box.minY <= i.minY && box.maxX >= i.maxX && box.maxY >= i.maxY)
+  const current = (r: Row) => currentRow(s, r.lpi, f)?.id === r.id
+  if (every) return pageOf(s, idsAfter(s, afterId, f), meetsAny, afterId, pageSize, current)
+  const hits = boxHits(s, box, afterId, f)
+  return pageOf(s, hits.ids, meetsBox(s, box, hits.inside), afterId, pageSize, current)
+}
+
+const keepEvery = () => true
+const meetsAny = () => true
+
+/**
+ * Ids of the parcels whose index box meets `box`, passing the filter, after `afterId`,
+ * ascending; and those whose index box lies inside `box` (Flatbush hands each item's box to the
+ * filter), which meet it whatever their shape.
+ */
+function boxHits(s: ParcelStore, box: BBox, afterId: number, f: Filter): { ids: number[]; inside: Set<number> } {
   const pass = accept(s.flags, f)
   const inside = new Set<number>()
   const ids: number[] = []
@@ -148,14 +185,41 @@ export function withinRows(s: ParcelStore, box: BBox, afterId: number, pageSize:
     if (x0 >= box.minX && y0 >= box.minY && x1 <= box.maxX && y1 <= box.maxY) inside.add(i + 1)
     return false
   })
-  ids.sort((a, b) => a - b)
-  const rows: Row[] = []
+  return { ids: ids.sort((a, b) => a - b), inside }
+}
+
+/** Whether parcel `id`'s boundary meets `box`: at once for those `inside` it, else on its encoded geometry. */
+function meetsBox(s: ParcelStore, box: BBox, inside: Set<number>): (id: number) => boolean {
+  return (id) => inside.has(id) || intersectsBoxEncoded(s.st.geom.get(id) as Buffer, box)
+}
+
+/** Ids of every parcel passing the filter after `afterId`, ascending, read as needed. */
+function* idsAfter(s: ParcelStore, afterId: number, f: Filter): Generator<number> {
+  for (let id = afterId + 1; id <= s.index.numItems; id++) if (passes(s.flags, f, id - 1)) yield id
+}
+
+/**
+ * The first `pageSize` of `ids` whose boundary `meets` the query and whose row `keep`s, as
+ * records; one more found means another page.
+ */
+function pageOf(
+  s: ParcelStore,
+  ids: Iterable<number>,
+  meets: (id: number) => boolean,
+  afterId: number,
+  pageSize: number,
+  keep: (r: Row) => boolean,
+): ParcelPage {
+  const parcels: ParcelRecord[] = []
   let lastId = afterId
   for (const id of ids) {
-    if (!inside.has(id) && !intersectsBoxEncoded(s.st.geom.get(id) as Buffer, box)) continue
-    if (rows.length === pageSize) return { rows, lastId, more: true }
-    rows.push(s.rowOf(id))
+    if (!meets(id)) continue
+    // the row is read before the page is known to be full only when `keep` needs it
+    const row = keep === keepEvery ? null : s.rowOf(id)
+    if (row !== null && !keep(row)) continue
+    if (parcels.length === pageSize) return { parcels, lastId, more: true }
+    parcels.push(toRecord(row ?? s.rowOf(id), s.version))
     lastId = id
   }
-  return { rows, lastId, more: false }
+  return { parcels, lastId, more: false }
 }

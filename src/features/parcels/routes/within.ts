@@ -51,11 +51,15 @@ function parcelsWithin(c: Context<AppEnv>, s: ParcelQueries, query: z.infer<type
   return isGeoJson(c) ? parcelsGeoJson(c, s, body, page.parcels) : json(c, body)
 }
 
-/** Opaque /within cursor: the last id served, bound to the dataset, box and filter it was issued for. */
-function encodeCursor(state: { v: string; q: string; after: number }): string {
+/**
+ * Opaque cursor of a paged parcel list (/within, the OGC API collection): the last id served,
+ * bound to the dataset and to the query it was issued for (`q`: its box and filter).
+ */
+export function encodeCursor(state: { v: string; q: string; after: number }): string {
   return Buffer.from(JSON.stringify(state)).toString('base64url')
 }
-function decodeCursor(cursor: string, v: string, q: string): number {
+/** The last id a cursor names; a ValidationError naming `cursor` when it is not one issued for this query. */
+export function decodeCursor(cursor: string, v: string, q: string): number {
   let state: unknown
   try {
     state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
