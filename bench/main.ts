@@ -3,7 +3,8 @@
  *
  * Generates and builds `bench/.work/<scale>/` when absent (reused otherwise), runs the suites in
  * bench/suites/ over it, and rewrites bench/RESULTS.md, bench/results.json and the charts.
- * Exits non-zero when a check fails (strategies disagree, an HTTP error), never for speed.
+ * Exits non-zero when a check fails (strategies disagree, an HTTP error, a soak verdict), never for speed
+ * alone.
  *
  * Internal modes, used by the bench itself: `__build SOURCE OUT [REUSE]` (the measured dataset build)
  * and `__hello PORT WORKERS [ANSWERS]` (the hello-world floor, or the same-bytes floor).
@@ -28,7 +29,8 @@ const SCALES = ['tiny', 'sample', 'national'] as const
 const BENCH_CLI: CommandSpec = {
   name: 'bench',
   summary: 'Benchmark queries and HTTP over a built dataset; rewrite bench/RESULTS.md.',
-  description: 'Exits non-zero when a check fails (strategies disagree, an HTTP error), never for speed.',
+  description:
+    'Exits non-zero when a check fails (strategies disagree, an HTTP error, a soak verdict), never for speed alone.',
   options: {
     scale: {
       type: 'string',

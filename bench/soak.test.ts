@@ -49,6 +49,7 @@ it('npm run bench --only soak paces the whole mix and records errors, latency an
       expect(w.p99Ms).toBeGreaterThanOrEqual(w.p50Ms)
       for (const v of [...w.rssMb, ...w.anonMb]) expect(v).toBeGreaterThan(0)
       expect(w.heapMinMb).toBeGreaterThan(0)
+      expect(w.liveHeapMb).toBeGreaterThan(0)
     }
     expect(d.verdict).toEqual(soakVerdict(d.windows, roles))
     // the run fails exactly when the verdict does, and for no other reason

@@ -42,9 +42,9 @@ const MAX_IN_FLIGHT = 5_000
 /** Memory samples per window. */
 const SAMPLES_PER_WINDOW = 6
 
-/** The workers' heap used, summed, from a metrics scrape (`nodejs_heap_size_used_bytes`); null when absent. */
-export function heapUsed(metricsText: string): number | null {
-  const line = metricsText.split('\n').find((l) => l.startsWith('nodejs_heap_size_used_bytes '))
+/** A gauge's value in a metrics scrape (an unlabelled `name value` line); null when absent. */
+export function gauge(metricsText: string, name: string): number | null {
+  const line = metricsText.split('\n').find((l) => l.startsWith(`${name} `))
   const v = line ? Number(line.split(' ').at(-1)) : NaN
   return Number.isFinite(v) ? v : null
 }
@@ -84,13 +84,18 @@ async function run(ctx: SuiteContext): Promise<SoakData> {
       const sample = async () => {
         const atMs = performance.now() - t0
         const processes = p.rss()
-        let heapBytes: number | null = null
+        let text = ''
         try {
-          heapBytes = heapUsed(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())
+          text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
         } catch {
           // counted as not sampled
         }
-        samples.push({ atMs, processes, heapBytes })
+        samples.push({
+          atMs,
+          processes,
+          heapBytes: gauge(text, 'nodejs_heap_size_used_bytes'),
+          liveHeapBytes: gauge(text, 'landdata_heap_after_major_gc_bytes'),
+        })
       }
       const pending: Promise<void>[] = []
       let timer: NodeJS.Timeout | undefined
@@ -120,7 +125,7 @@ async function run(ctx: SuiteContext): Promise<SoakData> {
       for (const w of windows)
         ctx.log(
           `soak: window ${w.index + 1}: ${w.requests} requests, ${w.errors} errors, p50 ${fmt(w.p50Ms, 2)} ms, ` +
-            `p99 ${fmt(w.p99Ms, 2)} ms, RSS ${w.rssMb.map((v) => fmt(v, 0)).join('/')} MB, heap ${fmt(w.heapMinMb, 1)} MB`,
+            `p99 ${fmt(w.p99Ms, 2)} ms, RSS ${w.rssMb.map((v) => fmt(v, 0)).join('/')} MB, live heap ${fmt(w.liveHeapMb, 1)} MB`,
         )
       ctx.log(`soak: ${verdictLine(verdict)}`)
       if (!verdict.pass) ctx.fail(`soak: ${verdict.reasons.join('; ')}`)

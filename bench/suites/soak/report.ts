@@ -15,7 +15,7 @@ import { WEIGHTS } from './mix.js'
 export const LIMITS = {
   /** p99 of the last window at most this times the first window's */
   p99Ratio: 1.5,
-  /** private memory (RssAnon) of each process and the workers' heap: growth from window 2 to the last, percent */
+  /** private memory (RssAnon) of each process and the workers' live heap: growth from window 2 to the last, percent */
   growthPct: 10,
 }
 
@@ -25,6 +25,8 @@ export interface MemorySample {
   processes: RssSample[]
   /** `nodejs_heap_size_used_bytes` of the metrics endpoint: the workers' heaps summed; null when the scrape failed */
   heapBytes: number | null
+  /** `landdata_heap_after_major_gc_bytes`: the workers' heaps after their last major collection, summed */
+  liveHeapBytes: number | null
 }
 
 /** One window of the soak. Memory in MB (10^6 bytes); per process in {@link SoakData.processes} order. */
@@ -33,9 +35,11 @@ export interface SoakWindow extends WindowRow {
   rssMb: (number | null)[]
   /** its private part (RssAnon): the heap, buffers, native allocations; not the mapped dataset */
   anonMb: (number | null)[]
-  /** the workers' heap used, least and most over the window's samples (the least is nearest the live set) */
+  /** the workers' heap used, least and most over the window's samples */
   heapMinMb: number | null
   heapMaxMb: number | null
+  /** the workers' live heap (after their last major collection) at the window's last sample */
+  liveHeapMb: number | null
 }
 
 export interface SoakData {
@@ -88,6 +92,7 @@ export function joinWindows(rows: WindowRow[], samples: MemorySample[], windowS:
       anonMb: pids.map((pid) => of(pid, (x) => x.anonBytes)),
       heapMinMb: heaps.length ? Math.min(...heaps) / MB : null,
       heapMaxMb: heaps.length ? Math.max(...heaps) / MB : null,
+      liveHeapMb: last?.liveHeapBytes ? last.liveHeapBytes / MB : null,
     }
   })
 }
@@ -96,8 +101,8 @@ const growth = (from: number | null, to: number | null) => (from && to !== null 
 
 /**
  * Pass when no request failed, the last window's p99 is within {@link LIMITS}.p99Ratio of the
- * first's, and neither any process's private memory nor the workers' heap (its least in the
- * window) grew more than {@link LIMITS}.growthPct from window 2 to the last. Fails otherwise,
+ * first's, and neither any process's private memory nor the workers' live heap (after their
+ * last major collection) grew more than {@link LIMITS}.growthPct from window 2 to the last. Fails otherwise,
  * with every reason; with fewer than 3 windows growth cannot be judged, which fails too.
  */
 export function soakVerdict(windows: SoakWindow[], roles: string[], limits = LIMITS): Verdict {
@@ -131,7 +136,7 @@ export function soakVerdict(windows: SoakWindow[], roles: string[], limits = LIM
     roles.forEach((role, i) => {
       grew(`${role} private memory`, growth(second.anonMb[i], last.anonMb[i]))
     })
-    grew('the workers’ heap', growth(second.heapMinMb, last.heapMinMb))
+    grew('the workers’ live heap', growth(second.liveHeapMb, last.liveHeapMb))
   }
   return { pass: reasons.length === 0, reasons }
 }
@@ -139,7 +144,7 @@ export function soakVerdict(windows: SoakWindow[], roles: string[], limits = LIM
 /** The verdict as one line. */
 export function verdictLine(v: Verdict): string {
   return v.pass
-    ? `**Verdict: pass**: no error, p99 of the last window within ${LIMITS.p99Ratio}x the first's, private memory and heap grew less than ${LIMITS.growthPct} % from window 2 to the last.`
+    ? `**Verdict: pass**: no error, p99 of the last window within ${LIMITS.p99Ratio}x the first's, private memory and live heap grew less than ${LIMITS.growthPct} % from window 2 to the last.`
     : `**Verdict: fail**: ${v.reasons.join('; ')}.`
 }
 
@@ -158,21 +163,22 @@ export function renderSoak(r: SuiteRecord<SoakData>): string {
       `**${fmt(d.rate)} req/s for ${fmt(d.durationS / 60, 1)} min** over a pool of ${d.connections} keep-alive connections ` +
       `(undici; bench/lib/paced.ts): each request is sent when due, whatever the answers before it, and its latency runs from ` +
       `when it was due, so queueing counts (at most ${d.mostInFlight} requests were waiting at once). Memory sampled every ` +
-      `${d.sampleS} s: RSS and its private part (RssAnon) of each process from /proc; the workers' heap used, summed, from ` +
-      '`nodejs_heap_size_used_bytes` of the metrics endpoint, its least over the window (nearest the live set). Mapped dataset ' +
+      `${d.sampleS} s: RSS and its private part (RssAnon) of each process from /proc at the window's end; from the metrics ` +
+      "endpoint, the workers' live heap (`landdata_heap_after_major_gc_bytes`: after their last major collection, summed) " +
+      'at the end and their heap used (`nodejs_heap_size_used_bytes`) least and most over the window. Mapped dataset ' +
       "pages (RSS's file part) grow as more of the dataset is read and are shared with the page cache: the verdict judges the " +
       'private part.',
     '',
     verdictLine(d.verdict),
     '',
-    `| ${windowName(d)} | requests | req/s | errors | p50 ms | p99 ms | max ms | RSS MB (${roles.join(' / ')}) | private MB (${roles.join(' / ')}) | heap MB (least–most) |`,
-    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| ${windowName(d)} | requests | req/s | errors | p50 ms | p99 ms | max ms | RSS MB (${roles.join(' / ')}) | private MB (${roles.join(' / ')}) | live heap MB | heap used MB (least–most) |`,
+    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ]
   for (const w of d.windows)
     lines.push(
       `| ${w.index + 1} | ${w.requests.toLocaleString('en-US')} | ${fmt(w.requests / d.windowS)} | ${w.errors} | ` +
         `${fmt(w.p50Ms, 2)} | ${fmt(w.p99Ms, 2)} | ${fmt(w.maxMs, 1)} | ${w.rssMb.map(mb).join(' / ')} | ` +
-        `${w.anonMb.map(mb).join(' / ')} | ${mb(w.heapMinMb)}–${mb(w.heapMaxMb)} |`,
+        `${w.anonMb.map(mb).join(' / ')} | ${mb(w.liveHeapMb)} | ${mb(w.heapMinMb)}–${mb(w.heapMaxMb)} |`,
     )
   lines.push(
     '',
@@ -218,7 +224,7 @@ export function soakChart(r: SuiteRecord<SoakData>): { file: string; svg: string
           series: [
             ...workers.map((p) => ({ label: `${p.role} RSS`, values: d.windows.map((w) => w.rssMb[p.i]) })),
             ...workers.map((p) => ({ label: `${p.role} private`, values: d.windows.map((w) => w.anonMb[p.i]) })),
-            { label: 'heap (workers, least)', values: d.windows.map((w) => w.heapMinMb) },
+            { label: 'live heap (workers)', values: d.windows.map((w) => w.liveHeapMb) },
           ],
         },
       ],

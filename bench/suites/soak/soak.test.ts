@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { WindowRow } from '../../lib/paced.js'
 import type { RssSample } from '../../lib/servers.js'
 import type { SuiteRecord } from '../../lib/suite.js'
-import { heapUsed } from './index.js'
+import { gauge } from './index.js'
 import { type Kind, mixSequence, pointOf, WEIGHTS } from './mix.js'
 import { joinWindows, type MemorySample, renderSoak, type SoakData, type SoakWindow, soakVerdict } from './report.js'
 
@@ -19,8 +19,9 @@ const win = (index: number, p99Ms: number, anon: number[], heap: number, errors 
   maxMs: p99Ms * 2,
   rssMb: anon.map((a) => a + 100),
   anonMb: anon,
-  heapMinMb: heap,
+  heapMinMb: heap * 0.8,
   heapMaxMb: heap * 1.5,
+  liveHeapMb: heap,
 })
 
 describe('soakVerdict', () => {
@@ -54,7 +55,7 @@ describe('soakVerdict', () => {
     )
     expect(v.reasons).toEqual([
       'worker 2 private memory grew 11.0 % from window 2 to the last (limit 10 %)',
-      'the workers’ heap grew 12.0 % from window 2 to the last (limit 10 %)',
+      'the workers’ live heap grew 12.0 % from window 2 to the last (limit 10 %)',
     ])
   })
 
@@ -62,9 +63,9 @@ describe('soakVerdict', () => {
     expect(soakVerdict(steady.slice(0, 2), ROLES).reasons).toEqual([
       'only 2 window(s): memory growth from window 2 needs 3 or more',
     ])
-    const unsampled = { ...steady[2], heapMinMb: null }
+    const unsampled = { ...steady[2], liveHeapMb: null }
     expect(soakVerdict([steady[0], steady[1], unsampled], ROLES).reasons).toEqual([
-      'the workers’ heap: not sampled in window 2 and the last',
+      'the workers’ live heap: not sampled in window 2 and the last',
     ])
     expect(soakVerdict([], ROLES)).toEqual({ pass: false, reasons: ['no window was measured'] })
   })
@@ -82,6 +83,7 @@ describe('joinWindows', () => {
     atMs,
     processes: [rss(1, 10), rss(2, anon), rss(3, anon + 1)],
     heapBytes: heapMb === null ? null : heapMb * 1e6,
+    liveHeapBytes: heapMb === null ? null : (heapMb - 5) * 1e6,
   })
   const row = (index: number): WindowRow => ({
     index,
@@ -98,25 +100,27 @@ describe('joinWindows', () => {
     const [first, second] = joinWindows([row(0), row(1)], samples, 60, [1, 2, 3])
     expect(first.anonMb).toEqual([10, 72, 73])
     expect(first.rssMb).toEqual([110, 172, 173])
-    expect([first.heapMinMb, first.heapMaxMb]).toEqual([20, 30])
+    expect([first.heapMinMb, first.heapMaxMb, first.liveHeapMb]).toEqual([20, 30, 20])
     expect(second.anonMb).toEqual([10, 90, 91])
-    expect([second.heapMinMb, second.heapMaxMb]).toEqual([40, 40])
+    expect([second.heapMinMb, second.heapMaxMb, second.liveHeapMb]).toEqual([40, 40, 35])
   })
 
   it('leaves a window without samples, a failed scrape or a gone process unmeasured', () => {
     const [a, b] = joinWindows([row(0), row(1)], [sample(1_000, 70, null)], 60, [1, 2, 9])
     expect(a.anonMb).toEqual([10, 70, null])
     expect(a.heapMinMb).toBeNull()
+    expect(a.liveHeapMb).toBeNull()
     expect(b.anonMb).toEqual([null, null, null])
   })
 })
 
-describe('heapUsed', () => {
-  it('reads the summed heap gauge of a scrape', () => {
+describe('gauge', () => {
+  it('reads an unlabelled gauge of a scrape, not one whose name it begins', () => {
     const text =
       '# TYPE nodejs_heap_size_used_bytes gauge\nnodejs_heap_size_used_bytes 123456\nnodejs_heap_size_total_bytes 9'
-    expect(heapUsed(text)).toBe(123456)
-    expect(heapUsed('nodejs_heap_size_total_bytes 9')).toBeNull()
+    expect(gauge(text, 'nodejs_heap_size_used_bytes')).toBe(123456)
+    expect(gauge(text, 'nodejs_heap_size')).toBeNull()
+    expect(gauge('', 'nodejs_heap_size_total_bytes')).toBeNull()
   })
 })
 
@@ -180,7 +184,7 @@ describe('renderSoak', () => {
     const md = renderSoak({ data } as unknown as SuiteRecord<SoakData>)
     expect(md).toContain('**Verdict: pass**')
     expect(md).toContain(
-      '| 2 | 1,000 | 16.7 | 0 | 3.00 | 12.00 | 24.0 | 160 / 200 / 200 | 60.0 / 100 / 100 | 50.0–75.0 |',
+      '| 2 | 1,000 | 16.7 | 0 | 3.00 | 12.00 | 24.0 | 160 / 200 / 200 | 60.0 / 100 / 100 | 50.0 | 40.0–75.0 |',
     )
     expect(md).toContain('| GET /parcels/at | 12 | 500 (2) | 345,600 | 1.00 | 5.00 | 1,400 | 0 |')
     expect(md).toContain('**1,600 req/s for 3.0 min**')
