@@ -121,20 +121,28 @@ function lookups(dir: string, count: number, seed: number) {
     const rnd = new Random(seed >>> 0, 'bench/soak/lookups')
     const lpis: string[] = []
     if (ds.domain('parcels')) {
+      // by random row id (not every LPI read: ten million at national scale)
       const db = ds.sqlite(PARCEL_FILES.sqlite)
-      const all = db.prepare('SELECT lpi FROM parcel WHERE hidden = 0').pluck().all() as string[]
-      for (let k = 0; all.length && k < count; k++) lpis.push(all[rnd.int(0, all.length - 1)])
+      const maxId = (db.prepare('SELECT max(id) FROM parcel').pluck().get() as number | null) ?? 0
+      const published = db.prepare('SELECT lpi FROM parcel WHERE id = ? AND hidden = 0').pluck()
+      for (let tries = 0; maxId && lpis.length < count && tries < count * 20; tries++) {
+        const lpi = published.get(rnd.int(1, maxId)) as string | undefined
+        if (lpi) lpis.push(lpi)
+      }
     }
     const plots: string[] = []
-    const layers = PLOT_COUNTRIES.filter((c) => (ds.domain('plots')?.layers[c]?.rows ?? 0) > 0)
-    for (let k = 0; layers.length && k < count; k++) {
-      const country = layers[k % layers.length]
-      const db = ds.sqlite(PLOT_FILES[country].sqlite)
-      const n = ds.domain('plots')!.layers[country]!.rows
-      const row = db
+    const layers = PLOT_COUNTRIES.flatMap((country) => {
+      const rows = ds.domain('plots')?.layers[country]?.rows ?? 0
+      if (!rows) return []
+      const one = ds
+        .sqlite(PLOT_FILES[country].sqlite)
         .prepare('SELECT p.plot_number, c.name FROM plot p JOIN city c ON c.id = p.city_id WHERE p.id = ?')
         .raw()
-        .get(rnd.int(1, n)) as [string, string] | undefined
+      return [{ country, rows, one }]
+    })
+    for (let k = 0; layers.length && k < count; k++) {
+      const { country, rows, one } = layers[k % layers.length]
+      const row = one.get(rnd.int(1, rows)) as [string, string] | undefined
       if (!row) continue
       const q = new URLSearchParams({ city: row[1], country: PLOT_COUNTRY_ENUM[country] })
       plots.push(`/api/v1/plots/${encodeURIComponent(row[0])}?${q}`)
