@@ -3,7 +3,8 @@
  *
  * Generates and builds `bench/.work/<scale>/` when absent (reused otherwise), runs the suites in
  * bench/suites/ over it, and rewrites bench/RESULTS.md, bench/results.json and the charts.
- * Exits non-zero when a check fails (strategies disagree, an HTTP error), never for speed.
+ * Exits non-zero when a check fails (strategies disagree, an HTTP error, a soak verdict), never for speed
+ * alone.
  *
  * Internal modes, used by the bench itself: `__build SOURCE OUT [REUSE]` (the measured dataset build)
  * and `__hello PORT WORKERS [ANSWERS]` (the hello-world floor, or the same-bytes floor).
@@ -28,7 +29,8 @@ const SCALES = ['tiny', 'sample', 'national'] as const
 const BENCH_CLI: CommandSpec = {
   name: 'bench',
   summary: 'Benchmark queries and HTTP over a built dataset; rewrite bench/RESULTS.md.',
-  description: 'Exits non-zero when a check fails (strategies disagree, an HTTP error), never for speed.',
+  description:
+    'Exits non-zero when a check fails (strategies disagree, an HTTP error, a soak verdict), never for speed alone.',
   options: {
     scale: {
       type: 'string',
@@ -57,7 +59,21 @@ const BENCH_CLI: CommandSpec = {
       default: 'auto',
       description: 'HTTP load generator (auto: wrk when installed)',
     },
-    duration: { type: 'string', value: 'S', description: 'seconds per HTTP load run (default 10, quick 1)' },
+    duration: {
+      type: 'string',
+      value: 'S',
+      description: "seconds per HTTP load run (default 10, quick 1); the soak's maximum probe (default 15, quick 3)",
+    },
+    'soak-minutes': {
+      type: 'string',
+      value: 'M',
+      description: "minutes of the soak's paced run, fractions allowed (default 10, quick 1)",
+    },
+    'soak-window': {
+      type: 'string',
+      value: 'S',
+      description: "seconds per row of the soak's table and chart (default 60, quick 10)",
+    },
     dataset: {
       type: 'string',
       value: 'DIR',
@@ -75,7 +91,11 @@ const BENCH_CLI: CommandSpec = {
     },
     json: { type: 'string', value: 'FILE', description: "also write this run's suite records to FILE" },
   },
-  examples: ['bench --scale tiny --quick --no-write', 'bench --only plots,parcels --scale sample'],
+  examples: [
+    'bench --scale tiny --quick --no-write',
+    'bench --only plots,parcels --scale sample',
+    'bench --only soak --scale sample --soak-minutes 2 --no-write',
+  ],
   notes: `Suites:\n${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`,
 }
 
@@ -115,6 +135,11 @@ async function bench(values: Values): Promise<number> {
   }
   const durationS = values.duration ? Number(values.duration) : values.quick ? 1 : 10
   if (!(durationS > 0 && durationS <= 120)) return usage('--duration must be between 0 and 120 seconds')
+  const soakMinutes = values['soak-minutes'] ? Number(values['soak-minutes']) : values.quick ? 1 : 10
+  if (!(soakMinutes > 0 && soakMinutes <= 24 * 60)) return usage('--soak-minutes must be above 0 and at most 1440')
+  const soakWindowS = values['soak-window'] ? Number(values['soak-window']) : values.quick ? 10 : 60
+  if (!(soakWindowS >= 1 && soakWindowS <= soakMinutes * 60))
+    return usage('--soak-window must be at least 1 second and at most the soak (--soak-minutes)')
   const opts: BenchOptions = {
     scale,
     quick: values.quick === true,
@@ -123,6 +148,11 @@ async function bench(values: Values): Promise<number> {
     durationS,
     http: !values['no-http'],
     write: !values['no-write'],
+    soak: {
+      minutes: soakMinutes,
+      windowS: soakWindowS,
+      probeS: values.duration ? durationS : values.quick ? 3 : 15,
+    },
   }
 
   const dataset = values.dataset

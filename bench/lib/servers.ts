@@ -226,6 +226,18 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningProces
   )
 }
 
+/**
+ * {@link startApiServer} with its metrics listener on a free loopback port (`METRICS_PORT`):
+ * with the access log at info and a key store, every feature the server has is on.
+ */
+export async function startApiServerWithMetrics(
+  o: ApiServerOptions,
+): Promise<{ p: RunningProcess; metricsPort: number }> {
+  const metricsPort = await freePort()
+  const p = await startApiServer({ ...o, env: { ...o.env, METRICS_PORT: `127.0.0.1:${metricsPort}` } })
+  return { p, metricsPort }
+}
+
 /** Starts the hello-world floor, or with `answersFile` the same-bytes floor (see hello.ts). */
 export async function startHello(
   workers: number,

@@ -20,6 +20,8 @@ export interface BenchOptions {
   http: boolean
   /** false (`--no-write`): nothing under bench/ is written (RESULTS.md, results.json, charts, profiles) */
   write: boolean
+  /** the soak suite: minutes of its paced run, seconds per window, seconds of its closed-loop maximum probe */
+  soak: { minutes: number; windowS: number; probeS: number }
 }
 
 export interface SuiteContext {

@@ -17,6 +17,7 @@ import { parcelsSuite } from './parcels.js'
 import { plotsSuite } from './plots.js'
 import { postgisSuite } from './postgis/index.js'
 import { scaleOutSuite } from './scale-out.js'
+import { soakSuite } from './soak/index.js'
 import { startupSuite } from './startup.js'
 import { strategiesSuite } from './strategies.js'
 import { tilesSuite } from './tiles.js'
@@ -39,6 +40,7 @@ export const SUITES: Suite<any>[] = [
   scaleOutSuite,
   postgisSuite,
   fuzzSuite,
+  soakSuite,
 ]
 
 /** Rows of issue 7 whose service has not landed yet. */

@@ -4,6 +4,8 @@
  * primary's `AggregatorRegistry` with). Without METRICS_PORT nothing here is made and a request
  * records nothing.
  */
+import { constants, PerformanceObserver } from 'node:perf_hooks'
+import { getHeapStatistics } from 'node:v8'
 import { collectDefaultMetrics, Counter, Gauge, type Registry, register } from 'prom-client'
 import type { Manifest } from '../data/manifest.js'
 import { FastHistogram, KeyedCounter, type Series } from './series.js'
@@ -59,6 +61,27 @@ export function countDatasetSwitch(): void {
 /** Names the build served from now on in `landdata_build_info` and `landdata_dataset_info` (after a switch). */
 export function describeServedBuild(build: string, manifest: Manifest): void {
   served?.(build, manifest)
+}
+
+/** V8's heap used just after this process's last major (mark-compact) collection; see {@link watchMajorGc}. */
+let heapAfterMajorGc = 0
+let gcObserver: PerformanceObserver | null = null
+
+/**
+ * Keeps {@link heapAfterMajorGc} from the `gc` performance entries (one per collection, delivered
+ * after it): the live heap, without the garbage an instant reading of the heap catches, so that
+ * a leak shows as a rising line instead of a sawtooth. Until the first major collection, the
+ * heap used when first called. One observer per process, however many registries.
+ */
+function watchMajorGc(): void {
+  if (gcObserver) return
+  heapAfterMajorGc = getHeapStatistics().used_heap_size
+  gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
+        heapAfterMajorGc = getHeapStatistics().used_heap_size
+  })
+  gcObserver.observe({ entryTypes: ['gc'] })
 }
 
 /** Makes this process's metrics, with the served build's (`build`: the dataset directory's name). */
@@ -122,6 +145,15 @@ export function createMetrics(build: string, manifest: Manifest, registry: Regis
     name: 'landdata_rate_limit_uncounted_total',
     help: 'Requests served without being counted: the rate-limit store (Redis) unavailable, RATE_LIMIT_ON_STORE_ERROR=open.',
     registers: [registry],
+  })
+  watchMajorGc()
+  new Gauge({
+    name: 'landdata_heap_after_major_gc_bytes',
+    help: "V8 heap used just after the last major (mark-compact) collection: the live heap, a leak's signal.",
+    registers: [registry],
+    collect() {
+      this.set(heapAfterMajorGc)
+    },
   })
   return {
     route: (pattern) => new RouteMetrics(requests, pattern),

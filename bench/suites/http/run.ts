@@ -23,7 +23,13 @@ import { type EndpointProfile, profileEndpoint } from '../../lib/http-targets.js
 import { BenchKeys } from '../../lib/keys.js'
 import { type LoadResult, loadTool, runLoad } from '../../lib/load.js'
 import { readCpuProfile } from '../../lib/profile.js'
-import { freePort, type RssSample, type RunningProcess, startApiServer, startHello } from '../../lib/servers.js'
+import {
+  freePort,
+  type RssSample,
+  type RunningProcess,
+  startApiServerWithMetrics,
+  startHello,
+} from '../../lib/servers.js'
 import { fmt } from '../../lib/stats.js'
 import type { SuiteContext } from '../../lib/suite.js'
 import { buildUrlSets, CHECKED, type Endpoint, type UrlSet } from './urls.js'
@@ -39,7 +45,8 @@ export const SAME_BYTES: Partial<Record<Endpoint, string>> = {
   'radius 500 m, limit 100': '/api/v1/plots/',
   'box (/parcels/within)': '/api/v1/parcels/within',
 }
-const PRODUCTS: Product[] = ['plots', 'parcels', 'encumbrance', 'jurisdiction']
+/** A key for every product: every service answers. */
+export const PRODUCTS: Product[] = ['plots', 'parcels', 'encumbrance', 'jurisdiction']
 
 /** A load: a floor (`hello`, `same bytes: <endpoint>`) or an endpoint. */
 export type Load = 'hello' | `same bytes: ${Endpoint}` | Endpoint
@@ -167,17 +174,8 @@ export async function runHttpSuite(ctx: SuiteContext): Promise<HttpData> {
   const keys = new BenchKeys(join(work, 'keys.db'))
   const runs: HttpData['runs'] = []
   const rss: HttpData['rss'] = []
-  const api = async () => {
-    const metricsPort = await freePort()
-    const p = await startApiServer({
-      datasetDir: ctx.dataset.dir,
-      keysDb: keys.path,
-      workers: WORKERS,
-      workDir: work,
-      env: { METRICS_PORT: `127.0.0.1:${metricsPort}` },
-    })
-    return { p, metricsPort }
-  }
+  const api = () =>
+    startApiServerWithMetrics({ datasetDir: ctx.dataset.dir, keysDb: keys.path, workers: WORKERS, workDir: work })
   const load = async (
     p: RunningProcess,
     round: number,
