@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto'
 import { createReadStream, createWriteStream, existsSync, renameSync, rmSync, statSync } from 'node:fs'
-import { Readable, Transform, type Writable } from 'node:stream'
+import { open } from 'node:fs/promises'
+import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createGunzip, createZstdDecompress } from 'node:zlib'
@@ -66,11 +67,7 @@ export async function fetchToPart(
     if (before === stored) return resumedAt
     try {
       const { start, body } = await source.open(rel, before)
-      await pipeline(
-        Readable.from(body),
-        capped(stored - start, rel, on),
-        createWriteStream(part, start === 0 ? { flags: 'w' } : { flags: 'a' }) as Writable,
-      )
+      await appendBody(body, part, start, stored, rel, on)
       const got = sizeOf(part)
       if (got < stored) throw new TransientError(`${rel}: the connection closed at ${got} of ${stored} bytes`)
       return resumedAt
@@ -86,20 +83,32 @@ export async function fetchToPart(
   }
 }
 
-/** Passes at most `max` bytes, counting them; more is the published size being wrong. */
-function capped(max: number, rel: string, on: DownloadEvents): Transform {
-  let seen = 0
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
+/**
+ * Writes `body` into `part` from `start` (0: the file is started again), each chunk on disk
+ * before the next is read, so what arrived before a dropped connection is kept for the resume.
+ * More bytes than the object's stored size is the published size being wrong.
+ */
+async function appendBody(
+  body: AsyncIterable<Uint8Array>,
+  part: string,
+  start: number,
+  stored: number,
+  rel: string,
+  on: DownloadEvents,
+): Promise<void> {
+  const fh = await open(part, start === 0 ? 'w' : 'a')
+  try {
+    let seen = start
+    for await (const chunk of body) {
       seen += chunk.length
-      if (seen > max)
-        return done(
-          new IntegrityError(`${rel}: the server sent more bytes than were published (truncated or replaced object)`),
-        )
+      if (seen > stored)
+        throw new IntegrityError(`${rel}: the server sent more bytes than were published (a replaced object)`)
+      await fh.write(chunk)
       on.bytes?.(chunk.length)
-      done(null, chunk)
-    },
-  })
+    }
+  } finally {
+    await fh.close()
+  }
 }
 
 /**

@@ -77,7 +77,7 @@ export interface PullResult {
 }
 
 /** Every file the builds under `datasetsDir` hold, by SHA-256 (size checked), skipping what is not a build. */
-export function localObjects(datasetsDir: string): Map<string, string> {
+export async function localObjects(datasetsDir: string): Promise<Map<string, string>> {
   const found = new Map<string, string>()
   const seen = new Set<string>()
   for (const e of readdirSync(datasetsDir, { withFileTypes: true })) {
@@ -91,6 +91,9 @@ export function localObjects(datasetsDir: string): Map<string, string> {
         const p = join(dir, f.path)
         if (!found.has(f.sha256) && existsSync(p) && statSync(p).size === f.size) found.set(f.sha256, p)
       }
+      // the manifest itself: a build pulled again under another name links it too
+      const manifest = join(dir, MANIFEST_FILE)
+      found.set(await sha256File(manifest), manifest)
     } catch {
       // not a build (a stray file, a broken link, a damaged manifest): nothing to link from it
     }
@@ -177,7 +180,7 @@ async function install(
   const parts = join(tmp, '.parts')
   mkdirSync(parts, { recursive: true })
   try {
-    const local = localObjects(datasetsDir)
+    const local = await localObjects(datasetsDir)
     // the manifest is an object like the others: fetched last, after the files it lists
     const all: { path: string; ref: ObjectRef }[] = [
       ...build.files.map((f) => ({ path: f.path, ref: f })),
