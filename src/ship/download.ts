@@ -34,6 +34,24 @@ export const backoffMs = (n: number, p: RetryPolicy): number => Math.min(p.maxMs
  */
 export const resumeOffset = (have: number, size: number): number => (have > size ? 0 : have)
 
+/**
+ * `task()`, tried again after a TransientError as `retry` says (a small file: no partial
+ * progress to keep); the last error says how many retries were made.
+ */
+export async function retrying<T>(task: () => Promise<T>, retry: RetryPolicy, on: DownloadEvents = {}): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await task()
+    } catch (err) {
+      if (!(err instanceof TransientError)) throw err
+      if (n > retry.retries) throw new TransientError(`${err.message} (gave up after ${retry.retries} retries)`)
+      const wait = backoffMs(n, retry)
+      on.retry?.(err, wait)
+      await sleep(wait)
+    }
+  }
+}
+
 /** A failure that says so and is not worth retrying: the published bytes are wrong. */
 export class IntegrityError extends Error {
   override name = 'IntegrityError'

@@ -36,7 +36,7 @@ import { MANIFEST_FILE, type ManifestFile } from '../data/manifest.js'
 import { readManifest } from '../data/open-dataset.js'
 import { pidFileFrom } from '../reload-signal.js'
 import { activate } from './activate.js'
-import { DEFAULT_RETRY, fetchToPart, IntegrityError, placeVerified, type RetryPolicy } from './download.js'
+import { DEFAULT_RETRY, fetchToPart, IntegrityError, placeVerified, type RetryPolicy, retrying } from './download.js'
 import {
   buildPath,
   LATEST_FILE,
@@ -113,11 +113,18 @@ function linkOrCopy(from: string, to: string): void {
 }
 
 /** Reads which build SOURCE offers: `--build DIGEST`, or latest.json's. */
-async function resolveBuild(source: Source, build: string): Promise<PublishedBuild> {
+async function resolveBuild(
+  source: Source,
+  build: string,
+  retry: RetryPolicy,
+  progress: PullProgress,
+): Promise<PublishedBuild> {
+  const text = (rel: string) =>
+    retrying(() => source.text(rel), retry, { retry: (err, wait) => progress.retry(rel, err, wait) })
   let digest = build
   if (build === 'latest') {
     try {
-      digest = parseLatest(await source.text(LATEST_FILE), `${source.where} ${LATEST_FILE}`).build_digest
+      digest = parseLatest(await text(LATEST_FILE), `${source.where} ${LATEST_FILE}`).build_digest
     } catch (err) {
       if (err instanceof NotFoundError) throw new Error(`${err.message}: ${source.where} holds no published build`)
       throw err
@@ -125,7 +132,7 @@ async function resolveBuild(source: Source, build: string): Promise<PublishedBui
   } else if (!/^[0-9a-f]{64}$/.test(build)) throw new Error(`--build '${build}' is neither 'latest' nor a build digest`)
   const rel = buildPath(digest)
   try {
-    return parsePublishedBuild(await source.text(rel), `${source.where} ${rel}`, digest)
+    return parsePublishedBuild(await text(rel), `${source.where} ${rel}`, digest)
   } catch (err) {
     if (err instanceof NotFoundError) throw new Error(`${err.message}: build ${digest} is not published there`)
     throw err
@@ -144,7 +151,7 @@ export async function pullBuild(source: Source, datasetsDir: string, opts: PullO
   const retry = opts.retry ?? DEFAULT_RETRY
   if (!existsSync(datasetsDir) || !statSync(datasetsDir).isDirectory())
     throw new Error(`${datasetsDir}: no such directory (create it first: it holds the builds)`)
-  const build = await resolveBuild(source, opts.build ?? 'latest')
+  const build = await resolveBuild(source, opts.build ?? 'latest', retry, progress)
   const digest = build.build_digest
   const name = opts.name ?? build.name
   const dest = join(datasetsDir, name)
