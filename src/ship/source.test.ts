@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  fileUrl,
   httpSource,
   NotFoundError,
   openSource,
@@ -28,6 +29,14 @@ describe('HTTP answers', () => {
     expect(forbidden).not.toBeInstanceOf(TransientError)
     expect(forbidden.message).toBe(
       "u: HTTP 403 Forbidden (a private bucket: give --header 'Authorization: …' or a pre-signed URL)",
+    )
+  })
+
+  it('puts files under the base URL, carrying its query string (a prefix-wide token) to each', () => {
+    expect(fileUrl('http://h/pub', 'objects/a')).toBe('http://h/pub/objects/a')
+    expect(fileUrl('http://h/pub/', 'latest.json')).toBe('http://h/pub/latest.json')
+    expect(fileUrl('https://acct.blob.core.windows.net/c/pub?sv=2024&sig=x%2By', 'builds/d.json')).toBe(
+      'https://acct.blob.core.windows.net/c/pub/builds/d.json?sv=2024&sig=x%2By',
     )
   })
 

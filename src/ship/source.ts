@@ -72,11 +72,22 @@ function describeCause(err: unknown): string {
   return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err)
 }
 
+/**
+ * The URL of `rel` under `base`. A query string on `base` (a token that covers the whole prefix:
+ * an Azure SAS, a Backblaze B2 authorization) is carried over to every file's URL.
+ */
+export function fileUrl(base: string, rel: string): string {
+  const b = new URL(base)
+  if (!b.pathname.endsWith('/')) b.pathname += '/'
+  const u = new URL(rel, b)
+  u.search = b.search
+  return u.toString()
+}
+
 /** A target served over HTTP(S) at `base`, every request carrying `headers`. */
 export function httpSource(base: string, headers: Record<string, string> = {}, timeoutMs = 30_000): Source {
-  const root = base.endsWith('/') ? base : `${base}/`
   const get = async (rel: string, offset: number): Promise<Response> => {
-    const url = new URL(rel, root).toString()
+    const url = fileUrl(base, rel)
     let res: Response
     try {
       res = await fetch(url, {
@@ -101,11 +112,11 @@ export function httpSource(base: string, headers: Record<string, string> = {}, t
       try {
         return await res.text()
       } catch (err) {
-        throw new TransientError(`${new URL(rel, root)}: the connection dropped (${describeCause(err)})`)
+        throw new TransientError(`${fileUrl(base, rel)}: the connection dropped (${describeCause(err)})`)
       }
     },
     async open(rel, offset) {
-      const url = new URL(rel, root).toString()
+      const url = fileUrl(base, rel)
       let res = await get(rel, offset)
       let start = rangeStart(offset, res.status, res.headers.get('content-range'))
       if (start === 'restart') {
