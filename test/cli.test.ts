@@ -138,6 +138,10 @@ describe('dataset', () => {
       code: 2,
       err: "dataset pull: --retries 'many' is not a whole number from 0 to 100\n",
     })
+    expect(cli('dataset', 'pull', 'http://127.0.0.1:9/', dir, '--name', '../etc')).toMatchObject({
+      code: 2,
+      err: "dataset pull: --name '../etc' is not a build name (letters, digits, '.', '_', '-'; not starting with '.' or '-')\n",
+    })
     expect(cli('dataset', 'publsh')).toMatchObject({
       code: 2,
       err: "dataset: unknown command 'publsh'. Did you mean 'publish'?\n",

@@ -27,7 +27,7 @@ describe('.github/workflows', () => {
       .replace('timeout-minutes: 120', 'timeout-minute: 120')
       .replace("inputs.scale || 'sample'", 'inputs.scael')
       .replace('retention-days: 90', 'retention-day: 90')
-      .replace("cron: '0 3 * * 1'", "cron: '0 3 * * 8'")
+      .replace('cron: "0 3 * * 1"', 'cron: "0 3 * * 8"')
     const found = (await lint('broken.yml', broken)).join('\n')
     expect(found).toMatch(/unexpected key "timeout-minute"/)
     expect(found).toMatch(/property "scael" is not defined/)

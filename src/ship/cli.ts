@@ -8,7 +8,7 @@
 import { formatBytes, createPullProgress } from './progress.js'
 import { runMain } from '../cli/run.js'
 import { type CommandSpec, UsageError } from '../cli/spec.js'
-import { COMPRESSIONS, type Compression } from './layout.js'
+import { badBuildName, COMPRESSIONS, type Compression } from './layout.js'
 import { publishDataset } from './publish.js'
 import { pullBuild } from './pull.js'
 import { openSource, parseHeader } from './source.js'
@@ -98,6 +98,10 @@ function retries(v: string | boolean | undefined): number {
 }
 
 runMain(DATASET_CLI, async ({ path, values, positionals }) => {
+  if (typeof values.name === 'string') {
+    const bad = badBuildName(values.name)
+    if (bad) throw new UsageError(`--name ${bad}`)
+  }
   if (path[1] === 'publish') {
     const [dir, target] = positionals
     const r = await publishDataset(dir, target, {

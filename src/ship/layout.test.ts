@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildDigest } from '../data/manifest.js'
 import {
+  badBuildName,
   buildPath,
   defaultBuildName,
   objectPath,
@@ -54,6 +55,13 @@ describe('published layout', () => {
     expect(() => parsePublishedBuild(JSON.stringify(escaping), 'here')).toThrow(/files.0.path: path must stay inside/)
     expect(() => parsePublishedBuild(JSON.stringify({ ...b, build_digest: 'xyz' }), 'here')).toThrow(/build_digest/)
     expect(() => parsePublishedBuild('<html>', 'here')).toThrow(/^here is not JSON/)
+  })
+
+  it('a build name is one plain path segment', () => {
+    expect(badBuildName('2026-12-04')).toBeNull()
+    expect(badBuildName('build-3b388bc3abda')).toBeNull()
+    for (const bad of ['../x', 'a/b', '.hidden', '-x', '', 'a b'])
+      expect(badBuildName(bad), bad).toMatch(/is not a build name/)
   })
 
   it('reads latest.json', () => {

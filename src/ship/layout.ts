@@ -33,6 +33,15 @@ export type Compression = (typeof COMPRESSIONS)[number]
 /** The object file's suffix for each way of storing it. */
 export const COMPRESSION_SUFFIX: Record<Compression, string> = { none: '', gzip: '.gz', zstd: '.zst' }
 
+/** A build's directory name: one path segment, not hidden. */
+export const BUILD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
+
+/** Why `name` cannot name a build directory, or null when it can. */
+export const badBuildName = (name: string): string | null =>
+  BUILD_NAME.test(name)
+    ? null
+    : `'${name}' is not a build name (letters, digits, '.', '_', '-'; not starting with '.' or '-')`
+
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in lowercase hex')
 
 /** One stored object: the digest and size of its uncompressed bytes, how and how large it is stored. */
@@ -58,7 +67,7 @@ export const PublishedBuildSchema = z.object({
   format_version: z.literal(PUBLISH_FORMAT_VERSION),
   build_digest: Sha256,
   /** the directory name `pull` installs it under unless told another */
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
+  name: z.string().regex(BUILD_NAME),
   manifest: ObjectRefSchema,
   files: z.array(PublishedFileSchema),
 })

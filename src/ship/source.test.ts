@@ -28,7 +28,7 @@ describe('HTTP answers', () => {
     const forbidden = statusError('u', 403, 'Forbidden')
     expect(forbidden).not.toBeInstanceOf(TransientError)
     expect(forbidden.message).toBe(
-      "u: HTTP 403 Forbidden (a private bucket: give --header 'Authorization: …' or a pre-signed URL)",
+      "u: HTTP 403 Forbidden (a private target: give --header 'Authorization: …', or a URL whose query string carries a token)",
     )
   })
 

@@ -54,7 +54,9 @@ export function statusError(url: string, status: number, statusText: string): Er
   if (status === 404 || status === 410) return new NotFoundError(line)
   if (status >= 500 || status === 408 || status === 429) return new TransientError(line)
   if (status === 401 || status === 403)
-    return new Error(`${line} (a private bucket: give --header 'Authorization: …' or a pre-signed URL)`)
+    return new Error(
+      `${line} (a private target: give --header 'Authorization: …', or a URL whose query string carries a token)`,
+    )
   return new Error(line)
 }
 
