@@ -21,6 +21,8 @@ const ENTRIES = {
   // the background dataset check's worker thread, loaded next to the server bundle
   'integrity-worker': 'src/data/integrity-worker.ts',
   verify: 'build-index/verify.ts',
+  // npm run dataset: publish and pull builds (src/ship/)
+  dataset: 'src/ship/cli.ts',
   synth: 'build-index/synth/main.ts',
   bench: 'bench/main.ts',
   // the multi-instance example behind nginx (scripts/lb/)

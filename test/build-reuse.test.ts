@@ -7,7 +7,7 @@ import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, statSyn
 import { join, relative } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import { buildDataset } from '../build-index/build.js'
-import { encumbranceFixtureFeatures } from './fixtures/encumbrance-fixtures.js'
+import { addWeeklyEncumbrance } from './fixtures/weekly.js'
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -41,12 +41,7 @@ describe('build-index --reuse', () => {
     const a = await build(src, join(work, 'a'))
 
     // the weekly encumbrance export: one more servitude in the Western Cape
-    const f = encumbranceFixtureFeatures()[0]
-    const row = { ...f.properties, uid: 900_000_099, sg_no: '7099/2026' }
-    appendFileSync(
-      join(src, 'south_africa', 'encumbrances', 'WC', `${f.cls}.geojsonl`),
-      `${JSON.stringify({ type: 'Feature', properties: row, geometry: f.geometry })}\n`,
-    )
+    addWeeklyEncumbrance(src)
     const b = await build(src, join(work, 'b'))
     const c = await build(src, join(work, 'c'), join(work, 'a'))
 

@@ -3,7 +3,7 @@
  * setup) spawned with --help, --version and typos, their output and exit codes checked.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, inject, it } from 'vitest'
 import pkg from '../package.json' with { type: 'json' }
@@ -18,7 +18,7 @@ function cli(bundle: string, ...args: string[]) {
 }
 
 describe('every tool', () => {
-  it.each(['keys', 'build-index', 'synth', 'verify', 'bench', 'lb', 'fuzz', 'reload', 'start', 'server'])(
+  it.each(['keys', 'build-index', 'synth', 'verify', 'bench', 'lb', 'fuzz', 'reload', 'start', 'server', 'dataset'])(
     '%s --version prints the package name and version, and --help its usage',
     (bundle) => {
       for (const flag of ['--version', '-V'])
@@ -32,7 +32,20 @@ describe('every tool', () => {
 })
 
 describe('docs/cli.md', () => {
-  const BUNDLES = ['start', 'server', 'keys', 'build-index', 'synth', 'verify', 'bench', 'lb', 'fuzz', 'reload']
+  const BUNDLES = [
+    'start',
+    'server',
+    'keys',
+    'build-index',
+    'synth',
+    'verify',
+    'bench',
+    'lb',
+    'fuzz',
+    'reload',
+    'dataset',
+  ]
+  const DATASET = ['publish', 'pull']
   const KEYS = ['init', 'issue', 'list', 'suspend', 'unsuspend', 'revoke', 'redate', 'set-rate', 'update', 'rotate']
   const KEYS_MORE = ['delete', 'backup', 'restore', 'migrate']
   it('holds the help of every tool and keys command, as printed', () => {
@@ -40,6 +53,7 @@ describe('docs/cli.md', () => {
     const helps = [
       ...BUNDLES.map((b) => cli(b, '--help').out),
       ...[...KEYS, ...KEYS_MORE].map((c) => cli('keys', c, '--help').out),
+      ...DATASET.map((c) => cli('dataset', c, '--help').out),
     ]
     // every keys command is documented: the list in its help is the one tested here
     const listed = [...cli('keys', '--help').out.matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((m) => m[1])
@@ -105,6 +119,34 @@ describe('build-index', () => {
     expect(r.err.trim().split('\n')).toHaveLength(1)
     expect(r.err).toMatch(/^build-index: /)
     expect(r.err).not.toMatch(/\n\s+at /)
+  })
+})
+
+describe('dataset', () => {
+  it('a missing argument, a bad header or a bad --retries exits 2 in one line, nothing done', () => {
+    const dir = mkdtempSync(join(inject('workDir'), 'cli-dataset-'))
+    expect(cli('dataset', 'pull', 'http://127.0.0.1:9/')).toMatchObject({
+      code: 2,
+      out: '',
+      err: 'dataset pull: missing DATASETS_DIR\n',
+    })
+    expect(cli('dataset', 'pull', 'http://127.0.0.1:9/', dir, '--header', 'Authorization Bearer x')).toMatchObject({
+      code: 2,
+      err: "dataset pull: --header 'Authorization Bearer x' is not 'Name: value'\n",
+    })
+    expect(cli('dataset', 'pull', 'http://127.0.0.1:9/', dir, '--retries', 'many')).toMatchObject({
+      code: 2,
+      err: "dataset pull: --retries 'many' is not a whole number from 0 to 100\n",
+    })
+    expect(cli('dataset', 'pull', 'http://127.0.0.1:9/', dir, '--name', '../etc')).toMatchObject({
+      code: 2,
+      err: "dataset pull: --name '../etc' is not a build name (letters, digits, '.', '_', '-'; not starting with '.' or '-')\n",
+    })
+    expect(cli('dataset', 'publsh')).toMatchObject({
+      code: 2,
+      err: "dataset: unknown command 'publsh'. Did you mean 'publish'?\n",
+    })
+    expect(readdirSync(dir)).toEqual([])
   })
 })
 

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import {
   buildDigest,
@@ -12,14 +11,12 @@ import {
   type Manifest,
   type ManifestFile,
 } from '../../src/data/manifest.js'
+import { sha256File } from '../../src/data/file-hash.js'
 
 export const TOOL_VERSION = '0.1.0'
 
-export async function sha256File(path: string): Promise<string> {
-  const h = createHash('sha256')
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer)
-  return h.digest('hex')
-}
+// the one file hash of the project, shared with the server's checks and src/ship/
+export { sha256File }
 
 /**
  * Collects the files of a dataset being built and writes `manifest.json` last. Nothing time-

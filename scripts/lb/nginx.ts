@@ -24,12 +24,18 @@ export function nginxBinary(): string {
   return 'nginx'
 }
 
-/** The template, beside this module in the source tree (also when bundled into dist/). */
-function template(): string {
+/** A template, beside this module in the source tree (also when bundled into dist/). */
+function template(name: string): string {
   const here = dirname(fileURLToPath(import.meta.url))
-  for (const p of [join(here, 'nginx.conf.template'), join(here, '..', 'scripts', 'lb', 'nginx.conf.template')])
+  for (const p of [join(here, name), join(here, '..', 'scripts', 'lb', name)])
     if (existsSync(p)) return readFileSync(p, 'utf8')
-  throw new Error('scripts/lb/nginx.conf.template not found')
+  throw new Error(`scripts/lb/${name} not found`)
+}
+
+/** Another configuration than the balancer's: a template of scripts/lb/ and its `{{name}}` fields. */
+export interface NginxConf {
+  template: string
+  vars: Record<string, string>
 }
 
 /**
@@ -52,14 +58,18 @@ export class Nginx {
   constructor(
     readonly prefix: string,
     readonly port: number,
+    private readonly custom?: NginxConf,
   ) {
     this.conf = join(prefix, 'nginx.conf')
   }
 
-  /** Writes the configuration and the first upstream list, checks it (`nginx -t`), starts nginx. */
+  /** Writes the configuration and the first upstream list (the balancer's), checks it (`nginx -t`), starts nginx. */
   async start(upstreams: readonly Upstream[]): Promise<void> {
     mkdirSync(this.prefix, { recursive: true })
-    const text = template().replaceAll('{{prefix}}', this.prefix).replaceAll('{{listen}}', `127.0.0.1:${this.port}`)
+    let text = template(this.custom?.template ?? 'nginx.conf.template')
+      .replaceAll('{{prefix}}', this.prefix)
+      .replaceAll('{{listen}}', `127.0.0.1:${this.port}`)
+    for (const [k, v] of Object.entries(this.custom?.vars ?? {})) text = text.replaceAll(`{{${k}}}`, v)
     writeFileSync(this.conf, text)
     this.writeUpstreams(upstreams)
     execFileSync(nginxBinary(), this.args('-t', '-q'), { stdio: 'pipe' })

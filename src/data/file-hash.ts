@@ -1,12 +1,13 @@
 /**
  * Hashing dataset files against their manifest entries in fixed chunks, so memory stays flat
  * whatever the file's size: shared by the start-up checks (src/data/integrity.ts), on the main
- * thread, and by their background worker thread (src/data/integrity-worker.ts).
+ * thread, by their background worker thread (src/data/integrity-worker.ts), by build-index and
+ * by `dataset publish`/`pull` (src/ship/).
  *
  * @module
  */
 import { createHash } from 'node:crypto'
-import { closeSync, openSync, readSync } from 'node:fs'
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises'
@@ -14,6 +15,13 @@ import type { ManifestFile } from './manifest.js'
 
 /** Bytes read and hashed at a time (SHA-256 runs at ~1.6 GB/s here: ~0.6 ms a chunk). */
 export const HASH_CHUNK = 2 ** 20
+
+/** The SHA-256 of a whole file, in lowercase hex, read 1 MiB at a time. */
+export async function sha256File(path: string): Promise<string> {
+  const h = createHash('sha256')
+  for await (const chunk of createReadStream(path, { highWaterMark: HASH_CHUNK })) h.update(chunk as Buffer)
+  return h.digest('hex')
+}
 
 /** The one line that names a file whose bytes are not the manifest's. */
 export function digestMismatch(path: string): string {

@@ -56,7 +56,7 @@ interface SwitchedLine {
 }
 
 /** The log's switch lines: each worker's `dataset switched`, the primary's `dataset checked` (its hashing), refusals. */
-function switchedLines(logFile: string): { done: SwitchedLine[]; checkedMs: number[]; refused: string[] } {
+export function switchedLines(logFile: string): { done: SwitchedLine[]; checkedMs: number[]; refused: string[] } {
   const done: SwitchedLine[] = []
   const checkedMs: number[] = []
   const refused: string[] = []
