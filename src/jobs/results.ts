@@ -14,7 +14,7 @@ import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv } from '../http/env.js'
 import { ApiError } from '../http/errors.js'
-import type { ApiRouter } from '../http/openapi.js'
+import { type ApiRouter, ErrorBodySchema } from '../http/openapi.js'
 import { appendHeader, setHeader } from '../http/reply.js'
 import { requestHeader } from '../http/request-header.js'
 import { resultsFile } from './files.js'
@@ -112,8 +112,15 @@ export function registerResultsRoute(
           contentTypes: { 'application/x-ndjson': z.string() },
           headers: ['Accept-Ranges', 'Job-Status', 'Content-Range'],
         },
-        404: { description: 'JobNotFound, also for an expired job (its results are deleted).' },
-        416: { description: 'RangeNotSatisfiable: the range is not within the bytes served now (`Content-Range`).' },
+        404: {
+          description: 'JobNotFound, also for an expired job (its results are deleted).',
+          schema: ErrorBodySchema,
+        },
+        416: {
+          description: 'RangeNotSatisfiable: the range is not within the bytes served now (`Content-Range`).',
+          schema: ErrorBodySchema,
+          headers: ['Content-Range'],
+        },
       },
     },
     [],

@@ -11,7 +11,7 @@ import type { Context } from 'hono'
 import { johannesburgDate } from '../auth/dates.js'
 import type { AppEnv } from '../http/env.js'
 import { ApiError } from '../http/errors.js'
-import type { ApiRouter } from '../http/openapi.js'
+import { type ApiRouter, ErrorBodySchema } from '../http/openapi.js'
 import { json, setHeader } from '../http/reply.js'
 import { requestHeader } from '../http/request-header.js'
 import { inputFile, removeFiles } from './files.js'
@@ -55,7 +55,7 @@ const FIRST_RATE = 500
 /** Seconds to the next midnight in Africa/Johannesburg, when the daily allowance starts again. */
 const secondsToMidnight = (now: number) => Math.ceil((DAY_MS - ((now + SAST_MS) % DAY_MS)) / 1000)
 
-const errorOf = (description: string) => ({ description })
+const errorOf = (description: string) => ({ description, schema: ErrorBodySchema })
 
 /** The job `id` of the key, or a 404. */
 async function ownJob(c: Context<AppEnv>, store: JobStore, id: string): Promise<Job> {

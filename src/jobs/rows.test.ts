@@ -58,8 +58,11 @@ describe('RowReader, CSV', () => {
     const bytes = new Uint8Array([...new TextEncoder().encode('lat,lon\n1,2\n'), 0xff, 0x2c, 0x31, 0x0a])
     const e = read('csv', bytes, 4) as RowError
     expect(e).toBeInstanceOf(RowError)
-    expect(e.message).toMatch(/not valid UTF-8/)
+    expect(e.message).toMatch(/not valid UTF-8 \(row 2\)/)
     expect(e.row).toBe(2)
+    // in the header, and in a row read in the same chunk as the header
+    expect((read('csv', new Uint8Array([0x61, 0xff, 0x0a]), 10) as RowError).row).toBe(0)
+    expect((read('csv', bytes, 100) as RowError).row).toBe(2)
   })
 
   it('refuses an unknown column through onHeader, a column named twice, no header, an open quote', () => {

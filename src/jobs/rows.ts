@@ -76,7 +76,11 @@ export class RowReader {
     try {
       return this.decoder.decode(chunk, { stream })
     } catch {
-      throw new RowError(this.rowNo + 1, `the body is not valid UTF-8 (at or after row ${this.rowNo + 1})`)
+      // the row of the first bad byte: the line breaks before it in this chunk (the CSV header is row 0)
+      const loose = new TextDecoder('utf-8').decode(chunk)
+      const breaks = loose.slice(0, Math.max(0, loose.indexOf('\uFFFD'))).split('\n').length - 1
+      const row = this.rowNo + breaks + (this.format === 'csv' && this.header === null ? 0 : 1)
+      throw new RowError(row, `the body is not valid UTF-8 (row ${row})`)
     }
   }
 

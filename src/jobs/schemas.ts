@@ -7,9 +7,9 @@ export const TAG = [
   {
     name: 'Jobs',
     description:
-      'Bulk jobs (no spec of their own, product `any`: each job needs the product of its operation): one upload ' +
+      'Bulk jobs: one upload ' +
       'of up to a million rows, each answered as the operation it names answers it online, with progress and ' +
-      'results to download.',
+      'results to download. A job needs the product of the operation it runs.',
   },
 ]
 
