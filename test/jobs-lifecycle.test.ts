@@ -257,6 +257,17 @@ describe('fair use', () => {
     expect((await submit(t, key, 'getParcelAt', points(5))).status).toBe(202)
   })
 
+  it('rows are not counted against the per-minute rate: a key of 2 requests a minute runs 50 rows', async () => {
+    const { key } = t.issue({ ratePerMinute: 2 })
+    const made = await json(await submit(t, key, 'getParcelAt', points(50)))
+    await run(t)
+    const lines = linesOf(await (await t.get(`/api/v1/jobs/${made.id}/results`, key)).text())
+    expect(lines).toHaveLength(50)
+    expect(lines.filter((l) => l.status === 429)).toEqual([])
+    // the submit and the fetch were the key's two requests this minute
+    expect((await t.get(`/api/v1/jobs/${made.id}`, key)).status).toBe(429)
+  })
+
   it("a key without the operation's product: 403 before the body is read", async () => {
     const { key } = t.issue({ products: ['plots'] })
     const res = await submit(t, key, 'getParcelAt', points(5))

@@ -12,7 +12,7 @@ import { johannesburgDate } from '../auth/dates.js'
 import type { AppEnv } from '../http/env.js'
 import { ApiError } from '../http/errors.js'
 import { type ApiRouter, ErrorBodySchema } from '../http/openapi.js'
-import { json, setHeader } from '../http/reply.js'
+import { json, reply, setHeader } from '../http/reply.js'
 import { requestHeader } from '../http/request-header.js'
 import { inputFile, removeFiles } from './files.js'
 import { JOB_OPERATIONS, type JobOperation } from './operations.js'
@@ -244,7 +244,7 @@ export function registerJobRoutes(
       if (FINISHED.has(job.status) || job.status === 'expired') {
         await store.remove(job.id)
         removeFiles(deps.dir, job.id)
-        return c.body(null, 204, c.get('headers'))
+        return reply(c, null, 204)
       }
       const now = clock()
       const cancelled = await store.cancel(job.id, now, now + deps.retentionMs)
