@@ -8,7 +8,7 @@ import cluster from 'node:cluster'
 import { existsSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname } from 'node:path'
 import { createApp } from './app.js'
 import { SqliteKeyStore } from './auth/key-store.js'
 import type { Config } from './config.js'
@@ -36,7 +36,7 @@ import { datasetSwitcher, isSwitchMessage, primarySwitcher, SERVED_BUILD_ENV } f
 import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
 import type { JobRunner } from './jobs/runner.js'
-import { SqliteJobStore } from './jobs/sqlite-store.js'
+import { LazyJobStore } from './jobs/lazy-store.js'
 
 /** The exit code of a server stopped because a dataset file does not match its manifest. */
 export const INTEGRITY_EXIT = 3
@@ -74,11 +74,15 @@ export function openKeyStore(path: string): SqliteKeyStore {
   }
 }
 
-/** Opens (creating) JOBS_DIR and its job store, or fails the start naming it. */
-export function openJobStore(dir: string): SqliteJobStore {
+/**
+ * The job store of JOBS_DIR, opened on first use (the first upload makes the directory); one
+ * there already is opened now, so a store that cannot be used fails the start naming it.
+ */
+export function openJobStore(dir: string): LazyJobStore {
   try {
-    mkdirSync(dir, { recursive: true })
-    return new SqliteJobStore(join(dir, 'jobs.db'))
+    const store = new LazyJobStore(dir)
+    store.get('')
+    return store
   } catch (err) {
     throw new StartError(`the bulk job store in ${dir} (JOBS_DIR) cannot be used: ${(err as Error).message}`)
   }

@@ -15,7 +15,7 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../http/env.js'
 import { ApiError } from '../http/errors.js'
 import { type ApiRouter, ErrorBodySchema } from '../http/openapi.js'
-import { appendHeader, setHeader } from '../http/reply.js'
+import { appendHeader, replyStream, setHeader } from '../http/reply.js'
 import { requestHeader } from '../http/request-header.js'
 import { resultsFile } from './files.js'
 import { csvField } from './rows.js'
@@ -145,9 +145,8 @@ export function registerResultsRoute(
         setHeader(c, 'Content-Encoding', 'gzip')
       }
       if (range) setHeader(c, 'Content-Range', `bytes ${start}-${end}/${size}`)
-      setHeader(c, 'Content-Type', csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson')
-      setHeader(c, 'X-Content-Type-Options', 'nosniff')
-      return c.body(Readable.toWeb(body) as ReadableStream, range ? 206 : 200, c.get('headers'))
+      const type = csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson'
+      return replyStream(c, Readable.toWeb(body) as ReadableStream, range ? 206 : 200, type)
     },
   )
 }
