@@ -6,7 +6,7 @@
  * dataset and generates nothing (and issues no demo key: issue keys with `npm run keys`).
  */
 import cluster from 'node:cluster'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildDataset } from '../build-index/build.js'
 import { exportIsCurrent } from '../build-index/synth/current.js'
@@ -90,6 +90,8 @@ async function main(): Promise<void> {
     if (!explicit) {
       await prepareSample()
       await issueDemoKey(config.KEYS_DB, config.REDIS_URL, config.PORT)
+      // the bulk jobs' directory beside the key store (a server otherwise makes it on the first upload)
+      mkdirSync(config.JOBS_DIR, { recursive: true })
     }
   }
   await runServer(config)

@@ -20,9 +20,14 @@ import { registerOgcRoutes } from './http/ogc/routes.js'
 import { PrefixRouter } from './http/prefix-router.js'
 import { requestHeader } from './http/request-header.js'
 import { encumbranceOgcCollection, registerEncumbranceRoutes } from './features/encumbrances/routes.js'
+import { internalOf } from './http/internal-request.js'
 import { registerJurisdictionRoutes } from './features/jurisdiction/routes.js'
 import { parcelOgcCollection, registerParcelRoutes } from './features/parcels/routes.js'
 import { registerPlotRoutes } from './features/plots/routes.js'
+import { appRows } from './jobs/app-rows.js'
+import { jobOperations } from './jobs/operations.js'
+import { registerJobRoutes, type JobsDeps } from './jobs/routes.js'
+import { JobRunner, type RunnerOptions } from './jobs/runner.js'
 import { mountMap } from './features/map/routes.js'
 import {
   type Allowance,
@@ -67,7 +72,15 @@ export interface AppDeps {
   tileRatePerMinute?: number
   /** the RateLimit headers' syntax (RATE_LIMIT_HEADERS); default the specs' (draft-07) */
   rateLimitHeaders?: HeaderSyntax
+  /**
+   * bulk jobs (src/jobs, docs/api.md "Bulk jobs"): their routes, and a runner of their rows
+   * through this app, handed to `runner` to start and stop; absent: no /jobs routes
+   */
+  jobs?: JobsDeps & { runner?: (make: (opts: RunnerSettings) => JobRunner) => void }
 }
+
+/** What a job runner is made with beyond the store, the files and the app (src/jobs/runner.ts). */
+export type RunnerSettings = Omit<RunnerOptions, 'store' | 'dir' | 'open' | 'clock' | 'retentionMs'>
 
 /** The services of the build the request pinned (the front door sets `snapshot` from `deps.data`). */
 const servicesOf = (c: Context<AppEnv>): Services => c.get('snapshot').services as Services
@@ -122,13 +135,21 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     default: REQUESTS,
     tiles: tileAllowance(deps.tileRatePerMinute ?? 1200),
   }
-  const gated = (c: Context<AppEnv>, run: Answerer, allowance: Allowance = REQUESTS): Answer =>
+  const gated = (c: Context<AppEnv>, run: Answerer, allowance: Allowance = REQUESTS, ownBody = false): Answer => {
+    // a bulk job's row: the job's key, counted when the job was submitted (src/http/internal-request.ts)
+    const internal = internalOf(c)
+    if (internal !== undefined) {
+      c.set('apiKey', internal.key)
+      return run(c)
+    }
     // GET and HEAD bodies are never read; skipping them keeps @hono/node-server from building a
     // full WHATWG Request per query (about a sixth of the CPU of a /plots/reverse request).
-    // bodyLimit returns what its `next` returns: here the answer.
-    c.req.method === 'GET' || c.req.method === 'HEAD'
+    // bodyLimit returns what its `next` returns: here the answer. A route that reads its body
+    // as a stream caps it itself (a bulk job's upload).
+    return c.req.method === 'GET' || c.req.method === 'HEAD' || ownBody
       ? gate(c, run, allowance)
       : (limitBody(c, (async () => gate(c, run, allowance)) as unknown as Next) as Promise<Response>)
+  }
   const gate = (c: Context<AppEnv>, run: Answerer, allowance: Allowance): Answer => {
     const now = clock()
     const key = authenticate(deps.keys, requestHeader(c, keyHeader), now)
@@ -225,9 +246,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const router = new ApiRouter(
     app,
     API_BASE,
-    (run, authenticated, route, allowance) => {
+    (run, authenticated, route, allowance, ownBody) => {
       const counted = allowances[allowance]
-      return open(authenticated ? (c) => gated(c, run, counted) : run, route)
+      return open(authenticated ? (c) => gated(c, run, counted, ownBody) : run, route)
     },
     new AnswerTags((c) => c.get('snapshot').dataset),
     deps.trustedProxies,
@@ -242,6 +263,24 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     parcelOgcCollection((c) => servicesOf(c).parcels),
     encumbranceOgcCollection((c) => servicesOf(c).encumbrances),
   ])
+  const jobs = deps.jobs
+  if (jobs) {
+    const operation = jobOperations(router)
+    registerJobRoutes(router, jobs, clock, operation)
+    const open = appRows(app, deps.data, API_BASE, operation)
+    jobs.runner?.((opts) => {
+      const runner = new JobRunner({
+        ...opts,
+        store: jobs.store,
+        dir: jobs.dir,
+        open,
+        clock,
+        retentionMs: jobs.retentionMs,
+      })
+      jobs.wake = () => void runner.wake()
+      return runner
+    })
+  }
   deps.routes?.(router)
 
   return app

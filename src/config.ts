@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseCorsOrigins } from './http/cors.js'
 import { redisUrlProblem } from './redis/url.js'
@@ -97,6 +98,25 @@ const ConfigSchema = z.object({
    * `draft-11`, the current IETF draft's (the default from the next release; docs/decisions.md)
    */
   RATE_LIMIT_HEADERS: z.enum(['draft-11', 'draft-07']).default('draft-07'),
+  /** bulk jobs (docs/operations.md "Bulk jobs"): their SQLite store and files; made by the first upload */
+  JOBS_DIR: z.string().min(1).default('data/jobs'),
+  /** jobs run at once, each paced to about half a core; default 1 up to 4 cores, a core in 4 above */
+  JOBS_WORKERS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .default(() => Math.max(1, Math.floor(availableParallelism() / 4))),
+  /** rows one upload may hold */
+  JOBS_MAX_ROWS: z.coerce.number().int().min(1).max(100_000_000).default(1_000_000),
+  /** MiB one upload may be: a larger one answers 413 */
+  JOBS_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(128),
+  /** queued and running jobs one key may have */
+  JOBS_MAX_RUNNING_PER_KEY: z.coerce.number().int().min(1).max(1000).default(2),
+  /** days the results of a finished job are kept */
+  JOBS_RETENTION_DAYS: z.coerce.number().min(0.001).max(3650).default(7),
+  /** bulk rows a day of a key without an allowance of its own (`keys --bulk-rows-per-day`) */
+  JOBS_ROWS_PER_DAY: z.coerce.number().int().min(1).max(1_000_000_000).default(1_000_000),
 })
 export type Config = z.infer<typeof ConfigSchema>
 

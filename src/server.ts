@@ -35,6 +35,8 @@ import type { KeyVerifier } from './auth/types.js'
 import { datasetSwitcher, isSwitchMessage, primarySwitcher, SERVED_BUILD_ENV } from './dataset-switch.js'
 import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
+import type { JobRunner } from './jobs/runner.js'
+import { LazyJobStore } from './jobs/lazy-store.js'
 
 /** The exit code of a server stopped because a dataset file does not match its manifest. */
 export const INTEGRITY_EXIT = 3
@@ -69,6 +71,20 @@ export function openKeyStore(path: string): SqliteKeyStore {
     return new SqliteKeyStore(path)
   } catch (err) {
     throw new StartError(`the key store ${path} cannot be used: ${(err as Error).message}`)
+  }
+}
+
+/**
+ * The job store of JOBS_DIR, opened on first use (the first upload makes the directory); one
+ * there already is opened now, so a store that cannot be used fails the start naming it.
+ */
+export function openJobStore(dir: string): LazyJobStore {
+  try {
+    const store = new LazyJobStore(dir)
+    store.get('')
+    return store
+  } catch (err) {
+    throw new StartError(`the bulk job store in ${dir} (JOBS_DIR) cannot be used: ${(err as Error).message}`)
   }
 }
 
@@ -158,6 +174,9 @@ export async function startServer(
     else metricsServer = await listenForMetrics(config.METRICS_PORT, processMetrics, log)
   }
   let draining = false
+  // bulk jobs: one store and runner per JOBS_DIR (docs/operations.md "Bulk jobs")
+  const jobStore = openJobStore(config.JOBS_DIR)
+  let runner = null as JobRunner | null
   const app = createApp({
     log,
     keys: metrics ? new TimedKeyVerifier(keys, metrics.keyStore) : keys,
@@ -173,7 +192,20 @@ export async function startServer(
     corsOrigins: config.CORS_ORIGINS,
     tileRatePerMinute: config.TILE_RATE_PER_MINUTE,
     rateLimitHeaders: config.RATE_LIMIT_HEADERS,
+    jobs: {
+      store: jobStore,
+      dir: config.JOBS_DIR,
+      maxRows: config.JOBS_MAX_ROWS,
+      maxBytes: config.JOBS_MAX_MB * 2 ** 20,
+      maxRunningPerKey: config.JOBS_MAX_RUNNING_PER_KEY,
+      rowsPerDay: config.JOBS_ROWS_PER_DAY,
+      retentionMs: config.JOBS_RETENTION_DAYS * 86_400_000,
+      runner: (make) => {
+        if (config.JOBS_WORKERS > 0) runner = make({ workers: config.JOBS_WORKERS, log })
+      },
+    },
   })
+  runner?.start()
   const server = createHttpServer(
     app.fetch,
     log,
@@ -185,7 +217,10 @@ export async function startServer(
     },
     config.HOST,
   )
-  const closeFiles = () => {
+  const closeFiles = async () => {
+    // a running job stops where it is; the next start resumes it from its checkpoint
+    await runner?.stop()
+    jobStore.close()
     metricsServer?.close()
     data.current().dataset.close()
     keys.close()
@@ -300,6 +335,7 @@ export async function runServer(config: Config): Promise<void> {
       integrity = await verifyOnStart(dir!, checked.manifest, config.VERIFY_ON_START, createLogger(config.LOG_LEVEL))
       // with REDIS_URL the keys live in Redis: no KEYS_DB file is needed
       if (!config.REDIS_URL) openKeyStore(config.KEYS_DB).close()
+      openJobStore(config.JOBS_DIR).close()
     } catch (err) {
       if (err instanceof DatasetError || err instanceof StartError) {
         console.error(`cannot start: ${err.message}`)

@@ -2,7 +2,10 @@ import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
 import { inject } from 'vitest'
-import { createApp, type AppDeps } from '../src/app.js'
+import { createApp, type AppDeps, type RunnerSettings } from '../src/app.js'
+import type { JobsDeps } from '../src/jobs/routes.js'
+import type { JobRunner } from '../src/jobs/runner.js'
+import { SqliteJobStore } from '../src/jobs/sqlite-store.js'
 import type { RouteSpec } from '../src/http/openapi.js'
 import type { RequestSchemas } from '../src/http/validate.js'
 import { SqliteKeyStore } from '../src/auth/key-store.js'
@@ -43,9 +46,14 @@ export function makeTestApp(
     corsOrigins?: AppDeps['corsOrigins']
     tileRatePerMinute?: AppDeps['tileRatePerMinute']
     rateLimitHeaders?: AppDeps['rateLimitHeaders']
+    /** bulk job settings over the defaults (a fresh JOBS_DIR; the runner not started) */
+    jobs?: Partial<Omit<JobsDeps, 'store'>> & { runner?: RunnerSettings }
   } = {},
 ) {
   const keysDb = join(mkdtempSync(join(inject('workDir'), 'keys-')), 'keys.db')
+  const jobsDir = opts.jobs?.dir ?? mkdtempSync(join(inject('workDir'), 'jobs-'))
+  const jobStore = new SqliteJobStore(join(jobsDir, 'jobs.db'))
+  let runner: JobRunner | null = null
   const keys = new SqliteKeyStore(keysDb, { recheckMs: opts.keyRecheckMs ?? 0 })
   const data = opts.loaded
     ? new DatasetHandle(opts.loaded.dataset, buildServices, opts.loaded.services)
@@ -61,12 +69,25 @@ export function makeTestApp(
     corsOrigins: opts.corsOrigins,
     tileRatePerMinute: opts.tileRatePerMinute,
     rateLimitHeaders: opts.rateLimitHeaders,
+    jobs: {
+      store: jobStore,
+      dir: jobsDir,
+      maxRows: 1_000_000,
+      maxBytes: 256 * 2 ** 20,
+      maxRunningPerKey: 2,
+      rowsPerDay: 10_000_000,
+      retentionMs: 7 * 86_400_000,
+      ...opts.jobs,
+      runner: (make) => {
+        runner = make({ paced: false, ...opts.jobs?.runner })
+      },
+    },
   })
   const issue = (o: Partial<Parameters<SqliteKeyStore['issue']>[0]> = {}) =>
     keys.issue({ products: ALL_PRODUCTS, countries: BOTH, ratePerMinute: 100000, tileRatePerMinute: 100000, ...o })
   const get = (path: string, key?: string, headers: Record<string, string> = {}) =>
     app.request(path, { headers: { ...(key ? { 'X-API-KEY': key } : {}), ...headers } })
-  return { app, keys, keysDb, data, issue, get }
+  return { app, keys, keysDb, data, issue, get, jobStore, jobsDir, runner: runner! as JobRunner }
 }
 
 export async function json<T = any>(res: Response): Promise<T> {

@@ -62,6 +62,8 @@ describe('npm start', () => {
       expect(out).toMatch(/^built the sample dataset in \d+ (min \d+ )?s$/m)
       expect(out.split('\n').length).toBeLessThan(150)
       expect(existsSync(join(cwd, 'data/datasets/sample/manifest.json'))).toBe(true)
+      // the bulk jobs' directory, made by npm start on the sample
+      expect(existsSync(join(cwd, 'data/jobs'))).toBe(true)
       const key = out.match(/ldk_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}/)?.[0]
       expect(key).toBeDefined()
       expect(out.match(/curl -H 'X-API-KEY: ldk_/g)).toHaveLength(3)

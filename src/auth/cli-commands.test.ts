@@ -141,6 +141,7 @@ describe('keys list', () => {
       'CITIES',
       'EXPIRES',
       'RATE/MIN',
+      'BULK ROWS/DAY',
       'LAST USED',
     ])
     expect(lines).toHaveLength(3)
@@ -153,6 +154,7 @@ describe('keys list', () => {
       'all',
       'never',
       '60',
+      'default',
       '2026-03-01',
     ])
     expect(lines.find((l) => l.startsWith(b.id))?.split(/\s{2,}/)).toEqual([
@@ -164,6 +166,7 @@ describe('keys list', () => {
       'BOTSWANA:MAUN',
       '2026-02-01 (expired)',
       '7',
+      'default',
       'never',
     ])
     expect(r.out).not.toContain(a.key)
@@ -272,6 +275,34 @@ describe('keys changes', () => {
     // issued without the flag: the server's default
     const plain = JSON.parse((await run('issue', '--products', 'plots', '--countries', 'BOTSWANA', '--json')).out)
     expect(await withStore((s) => s.get(plain.id)?.tileRatePerMinute)).toBeNull()
+  })
+
+  it('--bulk-rows-per-day sets a bulk allowance at issue, update changes and clears it, list shows it', async () => {
+    await run('init')
+    const issued = await run(
+      'issue',
+      '--products',
+      'plots',
+      '--countries',
+      'BOTSWANA',
+      '--bulk-rows-per-day',
+      '250000',
+      '--json',
+    )
+    expect(issued.code, issued.err).toBe(0)
+    const { id } = JSON.parse(issued.out) as { id: string }
+    expect(await withStore((s) => s.get(id)?.bulkRowsPerDay)).toBe(250_000)
+    expect((await run('list')).out.split('\n')[1]!.split(/\s{2,}/)).toContain('250000')
+    const shown = await run('update', '--id', id, '--bulk-rows-per-day', '5000')
+    expect(shown.out).toMatch(/bulk rows:\s+5000\/day/)
+    expect(await withStore((s) => s.get(id)?.bulkRowsPerDay)).toBe(5000)
+    expect((await run('update', '--id', id, '--bulk-rows-per-day', 'default')).code).toBe(0)
+    expect(await withStore((s) => s.get(id)?.bulkRowsPerDay)).toBeNull()
+    for (const bad of ['0', '1000000001', '1.5', 'many']) {
+      const r = await run('update', '--id', id, '--bulk-rows-per-day', bad)
+      expect(r.code, bad).toBe(2)
+      expect(r.err).toContain(`invalid --bulk-rows-per-day '${bad}'`)
+    }
   })
 
   it.each([['suspend'], ['unsuspend'], ['revoke']])('%s of an unknown id exits 1', async (cmd) => {

@@ -16,6 +16,7 @@ import {
   parseProducts,
   parseRate,
   parseTileRate,
+  parseBulkRows,
   required,
   UsageError,
   value,
@@ -122,6 +123,7 @@ function plan(command: string, flags: Flags, now: Date): Action {
       }
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : DEFAULT_RATE_PER_MINUTE
       const tileRatePerMinute = flags.has('tile-rate') ? parseTileRate(value(flags, 'tile-rate')) : null
+      const bulkRowsPerDay = flags.has('bulk-rows-per-day') ? parseBulkRows(value(flags, 'bulk-rows-per-day')) : null
       const name = flags.has('name') ? normaliseName(value(flags, 'name')) : null
       return async (store, io, json) => {
         const { key, record } = await store.issue({
@@ -131,6 +133,7 @@ function plan(command: string, flags: Flags, now: Date): Action {
           expires,
           ratePerMinute,
           tileRatePerMinute,
+          bulkRowsPerDay,
           name,
         })
         if (json) {
@@ -160,7 +163,18 @@ function plan(command: string, flags: Flags, now: Date): Action {
         }
         io.out(
           table(
-            ['ID', 'NAME', 'STATUS', 'PRODUCTS', 'COUNTRIES', 'CITIES', 'EXPIRES', 'RATE/MIN', 'LAST USED'],
+            [
+              'ID',
+              'NAME',
+              'STATUS',
+              'PRODUCTS',
+              'COUNTRIES',
+              'CITIES',
+              'EXPIRES',
+              'RATE/MIN',
+              'BULK ROWS/DAY',
+              'LAST USED',
+            ],
             keys.map((k) => row(k, now)),
           ),
         )
@@ -204,9 +218,11 @@ function plan(command: string, flags: Flags, now: Date): Action {
     }
     case 'update': {
       const id = parseId(required(flags, 'id'))
-      if (!['products', 'countries', 'cities', 'rate', 'tile-rate', 'name', 'no-name'].some((f) => flags.has(f)))
+      const changing = ['products', 'countries', 'cities', 'rate', 'tile-rate', 'bulk-rows-per-day', 'name', 'no-name']
+      if (!changing.some((f) => flags.has(f)))
         throw new UsageError(
-          'give at least one of --products, --countries, --cities, --rate, --tile-rate, --name, --no-name',
+          'give at least one of --products, --countries, --cities, --rate, --tile-rate, --bulk-rows-per-day, --name, ' +
+            '--no-name',
         )
       if (flags.has('name') && flags.has('no-name')) throw new UsageError('give --name or --no-name, not both')
       const name = flags.has('no-name') ? null : flags.has('name') ? normaliseName(value(flags, 'name')) : undefined
@@ -214,6 +230,9 @@ function plan(command: string, flags: Flags, now: Date): Action {
       const countries = flags.has('countries') ? parseCountries(value(flags, 'countries')) : undefined
       const ratePerMinute = flags.has('rate') ? parseRate(value(flags, 'rate')) : undefined
       const tileRatePerMinute = flags.has('tile-rate') ? parseTileRate(value(flags, 'tile-rate')) : undefined
+      const bulkRowsPerDay = flags.has('bulk-rows-per-day')
+        ? parseBulkRows(value(flags, 'bulk-rows-per-day'))
+        : undefined
       return async (store, io, json) => {
         // towns are read against the key's countries: the new ones, else those it has
         const current = await store.get(id)
@@ -221,7 +240,15 @@ function plan(command: string, flags: Flags, now: Date): Action {
         const cities = flags.has('cities')
           ? parseCities(value(flags, 'cities'), countries ?? current.countries)
           : undefined
-        const record = await store.update(id, { products, countries, cities, ratePerMinute, tileRatePerMinute, name })
+        const record = await store.update(id, {
+          products,
+          countries,
+          cities,
+          ratePerMinute,
+          tileRatePerMinute,
+          bulkRowsPerDay,
+          name,
+        })
         report(io, json, `API key ${id} updated; the key itself is unchanged.`, record, now)
       }
     }

@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../cli/spec.js'
 import { isValidIsoDate } from './dates.js'
-import { MAX_RATE_PER_MINUTE } from './key-options.js'
+import { MAX_BULK_ROWS_PER_DAY, MAX_RATE_PER_MINUTE } from './key-options.js'
 import { COUNTRIES, PRODUCTS, isCountry, isProduct, type Country, type Product } from './types.js'
 
 export { UsageError }
@@ -93,6 +93,18 @@ export function parseTileRate(raw: string): number | null {
   const n = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN
   if (!(n >= 1 && n <= MAX_RATE_PER_MINUTE)) {
     throw new UsageError(`invalid --tile-rate '${raw}' (expected an integer 1..${MAX_RATE_PER_MINUTE} or 'default')`)
+  }
+  return n
+}
+
+/** `--bulk-rows-per-day`: an integer daily bulk job allowance, or `default` (null: the server's JOBS_ROWS_PER_DAY). */
+export function parseBulkRows(raw: string): number | null {
+  if (raw === 'default') return null
+  const n = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN
+  if (!(n >= 1 && n <= MAX_BULK_ROWS_PER_DAY)) {
+    throw new UsageError(
+      `invalid --bulk-rows-per-day '${raw}' (expected an integer 1..${MAX_BULK_ROWS_PER_DAY} or 'default')`,
+    )
   }
   return n
 }

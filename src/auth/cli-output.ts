@@ -23,6 +23,7 @@ export function describe(r: ApiKeyRecord, now: Date): [string, string][] {
     ['expires', r.expires === null ? 'never' : `${expiresText(r, now)} (last day, Africa/Johannesburg)`],
     ['rate', `${r.ratePerMinute}/min`],
     ['tile rate', r.tileRatePerMinute === null ? 'server default' : `${r.tileRatePerMinute}/min`],
+    ['bulk rows', r.bulkRowsPerDay === null ? 'server default' : `${r.bulkRowsPerDay}/day`],
     ['last used', r.lastUsed ?? 'never'],
   ]
 }
@@ -37,6 +38,7 @@ export function row(r: ApiKeyRecord, now: Date): string[] {
     citiesText(r),
     expiresText(r, now),
     String(r.ratePerMinute),
+    r.bulkRowsPerDay === null ? 'default' : String(r.bulkRowsPerDay),
     r.lastUsed ?? 'never',
   ]
 }

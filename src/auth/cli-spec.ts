@@ -3,7 +3,7 @@
  * (src/cli/spec.ts). The values are checked in cli-flags.ts; the work is in cli-commands.ts.
  */
 import type { CommandSpec, OptionSpec } from '../cli/spec.js'
-import { DEFAULT_RATE_PER_MINUTE, MAX_RATE_PER_MINUTE } from './key-options.js'
+import { DEFAULT_RATE_PER_MINUTE, MAX_BULK_ROWS_PER_DAY, MAX_RATE_PER_MINUTE } from './key-options.js'
 import { COUNTRIES, PRODUCTS } from './types.js'
 
 /** Key store path when `KEYS_DB` is unset (relative to the working directory). */
@@ -38,6 +38,13 @@ const TILE_RATE: OptionSpec = {
   description:
     `tile and TileJSON requests per minute, counted apart from --rate: an integer 1..${MAX_RATE_PER_MINUTE},\n` +
     "or 'default' for the server's TILE_RATE_PER_MINUTE (omitted at issue: the default)",
+}
+const BULK_ROWS: OptionSpec = {
+  type: 'string',
+  value: 'N|default',
+  description:
+    `bulk job rows a day, counted apart from --rate: an integer 1..${MAX_BULK_ROWS_PER_DAY},\n` +
+    "or 'default' for the server's JOBS_ROWS_PER_DAY (omitted at issue: the default)",
 }
 const NAME: OptionSpec = {
   type: 'string',
@@ -79,6 +86,7 @@ Run through npm: npm run keys -- <command> [options].`,
         },
         rate: { ...RATE, default: String(DEFAULT_RATE_PER_MINUTE) },
         'tile-rate': TILE_RATE,
+        'bulk-rows-per-day': BULK_ROWS,
         name: NAME,
         json: { type: 'boolean', description: 'print only {"key":"...","id":"..."}' },
       },
@@ -120,7 +128,7 @@ Run through npm: npm run keys -- <command> [options].`,
       name: 'update',
       summary: 'Change what a key grants, or its name; the key string stays the same.',
       description:
-        'Settings not given stay as they were; towns of a country the key no longer covers are dropped.\nGive at least one of --products, --countries, --cities, --rate, --tile-rate, --name, --no-name.',
+        'Settings not given stay as they were; towns of a country the key no longer covers are dropped.\nGive at least one of --products, --countries, --cities, --rate, --tile-rate, --bulk-rows-per-day,\n--name, --no-name.',
       options: {
         id: ID,
         products: PRODUCTS_OPT,
@@ -128,6 +136,7 @@ Run through npm: npm run keys -- <command> [options].`,
         cities: CITIES,
         rate: RATE,
         'tile-rate': TILE_RATE,
+        'bulk-rows-per-day': BULK_ROWS,
         name: NAME,
         'no-name': { type: 'boolean', description: 'remove the name' },
         json: JSON_OUT,

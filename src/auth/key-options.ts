@@ -27,6 +27,8 @@ export interface IssueKeyOptions {
   ratePerMinute?: number
   /** Tile requests per minute; absent or null: the server's default (TILE_RATE_PER_MINUTE). */
   tileRatePerMinute?: number | null
+  /** Bulk job rows a day; absent or null: the server's default (JOBS_ROWS_PER_DAY). */
+  bulkRowsPerDay?: number | null
   /** A label for people; absent or null for none. */
   name?: string | null
 }
@@ -112,6 +114,18 @@ export function normaliseTileRate(n: number | null): number | null {
   return n
 }
 
+/** The most bulk job rows a day a key may be given. */
+export const MAX_BULK_ROWS_PER_DAY = 1_000_000_000
+
+/** A bulk allowance: an integer in 1..{@link MAX_BULK_ROWS_PER_DAY}, or null for the server's default. */
+export function normaliseBulkRows(n: number | null): number | null {
+  if (n === null) return null
+  if (!Number.isInteger(n) || n < 1 || n > MAX_BULK_ROWS_PER_DAY) {
+    throw new InvalidKeyOptionsError(`invalid bulk rows a day ${n} (expected an integer 1..${MAX_BULK_ROWS_PER_DAY})`)
+  }
+  return n
+}
+
 /** The terms of a key to issue, checked and normalised (the SQLite and Redis stores store these). */
 export function normaliseIssue(opts: IssueKeyOptions): {
   products: Product[]
@@ -120,6 +134,7 @@ export function normaliseIssue(opts: IssueKeyOptions): {
   expires: string | null
   ratePerMinute: number
   tileRatePerMinute: number | null
+  bulkRowsPerDay: number | null
   name: string | null
 } {
   const products = normaliseProducts(opts.products)
@@ -131,13 +146,17 @@ export function normaliseIssue(opts: IssueKeyOptions): {
     expires: normaliseExpires(opts.expires ?? null),
     ratePerMinute: normaliseRate(opts.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE),
     tileRatePerMinute: normaliseTileRate(opts.tileRatePerMinute ?? null),
+    bulkRowsPerDay: normaliseBulkRows(opts.bulkRowsPerDay ?? null),
     name: normaliseName(opts.name),
   }
 }
 
 /** What `update` may change: what a key grants, and its name. */
 export type GrantChanges = Partial<
-  Pick<IssueKeyOptions, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'tileRatePerMinute' | 'name'>
+  Pick<
+    IssueKeyOptions,
+    'products' | 'countries' | 'cities' | 'ratePerMinute' | 'tileRatePerMinute' | 'bulkRowsPerDay' | 'name'
+  >
 >
 
 /**
@@ -145,7 +164,10 @@ export type GrantChanges = Partial<
  * the key no longer covers are dropped; `name` undefined keeps the name, null or '' clears it.
  */
 export function changedGrants(
-  current: Pick<ApiKeyRecord, 'products' | 'countries' | 'cities' | 'ratePerMinute' | 'tileRatePerMinute' | 'name'>,
+  current: Pick<
+    ApiKeyRecord,
+    'products' | 'countries' | 'cities' | 'ratePerMinute' | 'tileRatePerMinute' | 'bulkRowsPerDay' | 'name'
+  >,
   changes: GrantChanges,
 ): Omit<ReturnType<typeof normaliseIssue>, 'expires'> {
   const products = normaliseProducts(changes.products ?? current.products)
@@ -160,6 +182,9 @@ export function changedGrants(
     ratePerMinute: normaliseRate(changes.ratePerMinute ?? current.ratePerMinute),
     tileRatePerMinute: normaliseTileRate(
       changes.tileRatePerMinute === undefined ? current.tileRatePerMinute : changes.tileRatePerMinute,
+    ),
+    bulkRowsPerDay: normaliseBulkRows(
+      changes.bulkRowsPerDay === undefined ? current.bulkRowsPerDay : changes.bulkRowsPerDay,
     ),
     name: changes.name === undefined ? current.name : normaliseName(changes.name),
   }

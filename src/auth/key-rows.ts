@@ -19,6 +19,8 @@ export interface KeyRow {
   rate_per_minute: number
   /** tile requests per minute; null: the server's default */
   tile_rate_per_minute: number | null
+  /** bulk job rows a day; null: the server's default */
+  bulk_rows_per_day: number | null
   status: KeyStatus
   created_at: string
   /** the digest of the secret a rotation replaced, valid through `prev_until` (see rotate) */
@@ -45,7 +47,8 @@ CREATE TABLE IF NOT EXISTS api_key (
   prev_until      TEXT NULL,
   name            TEXT NULL,
   last_used       TEXT NULL,
-  tile_rate_per_minute INTEGER NULL
+  tile_rate_per_minute INTEGER NULL,
+  bulk_rows_per_day INTEGER NULL
 )`
 
 /** Columns added after the first stores were made: added in place when missing. */
@@ -55,6 +58,7 @@ export const ADDED_COLUMNS: [string, string][] = [
   ['name', 'TEXT NULL'],
   ['last_used', 'TEXT NULL'],
   ['tile_rate_per_minute', 'INTEGER NULL'],
+  ['bulk_rows_per_day', 'INTEGER NULL'],
 ]
 
 export function rowToRecord(row: KeyRow): ApiKeyRecord {
@@ -69,6 +73,7 @@ export function rowToRecord(row: KeyRow): ApiKeyRecord {
     expires: row.expires,
     ratePerMinute: row.rate_per_minute,
     tileRatePerMinute: row.tile_rate_per_minute ?? null,
+    bulkRowsPerDay: row.bulk_rows_per_day ?? null,
     status: row.status,
     createdAt: row.created_at,
     name: row.name ?? null,
@@ -84,16 +89,16 @@ export function prepareKeyStatements(db: Database.Database) {
     count: db.prepare<[], number>('SELECT count(*) FROM api_key').pluck(),
     insert: db.prepare<[Omit<KeyRow, 'prev_digest' | 'prev_until' | 'last_used'>]>(
       `INSERT INTO api_key (id, digest, products, countries, cities, expires, rate_per_minute, tile_rate_per_minute,
-         status, created_at, name)
+         bulk_rows_per_day, status, created_at, name)
        VALUES (@id, @digest, @products, @countries, @cities, @expires, @rate_per_minute, @tile_rate_per_minute,
-         @status, @created_at, @name)`,
+         @bulk_rows_per_day, @status, @created_at, @name)`,
     ),
     setStatus: db.prepare<[KeyStatus, string]>('UPDATE api_key SET status = ? WHERE id = ?'),
     setExpires: db.prepare<[string | null, string]>('UPDATE api_key SET expires = ? WHERE id = ?'),
     setRate: db.prepare<[number, string]>('UPDATE api_key SET rate_per_minute = ? WHERE id = ?'),
-    setGrants: db.prepare<[string, string, string, number, number | null, string | null, string]>(
+    setGrants: db.prepare<[string, string, string, number, number | null, number | null, string | null, string]>(
       'UPDATE api_key SET products = ?, countries = ?, cities = ?, rate_per_minute = ?, tile_rate_per_minute = ?, ' +
-        'name = ? WHERE id = ?',
+        'bulk_rows_per_day = ?, name = ? WHERE id = ?',
     ),
     remove: db.prepare<[string]>('DELETE FROM api_key WHERE id = ?'),
     setSecret: db.prepare<[Buffer, Buffer | null, string | null, string]>(

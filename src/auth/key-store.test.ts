@@ -49,6 +49,7 @@ describe('SqliteKeyStore: opening', () => {
         'name',
         'last_used',
         'tile_rate_per_minute',
+        'bulk_rows_per_day',
       ])
     } finally {
       db.close()

@@ -130,7 +130,16 @@ export class SqliteKeyStore implements KeyVerifier {
    * show it once; the store keeps only its SHA-256 digest.
    */
   issue(opts: IssueKeyOptions): { key: string; record: ApiKeyRecord } {
-    const { products, countries, cities, expires, ratePerMinute: rate, tileRatePerMinute, name } = normaliseIssue(opts)
+    const {
+      products,
+      countries,
+      cities,
+      expires,
+      ratePerMinute: rate,
+      tileRatePerMinute,
+      bulkRowsPerDay,
+      name,
+    } = normaliseIssue(opts)
     const createdAt = new Date().toISOString()
     // 62^8 ids make a collision vanishingly rare; retry rather than fail if one happens.
     for (let attempt = 0; ; attempt++) {
@@ -145,6 +154,7 @@ export class SqliteKeyStore implements KeyVerifier {
           expires,
           rate_per_minute: rate,
           tile_rate_per_minute: tileRatePerMinute,
+          bulk_rows_per_day: bulkRowsPerDay,
           status: 'active',
           created_at: createdAt,
           name,
@@ -234,6 +244,7 @@ export class SqliteKeyStore implements KeyVerifier {
         JSON.stringify(g.cities),
         g.ratePerMinute,
         g.tileRatePerMinute,
+        g.bulkRowsPerDay,
         g.name,
         id,
       )

@@ -39,6 +39,7 @@ export function rowToHash(row: KeyRow): Record<string, string> {
   if (row.prev_until !== null) h.prev_until = row.prev_until
   if (row.name !== null) h.name = row.name
   if (row.tile_rate_per_minute !== null) h.tile_rate_per_minute = String(row.tile_rate_per_minute)
+  if (row.bulk_rows_per_day !== null) h.bulk_rows_per_day = String(row.bulk_rows_per_day)
   return h
 }
 
@@ -56,6 +57,7 @@ export function hashToRow(h: Record<string, string>, lastUsed: string | null): K
     expires: h.expires ?? null,
     rate_per_minute: Number(h.rate_per_minute),
     tile_rate_per_minute: h.tile_rate_per_minute ? Number(h.tile_rate_per_minute) : null,
+    bulk_rows_per_day: h.bulk_rows_per_day ? Number(h.bulk_rows_per_day) : null,
     status: h.status as KeyRow['status'],
     created_at: h.created_at,
     prev_digest: h.prev_digest && HEX_DIGEST.test(h.prev_digest) ? Buffer.from(h.prev_digest, 'hex') : null,

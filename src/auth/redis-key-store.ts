@@ -45,6 +45,7 @@ export class RedisKeyStore {
         expires: t.expires,
         rate_per_minute: t.ratePerMinute,
         tile_rate_per_minute: t.tileRatePerMinute,
+        bulk_rows_per_day: t.bulkRowsPerDay,
         status: 'active',
         created_at: createdAt,
         prev_digest: null,
@@ -137,6 +138,7 @@ export class RedisKeyStore {
         cities: JSON.stringify(g.cities),
         rate_per_minute: g.ratePerMinute,
         tile_rate_per_minute: g.tileRatePerMinute,
+        bulk_rows_per_day: g.bulkRowsPerDay,
         name: g.name,
       }
     })

@@ -28,6 +28,11 @@ export interface ApiKeyRecord {
    * "Rate limits"); null: the server's TILE_RATE_PER_MINUTE.
    */
   tileRatePerMinute: number | null
+  /**
+   * Bulk job rows a day (docs/api.md "Bulk jobs"), counted apart from the per-minute rates; null:
+   * the server's JOBS_ROWS_PER_DAY.
+   */
+  bulkRowsPerDay: number | null
   status: KeyStatus
   /** ISO timestamp, informational. */
   createdAt: string

@@ -13,6 +13,7 @@ const key: ApiKeyRecord = {
   expires: null,
   ratePerMinute: 60,
   tileRatePerMinute: null,
+  bulkRowsPerDay: null,
   status: 'active',
   createdAt: '2026-01-01T00:00:00Z',
   name: null,

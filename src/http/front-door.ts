@@ -5,6 +5,7 @@ import type { DatasetSnapshot } from '../data/open-dataset.js'
 import type { AppEnv } from './env.js'
 import type { IncomingMessage } from 'node:http'
 import { clientAddress } from './client-address.js'
+import { internalOf } from './internal-request.js'
 import { accessLogWriter } from './log.js'
 import { acceptClientRequestId, acceptTraceparent, REQUEST_ID_HEADER } from './request-id.js'
 import { requestHeader } from './request-header.js'
@@ -90,6 +91,18 @@ export function frontDoor(
     onError(err instanceof Error ? err : new Error(String(err)), c)
   /** `route`: the route's metrics, or undefined with metrics off */
   return function enter(c: Context<AppEnv>, run: Answerer, route?: RouteMetrics): Answer {
+    // a bulk job's row: its job's build, no access-log line or metrics of its own (internal-request.ts)
+    const internal = internalOf(c)
+    if (internal !== undefined) {
+      c.set('snapshot', internal.snapshot)
+      c.set('requestId', randomUUID())
+      try {
+        const res = run(c)
+        return res instanceof Promise ? res.catch((err: unknown) => fail(c, err)) : res
+      } catch (err) {
+        return fail(c, err)
+      }
+    }
     // one build for the request's whole life, even across a switch (docs/operations.md "Swapping datasets")
     const snapshot = pins === undefined ? undefined : pins.acquire()
     if (snapshot !== undefined) c.set('snapshot', snapshot)

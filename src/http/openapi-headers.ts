@@ -56,9 +56,10 @@ export const HEADER_COMPONENTS: Readonly<Record<string, HeaderObject>> = {
   },
   'Retry-After': {
     description:
-      'Seconds to wait before retrying: 1 to 60 after 429 `RateLimitExceeded`, 2 after 503 `RateLimitUnavailable`.',
+      'Seconds to wait before retrying: 1 to 60 after 429 `RateLimitExceeded`, 2 after 503 `RateLimitUnavailable`, ' +
+      'the seconds to midnight (Africa/Johannesburg) after 429 `BulkAllowanceExceeded`.',
     required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 60, example: 42 },
+    schema: { type: 'integer', minimum: 1, maximum: 86400, example: 42 },
   },
   ETag: {
     description:
@@ -73,6 +74,48 @@ export const HEADER_COMPONENTS: Readonly<Record<string, HeaderObject>> = {
       'gzip-compressed as stored. Absent: the body is not compressed.',
     required: false,
     schema: { type: 'string', enum: ['br', 'gzip'] },
+  },
+}
+
+/**
+ * Headers only some operations send (the bulk job routes, src/jobs): a route names them in its
+ * response (ResponseSpec.headers) and the router adds them to the rule's.
+ */
+export const OWN_HEADER_COMPONENTS: Readonly<Record<string, HeaderObject>> = {
+  Location: {
+    description: 'The URL of what was created (a bulk job: watch it there).',
+    required: true,
+    schema: { type: 'string', example: '/api/v1/jobs/job_Yb3k9x0cQe2LmT1a' },
+  },
+  'Bulk-Allowance-Limit': {
+    description: "The key's bulk rows a day (`keys --bulk-rows-per-day`, else JOBS_ROWS_PER_DAY).",
+    required: true,
+    schema: { type: 'integer', example: 1000000 },
+  },
+  'Bulk-Allowance-Remaining': {
+    description: 'Bulk rows left today after this upload (or, refused, before it).',
+    required: true,
+    schema: { type: 'integer', example: 900000 },
+  },
+  'Bulk-Allowance-Reset': {
+    description: 'Seconds until the allowance starts again (midnight, Africa/Johannesburg).',
+    required: true,
+    schema: { type: 'integer', example: 3600 },
+  },
+  'Accept-Ranges': {
+    description: '`bytes`: the NDJSON results can be asked for from an offset with `Range`.',
+    required: true,
+    schema: { type: 'string', enum: ['bytes'] },
+  },
+  'Job-Status': {
+    description: "The job's status when the results were read (running: more rows will follow).",
+    required: true,
+    schema: { type: 'string', example: 'running' },
+  },
+  'Content-Range': {
+    description: 'The bytes sent and the bytes served now: `bytes start-end/size`.',
+    required: true,
+    schema: { type: 'string', example: 'bytes 1000-4999/5000' },
   },
 }
 
@@ -94,6 +137,7 @@ export function responseHeaders(
   op: HeaderRuleInput,
   status: string,
   contentTypes: readonly string[],
+  own: readonly string[] = [],
 ): Record<string, { $ref: string }> {
   const headers: Record<string, { $ref: string }> = { [REQUEST_ID_HEADER]: ref(REQUEST_ID_HEADER) }
   if (op.authenticated && status !== '401' && status !== '413') {
@@ -103,5 +147,6 @@ export function responseHeaders(
   if (op.authenticated && (status === '429' || status === '503')) headers['Retry-After'] = ref('Retry-After')
   if (op.etagStatuses.has(status)) headers.ETag = ref('ETag')
   if (contentTypes.some((t) => COMPRESSED_TYPES.has(t))) headers['Content-Encoding'] = ref('Content-Encoding')
+  for (const name of own) headers[name] = ref(name)
   return headers
 }

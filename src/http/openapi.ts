@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES } from './body-limit.js'
 import type { AnswerTags } from './etag.js'
 import type { Answer, Answerer } from './front-door.js'
 import { FeatureCollectionSchema, FormatParam, GEOJSON_TYPE, negotiateGeoJson } from './geojson.js'
-import { HEADER_COMPONENTS, responseHeaders } from './openapi-headers.js'
+import { HEADER_COMPONENTS, OWN_HEADER_COMPONENTS, responseHeaders } from './openapi-headers.js'
 import { AliasPlan, withAliasDocs } from './param-aliases.js'
 import { appendHeader } from './reply.js'
 import { MVT_CONTENT_TYPE } from './tile-answer.js'
@@ -49,6 +49,10 @@ export interface ResponseSpec {
   description: string
   schema?: z.ZodType
   contentType?: string
+  /** several media types, each with its schema (instead of `schema` and `contentType`) */
+  contentTypes?: Record<string, z.ZodType>
+  /** headers beyond the rule's (openapi-headers.ts OWN_HEADER_COMPONENTS), by name */
+  headers?: readonly string[]
 }
 
 /**
@@ -65,7 +69,7 @@ const OPERATION_ID = /^[a-z]+[A-Z][A-Za-z0-9]*$/
 
 /** One endpoint: its OpenAPI description and the zod schemas that validate it are the same objects. */
 export interface RouteSpec<S extends RequestSchemas> {
-  method: 'get' | 'post'
+  method: 'get' | 'post' | 'delete'
   /** OpenAPI path relative to the API root, e.g. `/plots/{plot_number}`. */
   path: string
   /** Hono path when it differs from the OpenAPI one (regex params). */
@@ -94,6 +98,16 @@ export interface RouteSpec<S extends RequestSchemas> {
    * `links` to its pages.
    */
   geojson?: boolean
+  /**
+   * true: an authenticated JSON GET whose answer changes while the build does not (a bulk job's
+   * status): no ETag, no 304 (its answers say `Cache-Control: no-store` themselves).
+   */
+  untagged?: boolean
+  /**
+   * A body the route reads itself as a stream (a bulk job's upload), documented with these media
+   * types, capped at `maxBytes` by the route (413) rather than by the 2 MB limit of JSON bodies.
+   */
+  rawBody?: { description: string; content: Record<string, z.ZodType>; maxBytes: number }
   /**
    * true: answered, but left out of the document. Only for a URL kept for old clients whose path
    * the document cannot hold beside another (docs/api.md "OpenAPI document").
@@ -133,7 +147,20 @@ export type RouteDoor = (
   authenticated: boolean,
   route: string,
   allowance: AllowanceName,
+  /** the route reads and caps its body itself (RouteSpec.rawBody) */
+  ownBody: boolean,
 ) => (c: Context<AppEnv>) => Answer
+
+/** A registered operation, as a bulk job runs it (src/jobs): its path, checks and schemas. */
+export interface RegisteredOperation {
+  operationId: string
+  method: 'get' | 'post' | 'delete'
+  /** OpenAPI path relative to the API root, e.g. `/parcels/{lpi}` */
+  path: string
+  guards: readonly RouteGuard[]
+  schemas: RequestSchemas
+  aliases: AliasPlan | null
+}
 
 /**
  * The API root: registers each route in the OpenAPI registry and mounts it on Hono as one
@@ -143,6 +170,7 @@ export type RouteDoor = (
 export class ApiRouter {
   private readonly tagList = new Map<string, ApiTag>()
   private readonly operationIds = new Set<string>()
+  private readonly operations = new Map<string, RegisteredOperation>()
 
   constructor(
     readonly app: OpenAPIHono<AppEnv>,
@@ -153,8 +181,13 @@ export class ApiRouter {
     /** TRUSTED_PROXIES: whose X-Forwarded-Proto and -Host name the origin of absolute URLs (request-origin.ts) */
     readonly trustedProxies: ReadonlySet<string> = new Set(),
   ) {
-    for (const [name, header] of Object.entries(HEADER_COMPONENTS))
+    for (const [name, header] of Object.entries({ ...HEADER_COMPONENTS, ...OWN_HEADER_COMPONENTS }))
       app.openAPIRegistry.registerComponent('headers', name, header)
+  }
+
+  /** The operation registered under `operationId`, or undefined. */
+  operation(operationId: string): RegisteredOperation | undefined {
+    return this.operations.get(operationId)
   }
 
   /** The tags the documented routes name, each once, for the document's top-level `tags`. */
@@ -182,13 +215,26 @@ export class ApiRouter {
     const schemas: S = geo ? { ...spec.request, query: withFormat(spec.request.query) } : spec.request
     // the other spellings of its parameters the route accepts (param-aliases.ts)
     const aliases = AliasPlan.of(schemas.query)
+    this.operations.set(spec.operationId, {
+      operationId: spec.operationId,
+      method: spec.method,
+      path: spec.path,
+      guards,
+      schemas,
+      aliases,
+    })
     // a paged list (it takes a cursor) answered as GeoJSON carries links to its pages (geojson.ts)
     const paging = geo && isPaged(schemas.query) ? this.trustedProxies : undefined
     const responses: Record<string, unknown> = {}
     for (const [status, r] of Object.entries(spec.responses)) {
-      responses[status] = r.schema
-        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
-        : { description: r.description }
+      responses[status] = r.contentTypes
+        ? {
+            description: r.description,
+            content: Object.fromEntries(Object.entries(r.contentTypes).map(([t, schema]) => [t, { schema }])),
+          }
+        : r.schema
+          ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
+          : { description: r.description }
     }
     if (geo) {
       const ok = responses['200'] as { content: Record<string, unknown> }
@@ -199,12 +245,18 @@ export class ApiRouter {
     const tags =
       spec.method === 'get' &&
       authenticated &&
+      spec.untagged !== true &&
       (spec.responses[200]?.contentType ?? 'application/json') === 'application/json'
         ? this.tags
         : undefined
     if (tags && !responses['304'])
       responses['304'] = { description: 'Not modified: `If-None-Match` named the ETag of this answer.' }
     // every body is limited (app.ts): the 413 of each operation that takes one
+    if (spec.rawBody && !responses['413'])
+      responses['413'] = {
+        description: `PayloadTooLarge: the body is larger than ${spec.rawBody.maxBytes} bytes; the connection is closed.`,
+        content: { 'application/json': { schema: ErrorBodySchema } },
+      }
     if (schemas.body && !responses['413'])
       responses['413'] = {
         description: `PayloadTooLarge: the body is larger than ${MAX_BODY_BYTES} bytes; the connection is closed.`,
@@ -227,7 +279,8 @@ export class ApiRouter {
     const etagStatuses = new Set(tile ? ['200', '204', '304'] : tags ? ['200', '304'] : [])
     for (const [status, r] of Object.entries(responses) as [string, { content?: object }][]) {
       const types = Object.keys(r.content ?? {})
-      responses[status] = { ...r, headers: responseHeaders({ authenticated, etagStatuses }, status, types) }
+      const own = spec.responses[Number(status)]?.headers
+      responses[status] = { ...r, headers: responseHeaders({ authenticated, etagStatuses }, status, types, own) }
     }
     if (!spec.hidden) this.register(spec, schemas, responses, aliases)
     const honoPath = this.basePath + (spec.honoPath ?? spec.path.replace(/\{([^}]+)\}/g, ':$1'))
@@ -249,7 +302,7 @@ export class ApiRouter {
     this.app.on(
       [method],
       [honoPath],
-      this.door(run, authenticated, this.basePath + spec.path, spec.allowance ?? 'default'),
+      this.door(run, authenticated, this.basePath + spec.path, spec.allowance ?? 'default', spec.rawBody !== undefined),
     )
   }
 
@@ -264,6 +317,12 @@ export class ApiRouter {
     if (schemas.params) request.params = schemas.params
     if (schemas.query) request.query = aliases ? withAliasDocs(schemas.query, aliases) : schemas.query
     if (schemas.body) request.body = { content: { 'application/json': { schema: schemas.body } }, required: true }
+    if (spec.rawBody)
+      request.body = {
+        description: spec.rawBody.description,
+        content: Object.fromEntries(Object.entries(spec.rawBody.content).map(([t, schema]) => [t, { schema }])),
+        required: true,
+      }
     this.app.openAPIRegistry.registerPath({
       method: spec.method,
       path: this.basePath + spec.path,

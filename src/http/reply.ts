@@ -102,6 +102,16 @@ function encoded(c: Context<AppEnv>, body: string | Uint8Array): Buffer | null {
   return compress(body, coding)
 }
 
+/**
+ * A streamed answer (a bulk job's results, src/jobs/results.ts) with the gathered headers; any
+ * coding is the caller's (it sets `Content-Encoding`).
+ */
+export function replyStream(c: Context<AppEnv>, body: ReadableStream, status: number, contentType: string): Response {
+  c.set('bodyBytes', 0)
+  const headers = { ...c.get('headers'), 'X-Content-Type-Options': NOSNIFF, 'Content-Type': contentType }
+  return new Response(body, { status, headers })
+}
+
 /** A JSON answer (JSON.stringify of `value`). */
 export function json(c: Context<AppEnv>, value: unknown, status = 200): Response {
   return reply(c, JSON.stringify(value), status, 'application/json')
