@@ -6,7 +6,7 @@
  * @module
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { BenchKeys } from '../../lib/keys.js'
 import { reversePaths } from '../../lib/layers.js'
@@ -14,6 +14,7 @@ import { loadTool, runLoad, type LoadResult } from '../../lib/load.js'
 import { startApiServer } from '../../lib/servers.js'
 import { fmt, median } from '../../lib/stats.js'
 import type { SuiteContext } from '../../lib/suite.js'
+import { pointLink } from '../../../src/ship/activate.js'
 
 export interface SwapRow {
   /** ms from SIGHUP until every worker logged `dataset switched` */
@@ -38,14 +39,6 @@ export interface SwapData {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** Points the symlink `link` at `target` atomically (a new link renamed over the old). */
-function pointAt(link: string, target: string): void {
-  const tmp = `${link}.next`
-  rmSync(tmp, { force: true })
-  symlinkSync(target, tmp)
-  renameSync(tmp, link)
-}
 
 interface SwitchedLine {
   pid: number
@@ -83,7 +76,7 @@ export async function runSwap(ctx: SuiteContext, work: string): Promise<SwapData
   // a second build with the same content in another directory: hard links, so no copy is made
   execFileSync('cp', ['-al', ctx.dataset.dir, other])
   const current = join(work, 'current')
-  pointAt(current, ctx.dataset.dir)
+  pointLink(current, ctx.dataset.dir)
   const keys = new BenchKeys(join(work, 'keys.db'))
   const headers = { 'X-API-KEY': keys.issue(['plots']) }
   keys.close()
@@ -102,7 +95,7 @@ export async function runSwap(ctx: SuiteContext, work: string): Promise<SwapData
   try {
     await sleep(1000)
     for (let n = 0; n < switches; n++) {
-      pointAt(current, n % 2 === 0 ? other : ctx.dataset.dir)
+      pointLink(current, n % 2 === 0 ? other : ctx.dataset.dir)
       const before = p.rss().reduce((s, r) => s + r.rssBytes, 0)
       const t0 = performance.now()
       process.kill(p.pid, 'SIGHUP')
