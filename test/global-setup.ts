@@ -74,7 +74,17 @@ function addEncumbranceFixtures(source: string): void {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => void> {
+interface Built {
+  work: string
+  source: string
+  dataset: string
+  plotsOnly: string
+}
+
+/** The shared build and how many projects still use it (vitest.config.ts runs two projects). */
+const shared = globalThis as typeof globalThis & { landdataTestBuild?: { built: Promise<Built>; users: number } }
+
+async function build(): Promise<Built> {
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' })
   const work = mkdtempSync(join(tmpdir(), 'landdata-test-'))
   const source = join(work, 'source')
@@ -96,9 +106,23 @@ export default async function setup(project: TestProject): Promise<() => void> {
   writeFileSync(join(plotsOnlySource, 'export.json'), JSON.stringify({ plots: exports.plots }))
   const plotsOnly = join(work, 'dataset-plots-only')
   await buildDataset({ source: plotsOnlySource, out: plotsOnly, log: () => {} })
+  return { work, source, dataset, plotsOnly }
+}
+
+/**
+ * Each project of the run calls this; the first builds, the others wait for that build, and the
+ * last to finish removes it.
+ */
+export default async function setup(project: TestProject): Promise<() => void> {
+  shared.landdataTestBuild ??= { built: build(), users: 0 }
+  const use = shared.landdataTestBuild
+  use.users++
+  const { work, source, dataset, plotsOnly } = await use.built
   project.provide('plotsOnlyDatasetDir', plotsOnly)
   project.provide('datasetDir', dataset)
   project.provide('sourceDir', source)
   project.provide('workDir', work)
-  return () => rmSync(work, { recursive: true, force: true })
+  return () => {
+    if (--use.users === 0) rmSync(work, { recursive: true, force: true })
+  }
 }
