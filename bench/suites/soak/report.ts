@@ -15,7 +15,10 @@ import { WEIGHTS } from './mix.js'
 export const LIMITS = {
   /** p99 of the last window at most this times the first window's */
   p99Ratio: 1.5,
-  /** private memory (RssAnon) of each process and the workers' live heap: growth from window 2 to the last, percent */
+  /**
+   * private memory (RssAnon) of each process and the workers' live heap: growth of the median of
+   * the last third of the windows over the median of the middle third, percent
+   */
   growthPct: 10,
 }
 
@@ -99,11 +102,38 @@ export function joinWindows(rows: WindowRow[], samples: MemorySample[], windowS:
 
 const growth = (from: number | null, to: number | null) => (from && to !== null ? (to / from - 1) * 100 : null)
 
+/** The median of the values that were sampled; null when none was. */
+function median(values: (number | null)[]): number | null {
+  const v = values.filter((x): x is number => x !== null).sort((a, b) => a - b)
+  if (!v.length) return null
+  const mid = v.length >> 1
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2
+}
+
+/**
+ * The windows memory growth is judged on: the middle third and the last third (with 3 windows,
+ * window 2 and window 3). The first third is left out: it holds the warm-up (code compiled, caches
+ * and the allocator's arenas filled), which grows memory once and then stops; a leak goes on
+ * growing through the last two thirds.
+ */
+export function growthThirds(windows: SoakWindow[]): { middle: SoakWindow[]; last: SoakWindow[] } {
+  const n = windows.length
+  return {
+    middle: windows.slice(Math.floor(n / 3), Math.floor((2 * n) / 3)),
+    last: windows.slice(Math.floor((2 * n) / 3)),
+  }
+}
+
+const span = (w: SoakWindow[]) =>
+  w.length === 1 ? `window ${w[0]!.index + 1}` : `windows ${w[0]!.index + 1}-${w.at(-1)!.index + 1}`
+
 /**
  * Pass when no request failed, the last window's p99 is within {@link LIMITS}.p99Ratio of the
  * first's, and neither any process's private memory nor the workers' live heap (after their
- * last major collection) grew more than {@link LIMITS}.growthPct from window 2 to the last. Fails otherwise,
- * with every reason; with fewer than 3 windows growth cannot be judged, which fails too.
+ * last major collection) grew more than {@link LIMITS}.growthPct from the middle third of the
+ * windows to the last third (medians, so one window's spike does not decide: {@link growthThirds}).
+ * Fails otherwise, with every reason; with fewer than 3 windows growth cannot be judged, which
+ * fails too.
  */
 export function soakVerdict(windows: SoakWindow[], roles: string[], limits = LIMITS): Verdict {
   const reasons: string[] = []
@@ -125,18 +155,21 @@ export function soakVerdict(windows: SoakWindow[], roles: string[], limits = LIM
       `p99 of the last window ${fmt(last.p99Ms, 2)} ms is ${fmt(last.p99Ms / first.p99Ms, 2)}x the first's ` +
         `${fmt(first.p99Ms, 2)} ms (limit ${limits.p99Ratio}x)`,
     )
-  if (windows.length < 3) reasons.push(`only ${windows.length} window(s): memory growth from window 2 needs 3 or more`)
+  if (windows.length < 3)
+    reasons.push(`only ${windows.length} window(s): memory growth over the last two thirds needs 3 or more`)
   else {
-    const second = windows[1]
-    const grew = (what: string, pct: number | null) => {
-      if (pct === null) reasons.push(`${what}: not sampled in window 2 and the last`)
+    const { middle, last: tail } = growthThirds(windows)
+    const between = `from ${span(middle)} to ${span(tail)} (medians)`
+    const grew = (what: string, of: (w: SoakWindow) => number | null) => {
+      const pct = growth(median(middle.map(of)), median(tail.map(of)))
+      if (pct === null) reasons.push(`${what}: not sampled ${between}`)
       else if (pct > limits.growthPct)
-        reasons.push(`${what} grew ${fmt(pct, 1)} % from window 2 to the last (limit ${limits.growthPct} %)`)
+        reasons.push(`${what} grew ${fmt(pct, 1)} % ${between} (limit ${limits.growthPct} %)`)
     }
     roles.forEach((role, i) => {
-      grew(`${role} private memory`, growth(second.anonMb[i], last.anonMb[i]))
+      grew(`${role} private memory`, (w) => w.anonMb[i] ?? null)
     })
-    grew('the workers’ live heap', growth(second.liveHeapMb, last.liveHeapMb))
+    grew('the workers’ live heap', (w) => w.liveHeapMb)
   }
   return { pass: reasons.length === 0, reasons }
 }
@@ -144,7 +177,7 @@ export function soakVerdict(windows: SoakWindow[], roles: string[], limits = LIM
 /** The verdict as one line. */
 export function verdictLine(v: Verdict): string {
   return v.pass
-    ? `**Verdict: pass**: no error, p99 of the last window within ${LIMITS.p99Ratio}x the first's, private memory and live heap grew less than ${LIMITS.growthPct} % from window 2 to the last.`
+    ? `**Verdict: pass**: no error, p99 of the last window within ${LIMITS.p99Ratio}x the first's, private memory and live heap grew less than ${LIMITS.growthPct} % from the middle third of the windows to the last (medians).`
     : `**Verdict: fail**: ${v.reasons.join('; ')}.`
 }
 

@@ -43,7 +43,7 @@ describe('soakVerdict', () => {
     expect(v.reasons).toEqual(["p99 of the last window 15.10 ms is 1.51x the first's 10.00 ms (limit 1.5x)"])
   })
 
-  it('judges growth from window 2, not the first, per process and for the heap', () => {
+  it('judges growth from window 2, not the first, per process and for the heap (3 windows)', () => {
     // window 1 → 3 grows 30 %, window 2 → 3 only 8 %: passes
     expect(
       soakVerdict([win(0, 10, [50, 80, 80], 40), win(1, 10, [50, 100, 100], 50), win(2, 10, [54, 108, 108], 54)], ROLES)
@@ -54,18 +54,33 @@ describe('soakVerdict', () => {
       ROLES,
     )
     expect(v.reasons).toEqual([
-      'worker 2 private memory grew 11.0 % from window 2 to the last (limit 10 %)',
-      'the workers’ live heap grew 12.0 % from window 2 to the last (limit 10 %)',
+      'worker 2 private memory grew 11.0 % from window 2 to window 3 (medians) (limit 10 %)',
+      'the workers’ live heap grew 12.0 % from window 2 to window 3 (medians) (limit 10 %)',
+    ])
+  })
+
+  it('passes a warm-up that stops growing, fails a leak that goes on, whatever one window spikes', () => {
+    const run = (anon: (i: number) => number) => Array.from({ length: 9 }, (_, i) => win(i, 10, [50, anon(i), 100], 50))
+    // 30 % up over the first third, then flat with a spike in the last window: passes
+    const warmup = run((i) => (i < 3 ? 100 + 10 * i : i === 8 ? 160 : 130))
+    expect(soakVerdict(warmup, ROLES)).toEqual({ pass: true, reasons: [] })
+    // 4 MB a window throughout: windows 4-6 median 116, windows 7-9 median 128
+    const leak = soakVerdict(
+      run((i) => 100 + 4 * i),
+      ROLES,
+    )
+    expect(leak.reasons).toEqual([
+      'worker 1 private memory grew 10.3 % from windows 4-6 to windows 7-9 (medians) (limit 10 %)',
     ])
   })
 
   it('fails a run too short to judge growth, or whose memory was not sampled', () => {
     expect(soakVerdict(steady.slice(0, 2), ROLES).reasons).toEqual([
-      'only 2 window(s): memory growth from window 2 needs 3 or more',
+      'only 2 window(s): memory growth over the last two thirds needs 3 or more',
     ])
     const unsampled = { ...steady[2], liveHeapMb: null }
     expect(soakVerdict([steady[0], steady[1], unsampled], ROLES).reasons).toEqual([
-      'the workers’ live heap: not sampled in window 2 and the last',
+      'the workers’ live heap: not sampled from window 2 to window 3 (medians)',
     ])
     expect(soakVerdict([], ROLES)).toEqual({ pass: false, reasons: ['no window was measured'] })
   })
