@@ -26,10 +26,15 @@ export interface RowAnswer {
   body: string
 }
 
-/** What runs a job's rows: the build it runs on, and the answer of each row. */
+/** What runs a job's rows: the build it runs on, and the answers of its rows, a batch at a time. */
 export interface RowExecutor {
   build: string
-  answer(row: Row): Promise<RowAnswer>
+  /** rows handed to `answer` at once (default 1) */
+  batchRows?: number
+  /** it keeps to its share of the CPU itself (a worker thread's duty cycle): the runner does not rest */
+  pacesItself?: boolean
+  /** the answers of `rows`, in their order */
+  answer(rows: readonly Row[]): Promise<RowAnswer[]>
   close(): void
 }
 
@@ -184,29 +189,35 @@ export class JobRunner {
     const every = this.o.checkpointRows ?? 1000
     const everyMs = this.o.checkpointMs ?? 1000
     const pacer = new Pacer()
+    const size = exec.batchRows ?? 1
     const input = new LineReader(inputFile(this.o.dir, job.id), at.inputOffset)
     const out = new ResultsFile(resultsFile(this.o.dir, job.id), at.resultsOffset)
     let last = this.clock()
     let read = { ...at }
     try {
-      for (let next = input.next(); next; next = input.next()) {
-        const row = read.rowsDone + 1
-        const a = await exec.answer(JSON.parse(next.line) as Row)
-        out.add(resultLine(row, next.line, a))
-        read = {
-          ...read,
-          rowsDone: row,
-          rowsFailed: read.rowsFailed + (a.status >= 400 ? 1 : 0),
-          inputOffset: next.end,
+      for (let lines = input.take(size); lines.length; lines = input.take(size)) {
+        const answers = await exec.answer(lines.map((l) => JSON.parse(l.line) as Row))
+        if (answers.length !== lines.length)
+          throw new Error(`${answers.length} answers came back for a batch of ${lines.length} rows`)
+        for (const [i, next] of lines.entries()) {
+          const a = answers[i]!
+          const row = read.rowsDone + 1
+          out.add(resultLine(row, next.line, a))
+          read = {
+            ...read,
+            rowsDone: row,
+            rowsFailed: read.rowsFailed + (a.status >= 400 ? 1 : 0),
+            inputOffset: next.end,
+          }
+          // a stop leaves what was read since the last checkpoint unwritten: the next runner answers it again
+          if (this.stopping) return
+          if (out.held >= every || this.clock() - last >= everyMs) {
+            Object.assign(at, read, { resultsOffset: out.flush() })
+            last = this.clock()
+            if (!(await store.checkpoint(job.id, at, last))) return // cancelled
+          }
+          if (!exec.pacesItself) await this.pace(pacer)
         }
-        // a stop leaves what was read since the last checkpoint unwritten: the next runner answers it again
-        if (this.stopping) return
-        if (out.held >= every || this.clock() - last >= everyMs) {
-          Object.assign(at, read, { resultsOffset: out.flush() })
-          last = this.clock()
-          if (!(await store.checkpoint(job.id, at, last))) return // cancelled
-        }
-        await this.pace(pacer)
       }
       Object.assign(at, read, { resultsOffset: out.flush() })
       await store.finish(job.id, 'done', at, this.clock(), this.expiry())
