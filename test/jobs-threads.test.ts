@@ -144,6 +144,23 @@ describe('a thread that fails', () => {
     })
 })
 
+describe('a thread that cannot start', () => {
+  it('fails the job naming the missing script and what builds it', async () => {
+    const threads = new RowThreads({ threads: 1, cpuShare: 1, script: '/nowhere/row-thread.js' })
+    const t = makeTestApp({ jobs: { threads } })
+    const { key } = t.issue()
+    const id = await submit(t, key, 5)
+    await t.runner.wake()
+    await t.runner.idle()
+    expect(t.jobStore.get(id)).toMatchObject({
+      status: 'failed',
+      rowsDone: 0,
+      error: "the jobs thread's script /nowhere/row-thread.js is missing: build it with `npm run build`",
+    })
+    expect(threads.workers()).toEqual([])
+  })
+})
+
 describe('JOBS_CPU_SHARE', () => {
   it('keeps a thread to its share of a core: its CPU time over its time with work, a long job through', async () => {
     // the lowest share allowed: a thread that ignored it would take several times as much
