@@ -1,14 +1,15 @@
 /**
  * Runs bulk jobs (docs/api.md "Bulk jobs", docs/operations.md "Bulk jobs"): one process per
  * JOBS_DIR at a time (a lease in the store, so a cluster's workers do not run a job twice), at
- * most `workers` jobs at once, each its rows in input order, paced to about half a core per job
- * (work 10 ms, rest as long) so online requests keep most of the CPU.
+ * most `workers` jobs at once, each its rows in input order, at a bounded share of the CPU so
+ * online requests keep most of it: on worker threads that pace themselves (thread-rows.ts), or,
+ * for an executor that does not, paced here to about half a core (work 10 ms, rest as long).
  *
- * Each row is answered by `open(job).answer`, the app itself (app-rows.ts). Results are held and
- * written every `checkpointRows` rows or `checkpointMs`, then the checkpoint (rows done, bytes
- * of input read and of results written) is stored: a process that stops between two checkpoints
- * loses the rows since the last, and the next one cuts the results back to the checkpoint and
- * answers them again, so no row is lost or repeated.
+ * Rows are answered by `open(job).answer`, `batchRows` at a time, by the app itself (app-rows.ts,
+ * thread-rows.ts). Results are held and written every `checkpointRows` rows or `checkpointMs`,
+ * then the checkpoint (rows done, bytes of input read and of results written) is stored: a
+ * process that stops between two checkpoints loses the rows since the last, and the next one
+ * cuts the results back to the checkpoint and answers them again, so no row is lost or repeated.
  *
  * @module
  */
