@@ -18,6 +18,8 @@ const ENTRIES = {
   'relation-worker': 'build-index/domains/relation-worker.ts',
   // the tile store build's worker thread (parcel and plot tiles)
   'tile-worker': 'build-index/tiles/tile-worker.ts',
+  // the bulk jobs' worker thread (src/jobs/thread-rows.ts), loaded next to the server bundle
+  'row-thread': 'src/jobs/row-thread.ts',
   // the background dataset check's worker thread, loaded next to the server bundle
   'integrity-worker': 'src/data/integrity-worker.ts',
   verify: 'build-index/verify.ts',
@@ -132,8 +134,13 @@ const common = {
 // cold start. Left outside: better-sqlite3 (native), pino (starts worker threads by file path)
 // and swagger-ui-dist (assets read from its package directory). The bundle's source map keeps
 // each function's package for the bench's CPU-profile breakdown (bench/lib/profile.ts).
-const { server, ...rest } = entries
+// The jobs' thread is the server's code too (an app of its own), bundled the same way.
+const { server, 'row-thread': rowThread, ...rest } = entries
 await Promise.all([
-  build({ ...common, entryPoints: { server }, external: ['better-sqlite3', 'pino', 'swagger-ui-dist'] }),
+  build({
+    ...common,
+    entryPoints: { server, 'row-thread': rowThread },
+    external: ['better-sqlite3', 'pino', 'swagger-ui-dist'],
+  }),
   build({ ...common, entryPoints: rest, packages: 'external' }),
 ])

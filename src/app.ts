@@ -28,6 +28,7 @@ import { appRows } from './jobs/app-rows.js'
 import { jobOperations } from './jobs/operations.js'
 import { registerJobRoutes, type JobsDeps } from './jobs/routes.js'
 import { JobRunner, type RunnerOptions } from './jobs/runner.js'
+import { type RowThreads, threadRows } from './jobs/thread-rows.js'
 import { mountMap } from './features/map/routes.js'
 import {
   type Allowance,
@@ -73,10 +74,12 @@ export interface AppDeps {
   /** the RateLimit headers' syntax (RATE_LIMIT_HEADERS); default the specs' (draft-07) */
   rateLimitHeaders?: HeaderSyntax
   /**
-   * bulk jobs (src/jobs, docs/api.md "Bulk jobs"): their routes, and a runner of their rows
-   * through this app, handed to `runner` to start and stop; absent: no /jobs routes
+   * bulk jobs (src/jobs, docs/api.md "Bulk jobs"): their routes, and a runner of their rows,
+   * handed to `runner` to start and stop; absent: no /jobs routes. The rows are answered on
+   * `threads` (the server's), each by an app of its own over the job's build; without it, by this
+   * app on the calling thread
    */
-  jobs?: JobsDeps & { runner?: (make: (opts: RunnerSettings) => JobRunner) => void }
+  jobs?: JobsDeps & { runner?: (make: (opts: RunnerSettings) => JobRunner) => void; threads?: RowThreads }
 }
 
 /** What a job runner is made with beyond the store, the files and the app (src/jobs/runner.ts). */
@@ -267,7 +270,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   if (jobs) {
     const operation = jobOperations(router)
     registerJobRoutes(router, jobs, clock, operation)
-    const open = appRows(app, deps.data, API_BASE, operation)
+    const open = jobs.threads
+      ? threadRows(jobs.threads, deps.data, API_BASE, operation)
+      : appRows(app, deps.data, API_BASE, operation)
     jobs.runner?.((opts) => {
       const runner = new JobRunner({
         ...opts,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from './config.js'
 
@@ -92,5 +93,17 @@ describe('REDIS_URL', () => {
     expect(() => loadConfig({ RATE_LIMIT_ON_STORE_ERROR: 'ignore' })).toThrow(
       /invalid configuration: RATE_LIMIT_ON_STORE_ERROR: /,
     )
+  })
+  it('answers job rows on a thread per 4 cores (at least one), each working half its time, unless told', () => {
+    const { JOBS_THREADS, JOBS_CPU_SHARE } = loadConfig({})
+    expect(JOBS_THREADS).toBe(Math.max(1, Math.floor(availableParallelism() / 4)))
+    expect(JOBS_CPU_SHARE).toBe(0.5)
+    expect(loadConfig({ JOBS_THREADS: '3', JOBS_CPU_SHARE: '0.25' })).toMatchObject({
+      JOBS_THREADS: 3,
+      JOBS_CPU_SHARE: 0.25,
+    })
+    expect(() => loadConfig({ JOBS_THREADS: '0' })).toThrow(/invalid configuration: JOBS_THREADS: /)
+    expect(() => loadConfig({ JOBS_CPU_SHARE: '0.05' })).toThrow(/invalid configuration: JOBS_CPU_SHARE: /)
+    expect(() => loadConfig({ JOBS_CPU_SHARE: '1.5' })).toThrow(/invalid configuration: JOBS_CPU_SHARE: /)
   })
 })

@@ -100,13 +100,25 @@ const ConfigSchema = z.object({
   RATE_LIMIT_HEADERS: z.enum(['draft-11', 'draft-07']).default('draft-07'),
   /** bulk jobs (docs/operations.md "Bulk jobs"): their SQLite store and files; made by the first upload */
   JOBS_DIR: z.string().min(1).default('data/jobs'),
-  /** jobs run at once, each paced to about half a core; default 1 up to 4 cores, a core in 4 above */
+  /** jobs run at once (on JOBS_THREADS threads); default 1 up to 4 cores, a core in 4 above */
   JOBS_WORKERS: z.coerce
     .number()
     .int()
     .min(0)
     .max(64)
     .default(() => Math.max(1, Math.floor(availableParallelism() / 4))),
+  /**
+   * worker threads answering the jobs' rows (a job runs on one; more jobs than threads share
+   * them); default 1 up to 4 cores, a core in 4 above (docs/operations.md "Bulk jobs")
+   */
+  JOBS_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(() => Math.max(1, Math.floor(availableParallelism() / 4))),
+  /** the share of its time each jobs thread works, resting the rest (0.1..1): 0.5 is about half a core per thread */
+  JOBS_CPU_SHARE: z.coerce.number().min(0.1).max(1).default(0.5),
   /** rows one upload may hold */
   JOBS_MAX_ROWS: z.coerce.number().int().min(1).max(100_000_000).default(1_000_000),
   /** MiB one upload may be: a larger one answers 413 */

@@ -36,6 +36,7 @@ import { datasetSwitcher, isSwitchMessage, primarySwitcher, SERVED_BUILD_ENV } f
 import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
 import type { JobRunner } from './jobs/runner.js'
+import { RowThreads } from './jobs/thread-rows.js'
 import { LazyJobStore } from './jobs/lazy-store.js'
 
 /** The exit code of a server stopped because a dataset file does not match its manifest. */
@@ -141,8 +142,8 @@ export async function startServer(
   const log = createLogger(config.LOG_LEVEL)
   // its files are opened by their real path, so a moved symlink changes nothing until a switch
   // (src/dataset-switch.ts)
-  const open = (dir: string) =>
-    openDataset(dir, { mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20, mapIndexes: config.INDEX_MMAP })
+  const openOptions = { mmapBytes: config.SQLITE_MMAP_MB * 2 ** 20, mapIndexes: config.INDEX_MMAP }
+  const open = (dir: string) => openDataset(dir, openOptions)
   const dataset = open(opts.dir ?? realPath(config.DATASET_DIR))
   const build = basename(dataset.dir)
   const data = new DatasetHandle(dataset, buildServices, await loadServices(dataset), build)
@@ -177,6 +178,17 @@ export async function startServer(
   // bulk jobs: one store and runner per JOBS_DIR (docs/operations.md "Bulk jobs")
   const jobStore = openJobStore(config.JOBS_DIR)
   let runner = null as JobRunner | null
+  // the threads answering the jobs' rows (src/jobs/thread-rows.ts), started by the first job
+  const threads =
+    config.JOBS_WORKERS > 0
+      ? new RowThreads({
+          threads: config.JOBS_THREADS,
+          cpuShare: config.JOBS_CPU_SHARE,
+          logLevel: config.LOG_LEVEL,
+          open: openOptions,
+          log,
+        })
+      : undefined
   const app = createApp({
     log,
     keys: metrics ? new TimedKeyVerifier(keys, metrics.keyStore) : keys,
@@ -200,6 +212,7 @@ export async function startServer(
       maxRunningPerKey: config.JOBS_MAX_RUNNING_PER_KEY,
       rowsPerDay: config.JOBS_ROWS_PER_DAY,
       retentionMs: config.JOBS_RETENTION_DAYS * 86_400_000,
+      threads,
       runner: (make) => {
         if (config.JOBS_WORKERS > 0) runner = make({ workers: config.JOBS_WORKERS, log })
       },
@@ -220,6 +233,7 @@ export async function startServer(
   const closeFiles = async () => {
     // a running job stops where it is; the next start resumes it from its checkpoint
     await runner?.stop()
+    await threads?.stop()
     jobStore.close()
     metricsServer?.close()
     data.current().dataset.close()

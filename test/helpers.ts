@@ -5,6 +5,7 @@ import { inject } from 'vitest'
 import { createApp, type AppDeps, type RunnerSettings } from '../src/app.js'
 import type { JobsDeps } from '../src/jobs/routes.js'
 import type { JobRunner } from '../src/jobs/runner.js'
+import { RowThreads } from '../src/jobs/thread-rows.js'
 import { SqliteJobStore } from '../src/jobs/sqlite-store.js'
 import type { RouteSpec } from '../src/http/openapi.js'
 import type { RequestSchemas } from '../src/http/validate.js'
@@ -46,14 +47,20 @@ export function makeTestApp(
     corsOrigins?: AppDeps['corsOrigins']
     tileRatePerMinute?: AppDeps['tileRatePerMinute']
     rateLimitHeaders?: AppDeps['rateLimitHeaders']
-    /** bulk job settings over the defaults (a fresh JOBS_DIR; the runner not started) */
-    jobs?: Partial<Omit<JobsDeps, 'store'>> & { runner?: RunnerSettings }
+    /**
+     * bulk job settings over the defaults (a fresh JOBS_DIR; the runner not started; the rows
+     * answered on one worker thread working flat out, as the server answers them; `threads:
+     * null`: on the test's thread, by this app)
+     */
+    jobs?: Partial<Omit<JobsDeps, 'store'>> & { runner?: RunnerSettings; threads?: RowThreads | null }
   } = {},
 ) {
   const keysDb = join(mkdtempSync(join(inject('workDir'), 'keys-')), 'keys.db')
   const jobsDir = opts.jobs?.dir ?? mkdtempSync(join(inject('workDir'), 'jobs-'))
   const jobStore = new SqliteJobStore(join(jobsDir, 'jobs.db'))
   let runner: JobRunner | null = null
+  const threads =
+    opts.jobs?.threads === undefined ? new RowThreads({ threads: 1, cpuShare: 1 }) : (opts.jobs.threads ?? undefined)
   const keys = new SqliteKeyStore(keysDb, { recheckMs: opts.keyRecheckMs ?? 0 })
   const data = opts.loaded
     ? new DatasetHandle(opts.loaded.dataset, buildServices, opts.loaded.services)
@@ -78,6 +85,7 @@ export function makeTestApp(
       rowsPerDay: 10_000_000,
       retentionMs: 7 * 86_400_000,
       ...opts.jobs,
+      threads,
       runner: (make) => {
         runner = make({ paced: false, ...opts.jobs?.runner })
       },
@@ -87,7 +95,7 @@ export function makeTestApp(
     keys.issue({ products: ALL_PRODUCTS, countries: BOTH, ratePerMinute: 100000, tileRatePerMinute: 100000, ...o })
   const get = (path: string, key?: string, headers: Record<string, string> = {}) =>
     app.request(path, { headers: { ...(key ? { 'X-API-KEY': key } : {}), ...headers } })
-  return { app, keys, keysDb, data, issue, get, jobStore, jobsDir, runner: runner! as JobRunner }
+  return { app, keys, keysDb, data, issue, get, jobStore, jobsDir, runner: runner! as JobRunner, threads }
 }
 
 export async function json<T = any>(res: Response): Promise<T> {

@@ -56,6 +56,8 @@ describe('a job and a killed server', () => {
       expect(lines.map((l) => l.row)).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1))
       expect(lines.map((l) => l.input.lat)).toEqual(rows.slice(1).map((r) => r.split(',')[0]))
       expect(lines.every((l) => l.status === 200 || l.status === 404)).toBe(true)
+      // the bundled server answered them on its jobs thread (dist/row-thread.js)
+      expect(second.output()).toContain('"msg":"jobs thread started"')
     } finally {
       second.child.kill('SIGKILL')
     }

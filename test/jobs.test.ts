@@ -95,6 +95,9 @@ describe('a 10,000-row CSV job of each operation', () => {
       const job = await json(await t.get(`/api/v1/jobs/${made.id}`, key))
       expect(job).toMatchObject({ status: 'done', rows: 10_000, rows_done: 10_000, eta_seconds: 0 })
       expect(job.build).toBeTruthy()
+      // answered on the pool's thread (test/jobs-threads.test.ts), which did the rows' work
+      expect(t.threads!.usage()).toEqual([expect.objectContaining({ cpuMicros: expect.any(Number) })])
+      expect(t.threads!.usage()[0]!.cpuMicros).toBeGreaterThan(0)
       const text = await (await t.get(`/api/v1/jobs/${made.id}/results`, key)).text()
       const lines = text
         .trim()

@@ -29,23 +29,49 @@ export function digestMismatch(path: string): string {
 }
 
 /**
- * Keeps a background hash to about half of one core: after every `slice` ms of work it asks for
- * as long a rest, so the requests on the same cores are not starved (docs/operations.md
- * "Dataset integrity").
+ * Keeps background work to a share of one core (about half by default): after every `slice` ms
+ * of work it asks for a rest long enough that work is `share` of the time (as long a rest at
+ * 0.5), so the requests on the same cores are not starved (docs/operations.md "Dataset
+ * integrity", "Bulk jobs").
  */
 export class Pacer {
   private busySince = performance.now()
+  /** ms worked before `busySince` not rested for yet */
+  private owed = 0
+  private pausedAt = 0
+  /** ms of rest per ms of work */
+  private readonly ratio: number
 
-  constructor(private readonly slice = 10) {}
+  constructor(
+    private readonly slice = 10,
+    share = 0.5,
+  ) {
+    if (!(share > 0 && share <= 1)) throw new RangeError(`a pacer's share must be in (0, 1], not ${share}`)
+    this.ratio = (1 - share) / share
+  }
 
   /** ms to rest now (0: carry on). */
   rest(): number {
-    const busy = performance.now() - this.busySince
-    return busy < this.slice ? 0 : busy
+    const busy = this.owed + performance.now() - this.busySince
+    return busy < this.slice ? 0 : busy * this.ratio
   }
 
   /** Call after resting. */
   resume(): void {
+    this.owed = 0
+    this.busySince = performance.now()
+  }
+
+  /** The work stops for a while (it waits for more): that wait counts as rest. */
+  pause(): void {
+    this.pausedAt = performance.now()
+    this.owed += this.pausedAt - this.busySince
+  }
+
+  /** The work goes on after `pause`: what the wait did not rest for is still owed. */
+  unpause(): void {
+    const waited = performance.now() - this.pausedAt
+    this.owed = this.ratio === 0 ? 0 : Math.max(0, this.owed - waited / this.ratio)
     this.busySince = performance.now()
   }
 }

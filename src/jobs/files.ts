@@ -56,6 +56,17 @@ export class LineReader {
     }
   }
 
+  /** Up to `n` next lines (fewer at the end, none past it). */
+  take(n: number): { line: string; end: number }[] {
+    const lines: { line: string; end: number }[] = []
+    while (lines.length < n) {
+      const next = this.next()
+      if (!next) break
+      lines.push(next)
+    }
+    return lines
+  }
+
   close(): void {
     closeSync(this.fd)
   }

@@ -21,14 +21,23 @@ function setup(rows: number) {
   return { dir, store }
 }
 
-/** Answers 200 with `{"x":n}`, or 404 for multiples of 7; `onRow` runs before each answer. */
-function executor(onRow: (n: number) => void = () => {}): RowExecutor {
+/**
+ * Answers 200 with `{"x":n}`, or 404 for multiples of 7; `onRow` runs before each answer;
+ * `batchRows` rows at a time, the size of each batch kept in `batches`.
+ */
+function executor(onRow: (n: number) => void = () => {}, batchRows?: number): RowExecutor & { batches: number[] } {
+  const batches: number[] = []
   return {
     build: 'b1',
-    answer: async (row) => {
-      const n = Number(row.x)
-      onRow(n)
-      return n % 7 === 0 ? { status: 404, body: '{"error":"NotFound"}' } : { status: 200, body: `{"x":${n}}` }
+    batchRows,
+    batches,
+    answer: async (rows) => {
+      batches.push(rows.length)
+      return rows.map((row) => {
+        const n = Number(row.x)
+        onRow(n)
+        return n % 7 === 0 ? { status: 404, body: '{"error":"NotFound"}' } : { status: 200, body: `{"x":${n}}` }
+      })
     },
     close: () => {},
   }
@@ -57,6 +66,37 @@ describe('JobRunner', () => {
     expect(rows[6]).toEqual({ row: 7, input: { x: '7' }, status: 404, error: { error: 'NotFound' } })
     expect(rows[0]).toEqual({ row: 1, input: { x: '1' }, status: 200, result: { x: 1 } })
     expect(job.resultsOffset).toBe(readFileSync(resultsFile(dir, 'j1')).length)
+  })
+
+  it('hands the executor its rows in batches of its size, in order, the last one short', async () => {
+    const { dir, store } = setup(50)
+    const exec = executor(undefined, 16)
+    const runner = new JobRunner({ store, dir, open: () => exec, paced: false, checkpointRows: 5 })
+    await runner.wake()
+    await runner.idle()
+    expect(exec.batches).toEqual([16, 16, 16, 2])
+    expect(store.get('j1')).toMatchObject({ status: 'done', rowsDone: 50, rowsFailed: 7 })
+    expect(rowsOf(dir).map((r) => r.row)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
+    expect(rowsOf(dir).map((r) => r.result?.x ?? null)).toEqual(
+      Array.from({ length: 50 }, (_, i) => ((i + 1) % 7 === 0 ? null : i + 1)),
+    )
+  })
+
+  it('fails a job whose executor fails a batch (a thread that died), keeping the rows checkpointed', async () => {
+    const { dir, store } = setup(50)
+    const exec = executor(undefined, 10)
+    const answer = exec.answer
+    exec.answer = (rows) =>
+      rows[0]!.x === '31' ? Promise.reject(new Error('the jobs thread stopped (exit code 1)')) : answer(rows)
+    const runner = new JobRunner({ store, dir, open: () => exec, paced: false, checkpointRows: 10 })
+    await runner.wake()
+    await runner.idle()
+    expect(store.get('j1')).toMatchObject({
+      status: 'failed',
+      rowsDone: 30,
+      error: 'the jobs thread stopped (exit code 1)',
+    })
+    expect(rowsOf(dir).map((r) => r.row)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1))
   })
 
   it('resumes a job stopped between checkpoints: results cut back, no row lost or repeated', async () => {

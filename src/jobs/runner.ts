@@ -1,14 +1,15 @@
 /**
  * Runs bulk jobs (docs/api.md "Bulk jobs", docs/operations.md "Bulk jobs"): one process per
  * JOBS_DIR at a time (a lease in the store, so a cluster's workers do not run a job twice), at
- * most `workers` jobs at once, each its rows in input order, paced to about half a core per job
- * (work 10 ms, rest as long) so online requests keep most of the CPU.
+ * most `workers` jobs at once, each its rows in input order, at a bounded share of the CPU so
+ * online requests keep most of it: on worker threads that pace themselves (thread-rows.ts), or,
+ * for an executor that does not, paced here to about half a core (work 10 ms, rest as long).
  *
- * Each row is answered by `open(job).answer`, the app itself (app-rows.ts). Results are held and
- * written every `checkpointRows` rows or `checkpointMs`, then the checkpoint (rows done, bytes
- * of input read and of results written) is stored: a process that stops between two checkpoints
- * loses the rows since the last, and the next one cuts the results back to the checkpoint and
- * answers them again, so no row is lost or repeated.
+ * Rows are answered by `open(job).answer`, `batchRows` at a time, by the app itself (app-rows.ts,
+ * thread-rows.ts). Results are held and written every `checkpointRows` rows or `checkpointMs`,
+ * then the checkpoint (rows done, bytes of input read and of results written) is stored: a
+ * process that stops between two checkpoints loses the rows since the last, and the next one
+ * cuts the results back to the checkpoint and answers them again, so no row is lost or repeated.
  *
  * @module
  */
@@ -26,10 +27,15 @@ export interface RowAnswer {
   body: string
 }
 
-/** What runs a job's rows: the build it runs on, and the answer of each row. */
+/** What runs a job's rows: the build it runs on, and the answers of its rows, a batch at a time. */
 export interface RowExecutor {
   build: string
-  answer(row: Row): Promise<RowAnswer>
+  /** rows handed to `answer` at once (default 1) */
+  batchRows?: number
+  /** it keeps to its share of the CPU itself (a worker thread's duty cycle): the runner does not rest */
+  pacesItself?: boolean
+  /** the answers of `rows`, in their order */
+  answer(rows: readonly Row[]): Promise<RowAnswer[]>
   close(): void
 }
 
@@ -184,29 +190,35 @@ export class JobRunner {
     const every = this.o.checkpointRows ?? 1000
     const everyMs = this.o.checkpointMs ?? 1000
     const pacer = new Pacer()
+    const size = exec.batchRows ?? 1
     const input = new LineReader(inputFile(this.o.dir, job.id), at.inputOffset)
     const out = new ResultsFile(resultsFile(this.o.dir, job.id), at.resultsOffset)
     let last = this.clock()
     let read = { ...at }
     try {
-      for (let next = input.next(); next; next = input.next()) {
-        const row = read.rowsDone + 1
-        const a = await exec.answer(JSON.parse(next.line) as Row)
-        out.add(resultLine(row, next.line, a))
-        read = {
-          ...read,
-          rowsDone: row,
-          rowsFailed: read.rowsFailed + (a.status >= 400 ? 1 : 0),
-          inputOffset: next.end,
+      for (let lines = input.take(size); lines.length; lines = input.take(size)) {
+        const answers = await exec.answer(lines.map((l) => JSON.parse(l.line) as Row))
+        if (answers.length !== lines.length)
+          throw new Error(`${answers.length} answers came back for a batch of ${lines.length} rows`)
+        for (const [i, next] of lines.entries()) {
+          const a = answers[i]!
+          const row = read.rowsDone + 1
+          out.add(resultLine(row, next.line, a))
+          read = {
+            ...read,
+            rowsDone: row,
+            rowsFailed: read.rowsFailed + (a.status >= 400 ? 1 : 0),
+            inputOffset: next.end,
+          }
+          // a stop leaves what was read since the last checkpoint unwritten: the next runner answers it again
+          if (this.stopping) return
+          if (out.held >= every || this.clock() - last >= everyMs) {
+            Object.assign(at, read, { resultsOffset: out.flush() })
+            last = this.clock()
+            if (!(await store.checkpoint(job.id, at, last))) return // cancelled
+          }
+          if (!exec.pacesItself) await this.pace(pacer)
         }
-        // a stop leaves what was read since the last checkpoint unwritten: the next runner answers it again
-        if (this.stopping) return
-        if (out.held >= every || this.clock() - last >= everyMs) {
-          Object.assign(at, read, { resultsOffset: out.flush() })
-          last = this.clock()
-          if (!(await store.checkpoint(job.id, at, last))) return // cancelled
-        }
-        await this.pace(pacer)
       }
       Object.assign(at, read, { resultsOffset: out.flush() })
       await store.finish(job.id, 'done', at, this.clock(), this.expiry())
