@@ -37,6 +37,8 @@ import { buildServices, loadServices } from './services.js'
 import { superviseWorkers } from './supervise.js'
 import type { JobRunner } from './jobs/runner.js'
 import { LazyJobStore } from './jobs/lazy-store.js'
+import { openRedisJobs } from './jobs/redis-jobs.js'
+import type { JobStore } from './jobs/types.js'
 
 /** The exit code of a server stopped because a dataset file does not match its manifest. */
 export const INTEGRITY_EXIT = 3
@@ -174,8 +176,12 @@ export async function startServer(
     else metricsServer = await listenForMetrics(config.METRICS_PORT, processMetrics, log)
   }
   let draining = false
-  // bulk jobs: one store and runner per JOBS_DIR (docs/operations.md "Bulk jobs")
-  const jobStore = openJobStore(config.JOBS_DIR)
+  // bulk jobs (docs/operations.md "Bulk jobs"): one store and runner per JOBS_DIR, or with
+  // REDIS_URL the records and the BullMQ queue in Redis, one runner per host
+  const redisJobs = config.REDIS_URL
+    ? await openRedisJobs({ url: config.REDIS_URL, timeoutMs: config.REDIS_TIMEOUT_MS, dir: config.JOBS_DIR, log })
+    : null
+  const jobStore: JobStore = redisJobs ? redisJobs.store : openJobStore(config.JOBS_DIR)
   let runner = null as JobRunner | null
   const app = createApp({
     log,
@@ -201,7 +207,7 @@ export async function startServer(
       rowsPerDay: config.JOBS_ROWS_PER_DAY,
       retentionMs: config.JOBS_RETENTION_DAYS * 86_400_000,
       runner: (make) => {
-        if (config.JOBS_WORKERS > 0) runner = make({ workers: config.JOBS_WORKERS, log })
+        if (config.JOBS_WORKERS > 0) runner = make({ workers: config.JOBS_WORKERS, log, queue: redisJobs?.queue })
       },
     },
   })
@@ -221,6 +227,7 @@ export async function startServer(
     // a running job stops where it is; the next start resumes it from its checkpoint
     await runner?.stop()
     jobStore.close()
+    await redisJobs?.close()
     metricsServer?.close()
     data.current().dataset.close()
     keys.close()
@@ -335,7 +342,8 @@ export async function runServer(config: Config): Promise<void> {
       integrity = await verifyOnStart(dir!, checked.manifest, config.VERIFY_ON_START, createLogger(config.LOG_LEVEL))
       // with REDIS_URL the keys live in Redis: no KEYS_DB file is needed
       if (!config.REDIS_URL) openKeyStore(config.KEYS_DB).close()
-      openJobStore(config.JOBS_DIR).close()
+      // with REDIS_URL the jobs live in Redis: JOBS_DIR holds only their files
+      if (!config.REDIS_URL) openJobStore(config.JOBS_DIR).close()
     } catch (err) {
       if (err instanceof DatasetError || err instanceof StartError) {
         console.error(`cannot start: ${err.message}`)
