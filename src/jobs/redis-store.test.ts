@@ -1,8 +1,13 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type RedisServer, startRedis } from '../../test/fixtures/redis-server.js'
 import type { ApiKeyRecord } from '../auth/types.js'
+import { inputFile, resultsFile } from './files.js'
 import { RedisJobStore } from './redis-store.js'
+import { JobRunner } from './runner.js'
 import type { NewJob } from './types.js'
 
 let redis: RedisServer
@@ -203,5 +208,29 @@ describe('RedisJobStore', () => {
     expect(await store.lease('h1:3:d', 0, 50, () => true)).toBe(true)
     await new Promise((r) => setTimeout(r, 80))
     expect(await store.lease('h1:4:e', 0, 10_000, () => true)).toBe(true)
+  })
+
+  it('the runner’s expiry sweep over Redis deletes the files of expired jobs and marks them expired', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jobs-redis-'))
+    let now = 1000
+    const runner = new JobRunner({ store, dir, open: () => 'unused', clock: () => now })
+    for (const id of ['a', 'b']) {
+      await store.create(job(id, 1))
+      writeFileSync(inputFile(dir, id), '{}\n')
+      writeFileSync(resultsFile(dir, id), '{}\n')
+      await store.start(id, 'b1', 2)
+    }
+    await store.finish('a', 'done', at(100), 3, 5000)
+    await store.finish('b', 'done', at(100), 3, 9000)
+    now = 6000
+    expect(await runner.sweep()).toBe(1)
+    expect(await store.get('a')).toMatchObject({ status: 'expired' })
+    expect([existsSync(inputFile(dir, 'a')), existsSync(resultsFile(dir, 'a'))]).toEqual([false, false])
+    expect(await store.get('b')).toMatchObject({ status: 'done' })
+    expect(existsSync(resultsFile(dir, 'b'))).toBe(true)
+    now = 9001
+    expect(await runner.sweep()).toBe(1)
+    expect(await store.get('b')).toMatchObject({ status: 'expired' })
+    expect(await runner.sweep()).toBe(0)
   })
 })
