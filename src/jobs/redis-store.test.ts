@@ -233,4 +233,16 @@ describe('RedisJobStore', () => {
     expect(await store.get('b')).toMatchObject({ status: 'expired' })
     expect(await runner.sweep()).toBe(0)
   })
+
+  it('Redis unreachable: what the routes ask fails as the 503 RateLimitUnavailable, not a 500', async () => {
+    const away = new Redis(redis.url, { lazyConnect: true, enableOfflineQueue: false })
+    const cut = new RedisJobStore(away)
+    for (const ask of [() => cut.get('j1'), () => cut.list('k1'), () => cut.count('k1', '2026-11-29', 1, 10)])
+      await expect(ask()).rejects.toMatchObject({
+        code: 'RateLimitUnavailable',
+        status: 503,
+        message: expect.stringMatching(/^the job store is unavailable \(.+\); retry in 2 s$/),
+      })
+    away.disconnect()
+  })
 })

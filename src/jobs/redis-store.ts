@@ -21,6 +21,7 @@
  */
 import type { Redis } from 'ioredis'
 import type { ApiKeyRecord } from '../auth/types.js'
+import { ApiError, storeUnavailable } from '../http/errors.js'
 import type { Allowance, Checkpoint, Job, JobStatus, JobStore, NewJob } from './types.js'
 
 const jobKey = (id: string) => `job:${id}`
@@ -136,6 +137,15 @@ const atPairs = (at: Checkpoint) => [
 
 const UNFINISHED_FROM = '|queued|running|'
 
+/** What the routes ask of the store: Redis unreachable, they answer 503, not 500. */
+const ASKED_BY_ROUTES = ['create', 'get', 'list', 'unfinished', 'count', 'cancel', 'remove', 'rateOf'] as const
+
+/** The 503 every answer that needs Redis gives while it is unreachable (src/http/errors.ts). */
+function unavailable(err: unknown): never {
+  if (err instanceof ApiError) throw err
+  throw storeUnavailable(`the job store is unavailable (${(err as Error).message})`)
+}
+
 export class RedisJobStore implements JobStore {
   private readonly client: Scripted
 
@@ -152,6 +162,10 @@ export class RedisJobStore implements JobStore {
     client.defineCommand('joblease', { numberOfKeys: 1, lua: LEASE_SCRIPT })
     client.defineCommand('jobrelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT })
     this.client = client as Scripted
+    for (const m of ASKED_BY_ROUTES) {
+      const f = this[m] as (...a: unknown[]) => Promise<unknown>
+      Object.defineProperty(this, m, { value: (...a: unknown[]) => f.apply(this, a).catch(unavailable) })
+    }
   }
 
   async create(job: NewJob): Promise<Job> {
