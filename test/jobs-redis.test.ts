@@ -227,4 +227,16 @@ describe('bulk jobs on two instances sharing Redis and JOBS_DIR', () => {
     const lines = await resultLines(next, id)
     expect(lines.map((l) => l.row)).toEqual(Array.from({ length: 12_000 }, (_, i) => i + 1))
   }, 150_000)
+
+  it('Redis stopped: the job routes answer 503, and a SIGTERM still stops an instance', async () => {
+    const [live] = instances.filter((i) => i.child.exitCode === null && i.child.signalCode === null)
+    await redis.stop()
+    const res = await call(live, '/jobs')
+    expect(res.status).toBe(503)
+    expect(((await res.json()) as { error: string }).error).toBe('RateLimitUnavailable')
+    const t = Date.now()
+    live.child.kill('SIGTERM')
+    await live.exited
+    expect(Date.now() - t).toBeLessThan(20_000)
+  }, 60_000)
 })

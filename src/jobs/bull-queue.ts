@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { type Job as BullJob, Queue, WaitingError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import type { JobQueue } from './runner.js'
@@ -25,6 +26,15 @@ export const LOCK_MS = 8000
 export const STALLED_CHECK_MS = 4000
 /** times a job may lose its runner (SIGKILL, a lost machine) and still be taken over */
 const MAX_TAKEOVERS = 1000
+/**
+ * ms a pause or close may wait for Redis: its connections wait out an outage, and a process
+ * stopping while Redis is away must still exit (what is left undone, the lock's lapse undoes)
+ */
+const CLOSE_WAIT_MS = 5000
+
+/** `p`, or nothing once `CLOSE_WAIT_MS` pass. */
+const bounded = (p: Promise<unknown>) =>
+  Promise.race([p.catch(() => {}), sleep(CLOSE_WAIT_MS, undefined, { ref: false })])
 
 export interface BullQueueOptions {
   url: string
@@ -116,18 +126,18 @@ export class BullJobQueue implements JobQueue {
 
   async pause(): Promise<void> {
     // true: do not wait for the jobs running here (the runner stops them)
-    await this.worker?.pause(true)
+    if (this.worker) await bounded(this.worker.pause(true))
   }
 
   /** Closes the worker: once the jobs running here finished or went back to the queue. */
   async stop(): Promise<void> {
-    await this.worker?.close()
+    if (this.worker) await bounded(this.worker.close())
   }
 
   /** Closes the worker, the queue and their connections (src/server.ts, at exit). */
   async close(): Promise<void> {
     await this.stop()
-    await this.queue.close()
+    await bounded(this.queue.close())
     for (const c of this.conns) c.disconnect()
   }
 }
