@@ -126,6 +126,21 @@ describe('RedisJobStore', () => {
     expect(await store.rateOf('getParcelAt')).toBe(25_000)
   })
 
+  it('a job taken over by another process: the first one’s checkpoints and finish are refused', async () => {
+    const second = new RedisJobStore(client)
+    await store.create(job('j1', 1))
+    expect(await store.start('j1', 'b', 2)).toBe(true)
+    expect(await store.checkpoint('j1', at(10), 3)).toBe(true)
+    // the first lost its queue lock; another process resumes the job
+    expect(await second.start('j1', 'b', 4)).toBe(true)
+    expect(await store.checkpoint('j1', at(20), 5)).toBe(false)
+    await store.finish('j1', 'done', at(100), 6, 600)
+    expect(await store.get('j1')).toMatchObject({ status: 'running', rowsDone: 10 })
+    expect(await second.checkpoint('j1', at(30), 7)).toBe(true)
+    await second.finish('j1', 'done', at(100), 8, 800)
+    expect(await store.get('j1')).toMatchObject({ status: 'done', rowsDone: 100, finishedAt: 8 })
+  })
+
   it('a cancel wins over the running checkpoint: it answers false (the runner stops)', async () => {
     await store.create(job('j1', 1))
     await store.start('j1', 'b', 2)

@@ -15,7 +15,8 @@
  *
  * Every change of status is one Lua script that checks the status it moves from, so a cancel
  * through one instance and a checkpoint on another cannot both win: the checkpoint answers false
- * and the runner stops, as with the SQLite store.
+ * and the runner stops, as with the SQLite store. A checkpoint is also fenced by the job's run
+ * number, so a runner whose job another took over stops too (MOVE_SCRIPT).
  *
  * @module
  */
@@ -35,19 +36,27 @@ const leaseKey = (owner: string) => `jobs:runner:${owner.split(':')[0]}`
 /**
  * KEYS: the job, `jobs:unfinished`, `jobs:expiry`. ARGV: `|from|statuses|`, the id, the expiry
  * ('' unless the job finishes: then out of the unfinished, into the expiring), how many field
- * pairs to set, those pairs, then pairs set only when absent. 1 when moved, 0 when not in `from`.
+ * pairs to set, the fence (below), those pairs, then pairs set only when absent. 0 when the
+ * status is not in `from` or the fence fails, else 1 (a start: the job's new run number).
+ *
+ * The fence: '+' (a start) counts one more run of the job in its `run` field; a run number
+ * (a checkpoint, a finish) moves the job only while it is the last run's, so a runner whose job
+ * was taken over by another (its queue lock lost) stops at its next checkpoint, writing nothing.
  */
 const MOVE_SCRIPT = `
 local s = redis.call('HGET', KEYS[1], 'status')
 if not s or not string.find(ARGV[1], '|' .. s .. '|', 1, true) then return 0 end
-local last = 4 + 2 * tonumber(ARGV[4])
-for i = 5, #ARGV, 2 do
+local fence = ARGV[5]
+if fence ~= '' and fence ~= '+' and redis.call('HGET', KEYS[1], 'run') ~= fence then return 0 end
+local last = 5 + 2 * tonumber(ARGV[4])
+for i = 6, #ARGV, 2 do
   redis.call(i < last and 'HSET' or 'HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 if ARGV[3] ~= '' then
   redis.call('ZREM', KEYS[2], ARGV[2])
   redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
 end
+if fence == '+' then return redis.call('HINCRBY', KEYS[1], 'run', 1) end
 return 1
 `
 
@@ -148,6 +157,8 @@ function unavailable(err: unknown): never {
 
 export class RedisJobStore implements JobStore {
   private readonly client: Scripted
+  /** the run number this process's start of each job it runs got (the fence of its checkpoints) */
+  private readonly runs = new Map<string, number>()
 
   /**
    * `client`: a connected ioredis client (commands fail fast while Redis is away: the request
@@ -234,30 +245,46 @@ export class RedisJobStore implements JobStore {
     return jobs.find((j) => j.status === 'running') ?? jobs[0] ?? null
   }
 
-  private move(id: string, from: string, expiresAt: number | '', set: unknown[], setIfAbsent: unknown[] = []) {
-    const args = [from, id, expiresAt, set.length / 2, ...set, ...setIfAbsent] as (string | number)[]
+  private move(
+    id: string,
+    from: string,
+    expiresAt: number | '',
+    fence: number | '+' | '',
+    set: unknown[],
+    setIfAbsent: unknown[] = [],
+  ) {
+    const args = [from, id, expiresAt, set.length / 2, fence, ...set, ...setIfAbsent] as (string | number)[]
     return this.client.jobmove(jobKey(id), UNFINISHED, EXPIRY, ...args)
   }
 
+  /** The fence of this process's run of `id` ('' when it has not started it: no fence). */
+  private fence(id: string): number | '' {
+    return this.runs.get(id) ?? ''
+  }
+
   async start(id: string, build: string, now: number): Promise<boolean> {
-    const moved = await this.move(
+    const run = await this.move(
       id,
       UNFINISHED_FROM,
       '',
+      '+',
       ['status', 'running', 'updatedAt', now],
       ['build', build, 'startedAt', now],
     )
-    return moved === 1
+    if (run > 0) this.runs.set(id, run)
+    return run > 0
   }
 
   async checkpoint(id: string, at: Checkpoint, now: number): Promise<boolean> {
-    return (await this.move(id, '|running|', '', [...atPairs(at), 'updatedAt', now])) === 1
+    return (await this.move(id, '|running|', '', this.fence(id), [...atPairs(at), 'updatedAt', now])) === 1
   }
 
   async finish(...[id, status, at, now, expiresAt, error]: Parameters<JobStore['finish']>): Promise<void> {
     const set = [...atPairs(at), 'status', status, 'finishedAt', now, 'updatedAt', now, 'expiresAt', expiresAt]
     if (error !== undefined) set.push('error', error)
-    if ((await this.move(id, '|running|', expiresAt, set)) !== 1 || status !== 'done') return
+    const moved = await this.move(id, '|running|', expiresAt, this.fence(id), set)
+    this.runs.delete(id)
+    if (moved !== 1 || status !== 'done') return
     const job = await this.get(id)
     if (job?.startedAt == null) return
     await this.client
@@ -268,7 +295,7 @@ export class RedisJobStore implements JobStore {
   }
 
   async cancel(id: string, now: number, expiresAt: number): Promise<Job | null> {
-    await this.move(id, UNFINISHED_FROM, expiresAt, [
+    await this.move(id, UNFINISHED_FROM, expiresAt, '', [
       'status',
       'cancelled',
       'finishedAt',
@@ -298,7 +325,7 @@ export class RedisJobStore implements JobStore {
   }
 
   async markExpired(id: string): Promise<void> {
-    await this.move(id, '|done|failed|cancelled|', '', ['status', 'expired'])
+    await this.move(id, '|done|failed|cancelled|', '', '', ['status', 'expired'])
     await this.client.zrem(EXPIRY, id)
   }
 
