@@ -105,6 +105,8 @@ export class JobRunner {
   private ticking: Promise<void> | null = null
   /** the queue hands jobs to this runner (it holds its host's lease) */
   private taking = false
+  /** why the last look for work failed, or null */
+  private failing: string | null = null
 
   constructor(private readonly o: RunnerOptions) {
     this.clock = o.clock ?? Date.now
@@ -123,7 +125,18 @@ export class JobRunner {
 
   /** Looks for work now (a job was submitted). */
   wake(): Promise<void> {
-    this.ticking ??= this.tick().finally(() => (this.ticking = null))
+    this.ticking ??= this.tick()
+      .then(
+        () => {
+          this.failing = null
+        },
+        (err: Error) => {
+          // the store is away (Redis down): logged once, the next look tries again
+          if (this.failing === null) this.o.log?.error({ err: err.message }, 'jobs: cannot look for work')
+          this.failing = err.message
+        },
+      )
+      .finally(() => (this.ticking = null))
     return this.ticking
   }
 
@@ -142,7 +155,11 @@ export class JobRunner {
     await this.o.queue?.pause()
     await this.idle()
     await this.o.queue?.stop()
-    await this.o.store.releaseLease(this.owner)
+    try {
+      await this.o.store.releaseLease(this.owner)
+    } catch {
+      // the store is away (Redis down): the lease lapses by itself
+    }
   }
 
   private async tick(): Promise<void> {
