@@ -98,7 +98,10 @@ const ConfigSchema = z.object({
    * `draft-11`, the current IETF draft's (the default from the next release; docs/decisions.md)
    */
   RATE_LIMIT_HEADERS: z.enum(['draft-11', 'draft-07']).default('draft-07'),
-  /** bulk jobs (docs/operations.md "Bulk jobs"): their SQLite store and files; made by the first upload */
+  /**
+   * bulk jobs (docs/operations.md "Bulk jobs"): their SQLite store and files; made by the first
+   * upload. With REDIS_URL the files only, on a directory every instance mounts
+   */
   JOBS_DIR: z.string().min(1).default('data/jobs'),
   /** jobs run at once (on JOBS_THREADS threads); default 1 up to 4 cores, a core in 4 above */
   JOBS_WORKERS: z.coerce

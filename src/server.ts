@@ -38,6 +38,8 @@ import { superviseWorkers } from './supervise.js'
 import type { JobRunner } from './jobs/runner.js'
 import { RowThreads } from './jobs/thread-rows.js'
 import { LazyJobStore } from './jobs/lazy-store.js'
+import { openRedisJobs } from './jobs/redis-jobs.js'
+import type { JobStore } from './jobs/types.js'
 
 /** The exit code of a server stopped because a dataset file does not match its manifest. */
 export const INTEGRITY_EXIT = 3
@@ -175,8 +177,12 @@ export async function startServer(
     else metricsServer = await listenForMetrics(config.METRICS_PORT, processMetrics, log)
   }
   let draining = false
-  // bulk jobs: one store and runner per JOBS_DIR (docs/operations.md "Bulk jobs")
-  const jobStore = openJobStore(config.JOBS_DIR)
+  // bulk jobs (docs/operations.md "Bulk jobs"): one store and runner per JOBS_DIR, or with
+  // REDIS_URL the records and the BullMQ queue in Redis, one runner per host
+  const redisJobs = config.REDIS_URL
+    ? await openRedisJobs({ url: config.REDIS_URL, timeoutMs: config.REDIS_TIMEOUT_MS, dir: config.JOBS_DIR, log })
+    : null
+  const jobStore: JobStore = redisJobs ? redisJobs.store : openJobStore(config.JOBS_DIR)
   let runner = null as JobRunner | null
   // the threads answering the jobs' rows (src/jobs/thread-rows.ts), started by the first job
   const threads =
@@ -214,7 +220,7 @@ export async function startServer(
       retentionMs: config.JOBS_RETENTION_DAYS * 86_400_000,
       threads,
       runner: (make) => {
-        if (config.JOBS_WORKERS > 0) runner = make({ workers: config.JOBS_WORKERS, log })
+        if (config.JOBS_WORKERS > 0) runner = make({ workers: config.JOBS_WORKERS, log, queue: redisJobs?.queue })
       },
     },
   })
@@ -235,6 +241,7 @@ export async function startServer(
     await runner?.stop()
     await threads?.stop()
     jobStore.close()
+    await redisJobs?.close()
     metricsServer?.close()
     data.current().dataset.close()
     keys.close()
@@ -349,7 +356,8 @@ export async function runServer(config: Config): Promise<void> {
       integrity = await verifyOnStart(dir!, checked.manifest, config.VERIFY_ON_START, createLogger(config.LOG_LEVEL))
       // with REDIS_URL the keys live in Redis: no KEYS_DB file is needed
       if (!config.REDIS_URL) openKeyStore(config.KEYS_DB).close()
-      openJobStore(config.JOBS_DIR).close()
+      // with REDIS_URL the jobs live in Redis: JOBS_DIR holds only their files
+      if (!config.REDIS_URL) openJobStore(config.JOBS_DIR).close()
     } catch (err) {
       if (err instanceof DatasetError || err instanceof StartError) {
         console.error(`cannot start: ${err.message}`)

@@ -45,6 +45,24 @@ describe('keys CLI with REDIS_URL', () => {
     expect(existsSync(join(dir, 'never.db'))).toBe(false)
   })
 
+  it('issue and update --bulk-rows-per-day store the bulk allowance in Redis; list reads it back', async () => {
+    const env = { REDIS_URL: redis.url, KEYS_DB: join(dir, 'never.db') }
+    const issued = await cli(
+      ['issue', '--products', 'parcels', '--countries', 'SOUTH_AFRICA', '--bulk-rows-per-day', '40000', '--json'],
+      env,
+    )
+    expect(issued.code).toBe(0)
+    const { id } = JSON.parse(issued.out)
+    expect(await admin.hget(recordKey(id), 'bulk_rows_per_day')).toBe('40000')
+    const listed = JSON.parse((await cli(['list', '--json'], env)).out) as { id: string; bulkRowsPerDay: number }[]
+    expect(listed.find((k) => k.id === id)).toMatchObject({ bulkRowsPerDay: 40000 })
+    expect((await cli(['list'], env)).out).toMatch(/BULK ROWS\/DAY[\s\S]*40000/)
+    expect((await cli(['update', '--id', id, '--bulk-rows-per-day', '500'], env)).code).toBe(0)
+    expect(await admin.hget(recordKey(id), 'bulk_rows_per_day')).toBe('500')
+    expect((await cli(['update', '--id', id, '--bulk-rows-per-day', 'default'], env)).code).toBe(0)
+    expect(await admin.hexists(recordKey(id), 'bulk_rows_per_day')).toBe(0)
+  })
+
   it('migrate --from copies a SQLite store, reporting how many; again, none', async () => {
     const db = join(dir, 'keys.db')
     const s = new SqliteKeyStore(db)

@@ -138,6 +138,13 @@ describe('RedisKeyStore with RedisKeyVerifier', () => {
     expect((await store.update(b.record.id, { tileRatePerMinute: 900 })).tileRatePerMinute).toBe(900)
     expect((await store.get(b.record.id))?.tileRatePerMinute).toBe(900)
     expect((await store.update(b.record.id, { tileRatePerMinute: null })).tileRatePerMinute).toBeNull()
+    // the bulk allowance likewise (JOBS_ROWS_PER_DAY when cleared)
+    expect(b.record.bulkRowsPerDay).toBeNull()
+    expect((await store.update(b.record.id, { bulkRowsPerDay: 25_000 })).bulkRowsPerDay).toBe(25_000)
+    expect((await store.get(b.record.id))?.bulkRowsPerDay).toBe(25_000)
+    expect((await store.list()).find((k) => k.id === b.record.id)?.bulkRowsPerDay).toBe(25_000)
+    expect((await store.update(b.record.id, { bulkRowsPerDay: null })).bulkRowsPerDay).toBeNull()
+    expect((await store.get(b.record.id))?.bulkRowsPerDay).toBeNull()
     const oldestFirst = [a.record, b.record].sort((x, y) =>
       x.createdAt !== y.createdAt ? (x.createdAt < y.createdAt ? -1 : 1) : x.id < y.id ? -1 : 1,
     )

@@ -183,4 +183,24 @@ describe('JobRunner', () => {
     await runner.idle()
     expect(store.get('j1')!.status).toBe('queued')
   })
+
+  it('a store that fails (Redis away) fails the look for work, logged once, never the process', async () => {
+    const { dir, store } = setup(3)
+    const lease = store.lease.bind(store)
+    let away = true
+    store.lease = (...a) => {
+      if (away) throw new Error('redis: connection closed')
+      return lease(...a)
+    }
+    const errors: object[] = []
+    const log = { info: () => {}, error: (o: object) => errors.push(o) }
+    const runner = new JobRunner({ store, dir, open: () => executor(), paced: false, log })
+    await expect(runner.wake()).resolves.toBeUndefined()
+    await expect(runner.wake()).resolves.toBeUndefined()
+    expect(errors).toEqual([{ err: 'redis: connection closed' }])
+    away = false
+    await runner.wake()
+    await runner.idle()
+    expect(store.get('j1')!.status).toBe('done')
+  })
 })

@@ -4,6 +4,9 @@
  * most `workers` jobs at once, each its rows in input order, at a bounded share of the CPU so
  * online requests keep most of it: on worker threads that pace themselves (thread-rows.ts), or,
  * for an executor that does not, paced here to about half a core (work 10 ms, rest as long).
+ * Two dispatchers hand it jobs: on one VM the lease holder polls the store (`next`); with a
+ * shared queue (REDIS_URL: BullMQ, bull-queue.ts) the lease is one per host and its holder takes
+ * jobs from the queue.
  *
  * Rows are answered by `open(job).answer`, `batchRows` at a time, by the app itself (app-rows.ts,
  * thread-rows.ts). Results are held and written every `checkpointRows` rows or `checkpointMs`,
@@ -39,6 +42,23 @@ export interface RowExecutor {
   close(): void
 }
 
+/**
+ * A queue shared by several instances that hands jobs to the runner in place of the store's
+ * `next` (REDIS_URL: BullMQ, bull-queue.ts).
+ */
+export interface JobQueue {
+  /**
+   * Takes jobs (again, after `pause`), at most `workers` at once, each run by `run`, which
+   * resolves false when the job was left unfinished (this runner stops): it goes back to the
+   * queue for another instance. `signal` aborts when the queue gave the job to another.
+   */
+  take(workers: number, run: (id: string, signal: AbortSignal) => Promise<boolean>): void
+  /** takes no more jobs (those running go on) */
+  pause(): Promise<void>
+  /** takes no more jobs, once those running here finished or went back to the queue */
+  stop(): Promise<void>
+}
+
 export interface RunnerOptions {
   store: JobStore
   dir: string
@@ -56,6 +76,8 @@ export interface RunnerOptions {
   /** ms between looks for work when nothing wakes the runner */
   pollMs?: number
   log?: { info(o: object, msg: string): void; error(o: object, msg: string): void }
+  /** the shared queue to take jobs from (REDIS_URL), else the store's `next` */
+  queue?: JobQueue
 }
 
 const LEASE_MS = 10_000
@@ -88,6 +110,10 @@ export class JobRunner {
   private stopping = false
   private lastSweep = 0
   private ticking: Promise<void> | null = null
+  /** the queue hands jobs to this runner (it holds its host's lease) */
+  private taking = false
+  /** why the last look for work failed, or null */
+  private failing: string | null = null
 
   constructor(private readonly o: RunnerOptions) {
     this.clock = o.clock ?? Date.now
@@ -106,7 +132,18 @@ export class JobRunner {
 
   /** Looks for work now (a job was submitted). */
   wake(): Promise<void> {
-    this.ticking ??= this.tick().finally(() => (this.ticking = null))
+    this.ticking ??= this.tick()
+      .then(
+        () => {
+          this.failing = null
+        },
+        (err: Error) => {
+          // the store is away (Redis down): logged once, the next look tries again
+          if (this.failing === null) this.o.log?.error({ err: err.message }, 'jobs: cannot look for work')
+          this.failing = err.message
+        },
+      )
+      .finally(() => (this.ticking = null))
     return this.ticking
   }
 
@@ -122,27 +159,62 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.stopping = true
     if (this.timer) clearTimeout(this.timer)
+    await this.o.queue?.pause()
     await this.idle()
-    await this.o.store.releaseLease(this.owner)
+    await this.o.queue?.stop()
+    try {
+      await this.o.store.releaseLease(this.owner)
+    } catch {
+      // the store is away (Redis down): the lease lapses by itself
+    }
   }
 
   private async tick(): Promise<void> {
     if (this.stopping) return
     const store = this.o.store
     const now = this.clock()
-    if (!(await store.lease(this.owner, now, LEASE_MS, ownerAlive))) return
+    const queue = this.o.queue
+    if (!(await store.lease(this.owner, now, LEASE_MS, ownerAlive))) {
+      // another process on this host took the lease (this one stalled): it takes the jobs now
+      if (this.taking) await queue?.pause()
+      this.taking = false
+      return
+    }
     if (now - this.lastSweep >= SWEEP_MS) await this.sweep()
+    if (queue) {
+      if (!this.taking && !this.stopping) queue.take(this.o.workers ?? 1, (id, signal) => this.fromQueue(id, signal))
+      this.taking = true
+      return
+    }
     while (!this.stopping && this.active.size < (this.o.workers ?? 1)) {
       const job = await store.next([...this.active.keys()])
       if (!job) break
-      const run = this.run(job)
-        .catch((err: unknown) => this.o.log?.error({ job: job.id, err: (err as Error).message }, 'job failed'))
-        .finally(() => {
-          this.active.delete(job.id)
-          if (!this.stopping) void this.wake()
-        })
-      this.active.set(job.id, run)
+      void this.run(job).finally(() => {
+        if (!this.stopping) void this.wake()
+      })
     }
+  }
+
+  /**
+   * Runs the rows of `job` from its checkpoint until it is done, cancelled, stopped or `signal`
+   * aborts; whichever dispatcher found it (the store's `next`, or the queue).
+   */
+  run(job: Job, signal?: AbortSignal): Promise<void> {
+    const run = this.runJob(job, signal)
+      .catch((err: unknown) => this.o.log?.error({ job: job.id, err: (err as Error).message }, 'job failed'))
+      .finally(() => this.active.delete(job.id))
+    this.active.set(job.id, run)
+    return run
+  }
+
+  /** A job the queue handed over: run unless finished or gone; false when left unfinished. */
+  private async fromQueue(id: string, signal: AbortSignal): Promise<boolean> {
+    const unfinished = (j: Job | null): j is Job => j?.status === 'queued' || j?.status === 'running'
+    const job = await this.o.store.get(id)
+    if (!unfinished(job)) return true
+    if (this.stopping) return false
+    await this.run(job, signal)
+    return !unfinished(await this.o.store.get(id))
   }
 
   /** Deletes the files of finished jobs past their expiry and marks them `expired`. */
@@ -161,7 +233,7 @@ export class JobRunner {
     return this.clock() + (this.o.retentionMs ?? 7 * 86_400_000)
   }
 
-  private async run(job: Job): Promise<void> {
+  private async runJob(job: Job, signal?: AbortSignal): Promise<void> {
     const store = this.o.store
     const at: Checkpoint = {
       rowsDone: job.rowsDone,
@@ -177,7 +249,8 @@ export class JobRunner {
     }
     try {
       if (!(await store.start(job.id, exec.build, this.clock()))) return
-      await this.rows(job, exec, at)
+      this.o.log?.info({ job: job.id, rowsDone: at.rowsDone }, 'job running')
+      await this.rows(job, exec, at, signal)
     } catch (err) {
       await store.finish(job.id, 'failed', at, this.clock(), this.expiry(), (err as Error).message)
     } finally {
@@ -185,7 +258,7 @@ export class JobRunner {
     }
   }
 
-  private async rows(job: Job, exec: RowExecutor, at: Checkpoint): Promise<void> {
+  private async rows(job: Job, exec: RowExecutor, at: Checkpoint, signal?: AbortSignal): Promise<void> {
     const store = this.o.store
     const every = this.o.checkpointRows ?? 1000
     const everyMs = this.o.checkpointMs ?? 1000
@@ -211,7 +284,7 @@ export class JobRunner {
             inputOffset: next.end,
           }
           // a stop leaves what was read since the last checkpoint unwritten: the next runner answers it again
-          if (this.stopping) return
+          if (this.stopping || signal?.aborted) return
           if (out.held >= every || this.clock() - last >= everyMs) {
             Object.assign(at, read, { resultsOffset: out.flush() })
             last = this.clock()

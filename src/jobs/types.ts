@@ -1,7 +1,8 @@
 /**
  * Bulk jobs (docs/api.md "Bulk jobs"): what a job is, and the store it lives in, behind an
- * interface so a store shared by several instances (Redis, BullMQ: not yet) can replace the
- * one-VM SQLite store (sqlite-store.ts), as the key store and the rate limiter are replaced.
+ * interface so the store shared by several instances (REDIS_URL: redis-store.ts, its queue
+ * BullMQ's) replaces the one-VM SQLite store (sqlite-store.ts), as the key store and the rate
+ * limiter are replaced.
  *
  * @module
  */
@@ -108,7 +109,8 @@ export interface JobStore {
   rateOf(operation: string): number | null | Promise<number | null>
   /**
    * Takes or keeps the right to run jobs (one runner at a time per JOBS_DIR, whichever process
-   * holds it) for `ttlMs`; `alive` says whether a holder's pid on this host still runs.
+   * holds it; in Redis, per host) for `ttlMs`; `alive` says whether a holder's pid on this host
+   * still runs.
    */
   lease(owner: string, now: number, ttlMs: number, alive: (owner: string) => boolean): boolean | Promise<boolean>
   releaseLease(owner: string): void | Promise<void>
