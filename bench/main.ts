@@ -3,7 +3,7 @@
  *
  * Generates and builds `bench/.work/<scale>/` when absent (reused otherwise), runs the suites in
  * bench/suites/ over it, and rewrites bench/RESULTS.md, bench/results.json and the charts.
- * Exits non-zero when a check fails (strategies disagree, an HTTP error, a soak verdict), never for speed
+ * Exits non-zero when a check fails (strategies disagree, an HTTP error, a soak or jobs verdict), never for speed
  * alone.
  *
  * Internal modes, used by the bench itself: `__build SOURCE OUT [REUSE]` (the measured dataset build)
@@ -30,7 +30,7 @@ const BENCH_CLI: CommandSpec = {
   name: 'bench',
   summary: 'Benchmark queries and HTTP over a built dataset; rewrite bench/RESULTS.md.',
   description:
-    'Exits non-zero when a check fails (strategies disagree, an HTTP error, a soak verdict), never for speed alone.',
+    'Exits non-zero when a check fails (strategies disagree, an HTTP error, a soak or jobs verdict), never for speed alone.',
   options: {
     scale: {
       type: 'string',
@@ -74,6 +74,11 @@ const BENCH_CLI: CommandSpec = {
       value: 'S',
       description: "seconds per row of the soak's table and chart (default 60, quick 10)",
     },
+    'job-rows': {
+      type: 'string',
+      value: 'N',
+      description: "rows of each operation's job in the jobs suite (default 100000, quick 10000)",
+    },
     dataset: {
       type: 'string',
       value: 'DIR',
@@ -95,6 +100,7 @@ const BENCH_CLI: CommandSpec = {
     'bench --scale tiny --quick --no-write',
     'bench --only plots,parcels --scale sample',
     'bench --only soak --scale sample --soak-minutes 2 --no-write',
+    'bench --only jobs --scale sample --quick',
   ],
   notes: `Suites:\n${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`,
 }
@@ -140,6 +146,9 @@ async function bench(values: Values): Promise<number> {
   const soakWindowS = values['soak-window'] ? Number(values['soak-window']) : values.quick ? 10 : 60
   if (!(soakWindowS >= 1 && soakWindowS <= soakMinutes * 60))
     return usage('--soak-window must be at least 1 second and at most the soak (--soak-minutes)')
+  const jobRows = values['job-rows'] ? Number(values['job-rows']) : values.quick ? 10_000 : 100_000
+  if (!(Number.isInteger(jobRows) && jobRows >= 1 && jobRows <= 1_000_000))
+    return usage('--job-rows must be a whole number from 1 to 1000000')
   const opts: BenchOptions = {
     scale,
     quick: values.quick === true,
@@ -153,6 +162,7 @@ async function bench(values: Values): Promise<number> {
       windowS: soakWindowS,
       probeS: values.duration ? durationS : values.quick ? 3 : 15,
     },
+    jobRows,
   }
 
   const dataset = values.dataset

@@ -1,7 +1,10 @@
 /**
  * Bulk jobs end to end (docs/api.md "Bulk jobs"): a 10,000-row CSV job of each operation jobs
- * may run completes, and a sample of its rows equals the online answers for the same parameters.
+ * may run completes, and a sample of its rows equals the online answers for the same parameters;
+ * its results as CSV (flattened) parse, keep the header they had before the job ran, and hold
+ * the NDJSON's values.
  */
+import { parse } from 'csv-parse/sync'
 import { describe, expect, it } from 'vitest'
 import { JOB_OPERATIONS } from '../src/jobs/operations.js'
 import { FARM_LPI, PORTION1_LPI, POINTS, erfLpi } from './fixtures/parcel-fixtures.js'
@@ -82,6 +85,69 @@ function comparable(body: unknown): unknown {
   return body
 }
 
+/** The list of records of each operation's answer, which the CSV gives one line per record. */
+const CSV_LIST: Record<string, string | null> = {
+  getParcelAt: 'parcels',
+  getParcelByLpi: 'parcels',
+  getEncumbrancesOfParcel: 'encumbrances',
+  getEncumbranceSummaryOfParcel: null,
+  getEncumbrancesAt: 'encumbrances',
+  getJurisdictionAt: null,
+  getJurisdictionOfParcel: null,
+  getPlotsReverse: 'plots',
+}
+
+interface NdjsonLine {
+  row: number
+  input: Record<string, string>
+  status: number
+  result?: Record<string, unknown>
+  error?: { error: string; message: string }
+}
+
+/**
+ * Checks the CSV lines of one result line against its NDJSON, flattened here on its own: every
+ * field of the answer is a column (dotted), a list of text is joined with `; `, a deeper array is
+ * its JSON text, a null object leaves its columns empty, and the list gives one line a record.
+ */
+function expectCsvOf(header: string[], lines: string[][], l: NdjsonLine, list: string | null): void {
+  const where = `row ${l.row}`
+  const cell = (line: string[], name: string) => {
+    const k = header.includes(`result.${name}`) ? header.indexOf(`result.${name}`) : header.indexOf(name)
+    expect(k, `${where}: a column ${name}`).toBeGreaterThanOrEqual(0)
+    return line[k]
+  }
+  const check = (line: string[], v: unknown, name: string) => {
+    if (v === null) {
+      for (const [k, h] of header.entries())
+        if (h === name || h.startsWith(`${name}.`) || h === `result.${name}`) expect(line[k], `${where} ${h}`).toBe('')
+    } else if (Array.isArray(v))
+      expect(cell(line, name), `${where} ${name}`).toBe(
+        v.every((x) => typeof x !== 'object') ? v.join('; ') : JSON.stringify(v),
+      )
+    else if (typeof v === 'object') for (const [k, x] of Object.entries(v)) check(line, x, name ? `${name}.${k}` : k)
+    else expect(cell(line, name), `${where} ${name}`).toBe(String(v))
+  }
+  for (const line of lines) {
+    for (const [k, v] of Object.entries(l.input)) expect(line[header.indexOf(k)]).toBe(v)
+    expect(line.slice(header.indexOf('row'), header.indexOf('row') + 2)).toEqual([String(l.row), String(l.status)])
+  }
+  if (l.error) {
+    expect(lines.length, where).toBe(1)
+    expect(cell(lines[0]!, 'error_code')).toBe(l.error.error)
+    expect(cell(lines[0]!, 'error_message')).toBe(l.error.message)
+    return
+  }
+  const { [list ?? '']: records, ...rest } = l.result!
+  const items = list ? (records as unknown[]) : []
+  expect(lines.length, where).toBe(Math.max(1, items.length))
+  lines.forEach((line, i) => {
+    check(line, list ? rest : l.result, '')
+    if (list) expect(cell(line, 'item')).toBe(items.length ? String(i + 1) : '')
+    if (list && items.length) check(line, items[i], list)
+  })
+}
+
 describe('a 10,000-row CSV job of each operation', () => {
   for (const operation of JOB_OPERATIONS)
     it(`${operation}: completes, and sampled rows equal the online answers`, { timeout: 240_000 }, async () => {
@@ -90,6 +156,12 @@ describe('a 10,000-row CSV job of each operation', () => {
       const made = await json(res)
       expect(made).toMatchObject({ status: 'queued', rows: 10_000, operation })
       expect(res.headers.get('Location')).toBe(`/api/v1/jobs/${made.id}`)
+      const csvUrl = `/api/v1/jobs/${made.id}/results`
+      // while the job is queued or runs: the CSV's header, as it stays
+      const before = await t.get(csvUrl, key, { Accept: 'text/csv' })
+      expect(['queued', 'running']).toContain(before.headers.get('Job-Status'))
+      expect(before.headers.get('Accept-Ranges')).toBe('none')
+      const header = parse(await before.text()) as string[][]
       await t.runner.wake()
       await t.runner.idle()
       const job = await json(await t.get(`/api/v1/jobs/${made.id}`, key))
@@ -112,5 +184,19 @@ describe('a 10,000-row CSV job of each operation', () => {
         expect(l.status, `row ${l.row}`).toBe(online.status)
         expect(comparable(l.result ?? l.error), `row ${l.row}`).toEqual(comparable(await json(online)))
       }
+      // the same results flattened: the same header, and the sampled rows' values
+      const csv = await t.get(csvUrl, key, { Accept: 'text/csv' })
+      expect(csv.headers.get('Content-Type')).toBe('text/csv; charset=utf-8')
+      const table = parse(await csv.text()) as string[][]
+      expect(table[0]).toEqual(header[0])
+      const rowAt = table[0]!.indexOf('row')
+      const byRow = new Map<number, string[][]>()
+      for (const line of table.slice(1)) {
+        const n = Number(line[rowAt])
+        byRow.set(n, [...(byRow.get(n) ?? []), line])
+      }
+      expect(byRow.size).toBe(10_000)
+      for (let i = 0; i < 10_000; i += 97)
+        expectCsvOf(table[0]!, byRow.get(lines[i].row)!, lines[i], CSV_LIST[operation] ?? null)
     })
 })

@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { httpRoundsSection, type HttpRoundsData } from './http-rounds.js'
 import { targetLines } from './http-targets.js'
-import type { LoadResult } from './load.js'
-
-const result = (reqPerS: number, connections: number, p50Ms: number, p99Ms: number, errors = 0): LoadResult => ({
-  tool: 'wrk',
-  connections,
-  durationS: 10,
-  requests: reqPerS * 10,
-  reqPerS,
-  p50Ms,
-  p99Ms,
-  meanMs: p50Ms,
-  errors,
-  non2xx: 0,
-})
+import { loadResult } from './test-fixtures.js'
 
 describe('targetLines', () => {
   it('holds each row to the targets it can be held to, with the margin of a miss', () => {
@@ -52,16 +39,16 @@ describe('httpRoundsSection', () => {
     paths: 2000,
     check: { probes: 25, agreed: 25 },
     runs: [
-      { target: 'hello', workers: 1, round: 1, result: result(26_000, 50, 1.9, 3) },
-      { target: 'hello', workers: 1, round: 1, result: result(16_000, 1, 0.06, 0.1) },
-      { target: 'server', workers: 1, round: 1, result: result(7_800, 50, 6, 9) },
-      { target: 'server', workers: 1, round: 1, result: result(9_000, 1, 0.11, 0.2) },
-      { target: 'hello', workers: 1, round: 2, result: result(28_000, 50, 1.8, 3) },
-      { target: 'hello', workers: 1, round: 2, result: result(14_000, 1, 0.07, 0.1) },
-      { target: 'server', workers: 1, round: 2, result: result(7_000, 50, 7, 10) },
-      { target: 'server', workers: 1, round: 2, result: result(8_000, 1, 0.12, 0.25) },
-      { target: 'hello', workers: 2, round: 1, result: result(45_000, 50, 1, 2.5) },
-      { target: 'server', workers: 2, round: 1, result: result(15_000, 50, 3, 5) },
+      { target: 'hello', workers: 1, round: 1, result: loadResult(26_000, 50, 1.9, 3) },
+      { target: 'hello', workers: 1, round: 1, result: loadResult(16_000, 1, 0.06, 0.1) },
+      { target: 'server', workers: 1, round: 1, result: loadResult(7_800, 50, 6, 9) },
+      { target: 'server', workers: 1, round: 1, result: loadResult(9_000, 1, 0.11, 0.2) },
+      { target: 'hello', workers: 1, round: 2, result: loadResult(28_000, 50, 1.8, 3) },
+      { target: 'hello', workers: 1, round: 2, result: loadResult(14_000, 1, 0.07, 0.1) },
+      { target: 'server', workers: 1, round: 2, result: loadResult(7_000, 50, 7, 10) },
+      { target: 'server', workers: 1, round: 2, result: loadResult(8_000, 1, 0.12, 0.25) },
+      { target: 'hello', workers: 2, round: 1, result: loadResult(45_000, 50, 1, 2.5) },
+      { target: 'server', workers: 2, round: 1, result: loadResult(15_000, 50, 3, 5) },
     ],
     profiles: [
       {

@@ -22,6 +22,8 @@ export interface BenchOptions {
   write: boolean
   /** the soak suite: minutes of its paced run, seconds per window, seconds of its closed-loop maximum probe */
   soak: { minutes: number; windowS: number; probeS: number }
+  /** the jobs suite: rows of each operation's job */
+  jobRows: number
 }
 
 export interface SuiteContext {

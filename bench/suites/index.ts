@@ -10,6 +10,7 @@ import { compressionSuite } from './compression/index.js'
 import { encumbrancesSuite } from './encumbrances/index.js'
 import { fuzzSuite } from './fuzz.js'
 import { httpSuite } from './http/index.js'
+import { jobsSuite } from './jobs/index.js'
 import { jurisdictionSuite } from './jurisdiction.js'
 import { operationsSuite } from './operations/index.js'
 import { parcelStrategiesSuite } from './parcel-strategies.js'
@@ -41,6 +42,7 @@ export const SUITES: Suite<any>[] = [
   postgisSuite,
   fuzzSuite,
   soakSuite,
+  jobsSuite,
 ]
 
 /** Rows of issue 7 whose service has not landed yet. */

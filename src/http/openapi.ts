@@ -160,6 +160,8 @@ export interface RegisteredOperation {
   guards: readonly RouteGuard[]
   schemas: RequestSchemas
   aliases: AliasPlan | null
+  /** the schema of its 200 JSON answer, when it has one (a job's CSV columns come from it) */
+  answer: z.ZodType | undefined
 }
 
 /**
@@ -222,6 +224,7 @@ export class ApiRouter {
       guards,
       schemas,
       aliases,
+      answer: spec.responses[200]?.schema,
     })
     // a paged list (it takes a cursor) answered as GeoJSON carries links to its pages (geojson.ts)
     const paging = geo && isPaged(schemas.query) ? this.trustedProxies : undefined

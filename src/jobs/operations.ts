@@ -7,10 +7,11 @@
  *
  * @module
  */
-import type { z } from 'zod'
+import { z } from '@hono/zod-openapi'
 import type { FieldError } from '../http/errors.js'
 import type { ApiRouter, RegisteredOperation } from '../http/openapi.js'
 import { issuesToDetails } from '../http/validate.js'
+import { CsvPlan, type JsonSchema } from './csv.js'
 import { type Row, RowError } from './rows.js'
 
 /** The operationIds a job may name, in the order the docs list them. */
@@ -58,6 +59,26 @@ export class JobOperation {
     const cols = new Set([...this.pathParams, ...Object.keys(this.query)])
     for (const [alias, canonical] of op.aliases?.entries() ?? []) if (cols.has(canonical)) cols.add(alias)
     this.columns = cols
+  }
+
+  private answerSchema: JsonSchema | undefined
+
+  /**
+   * The flattened CSV of the operation's results after the input columns `input` (csv.ts),
+   * its columns read from the answer's schema: the same header before the first row is answered.
+   */
+  csvPlan(input: readonly string[]): CsvPlan {
+    if (this.answerSchema === undefined) {
+      try {
+        this.answerSchema = this.op.answer
+          ? (z.toJSONSchema(this.op.answer, { io: 'output', unrepresentable: 'any' }) as JsonSchema)
+          : {}
+      } catch {
+        // a schema JSON Schema cannot state: the answer as JSON text in one column
+        this.answerSchema = {}
+      }
+    }
+    return new CsvPlan(input, this.answerSchema)
   }
 
   /** The required parameters, for the message of a missing column. */

@@ -2,7 +2,8 @@
  * `GET /jobs/{id}/results` (docs/api.md "Bulk jobs"): the rows answered so far, streamed from the
  * results file as they are checkpointed (the file up to the job's `results_offset`, so a line is
  * never served half-written), while the job runs too. NDJSON by default, resumable with
- * `Range: bytes=…` (206); CSV with `Accept: text/csv`; gzip when `Accept-Encoding` allows (not
+ * `Range: bytes=…` (206); CSV with `Accept: text/csv`, flattened (csv.ts; Range ignored there);
+ * gzip when `Accept-Encoding` allows (not
  * with a range: the range counts the NDJSON's own bytes).
  *
  * @module
@@ -18,7 +19,8 @@ import { type ApiRouter, ErrorBodySchema } from '../http/openapi.js'
 import { appendHeader, replyStream, setHeader } from '../http/reply.js'
 import { requestHeader } from '../http/request-header.js'
 import { resultsFile } from './files.js'
-import { csvField } from './rows.js'
+import { CsvPlan, type ResultLine } from './csv.js'
+import type { JobOperation } from './operations.js'
 import { JobIdParamsSchema, ResultLineSchema, TAG } from './schemas.js'
 import type { Job } from './types.js'
 
@@ -49,41 +51,36 @@ export function byteRange(header: string | undefined, size: number): { start: nu
   return { start, end }
 }
 
-/** Turns NDJSON result lines into CSV rows: row, the input columns, status, error, message, result. */
-function toCsv(columns: readonly string[]): Transform {
+/** Turns NDJSON result lines into the flattened CSV of `plan` (csv.ts), its header first. */
+function toCsv(plan: CsvPlan): Transform {
   let carry = ''
-  const rowOf = (line: string) => {
-    const r = JSON.parse(line) as {
-      row: number
-      input: Record<string, string>
-      status: number
-      result?: unknown
-      error?: { error?: string; message?: string }
-    }
-    const cells = [String(r.row), ...columns.map((k) => r.input[k] ?? ''), String(r.status)]
-    cells.push(r.error?.error ?? '', r.error?.message ?? '', r.result === undefined ? '' : JSON.stringify(r.result))
-    return `${cells.map(csvField).join(',')}\r\n`
-  }
+  const linesOf = (text: string) => plan.lines(JSON.parse(text) as ResultLine)
   return new Transform({
     construct(done) {
-      this.push(`${['row', ...columns, 'status', 'error', 'message', 'result'].map(csvField).join(',')}\r\n`)
+      this.push(plan.headerLine())
       done()
     },
     transform(chunk: Buffer, _enc, done) {
       const lines = (carry + chunk.toString('utf8')).split('\n')
       carry = lines.pop()!
-      done(null, lines.map(rowOf).join(''))
+      done(null, lines.map(linesOf).join(''))
     },
     flush(done) {
-      done(null, carry ? rowOf(carry) : '')
+      done(null, carry ? linesOf(carry) : '')
     },
   })
+}
+
+/** The CSV of a job's results: its operation's columns, or the answer's JSON text in one column. */
+function csvPlanOf(job: Job, op: JobOperation | undefined): CsvPlan {
+  return op ? op.csvPlan(job.columns) : new CsvPlan(job.columns, {})
 }
 
 export function registerResultsRoute(
   router: ApiRouter,
   deps: { dir: string },
   ownJob: (c: Context<AppEnv>, id: string) => Promise<Job>,
+  operations: (operationId: string) => JobOperation | undefined,
 ): void {
   router.add(
     {
@@ -96,14 +93,20 @@ export function registerResultsRoute(
         'NDJSON, one line per row in input order: `row`, `input`, `status` and `result` (the answer exactly as the ' +
         'endpoint gives it online) or `error` (its error envelope). While the job runs, the rows checkpointed so ' +
         'far (`rows_done`); ask again, or with `Range: bytes=N-` from the bytes already read, for the rest. ' +
-        '`Accept: text/csv`: CSV, columns `row`, the input columns, `status`, `error`, `message` and `result` ' +
-        '(the answer as JSON text). gzip when `Accept-Encoding` allows it and no range is asked. An expired job ' +
-        'has no results: 404.',
+        '`Accept: text/csv`: the results flattened for a spreadsheet (RFC 4180): the input columns, `row`, `status`, ' +
+        "`error_code`, `error_message`, then every field of the operation's answer under its dotted name " +
+        '(`jurisdiction.ward.name`); the columns come from the answer schema, so the header is the same while the ' +
+        'job runs. A list of records (`parcels`, `encumbrances`, `plots`) gives one line per record, numbered in ' +
+        "`item`, the row's other columns repeated; a list of text is joined with `; `, anything deeper is JSON " +
+        'text; a field named like an input column is `result.<name>`. A cell starting with `=`, `+`, `-`, `@`, a tab ' +
+        "or a carriage return that is not a number is prefixed with `'` (no spreadsheet formula runs). Range is " +
+        'ignored on CSV (`Accept-Ranges: none`: its offsets are not known before it is made); resume with the ' +
+        'NDJSON. gzip when `Accept-Encoding` allows it and no range is asked. An expired job has no results: 404.',
       request: { params: JobIdParamsSchema },
       untagged: true,
       responses: {
         200: {
-          description: 'The results.',
+          description: 'The results (`Accept-Ranges: bytes` on NDJSON, `none` on CSV).',
           contentTypes: { 'application/x-ndjson': ResultLineSchema, 'text/csv': z.string() },
           headers: ['Accept-Ranges', 'Job-Status', 'Content-Encoding'],
         },
@@ -129,16 +132,18 @@ export function registerResultsRoute(
       if (job.status === 'expired') throw new ApiError('JobNotFound', `the results of job ${job.id} have expired`)
       setHeader(c, 'Cache-Control', 'no-store')
       setHeader(c, 'Job-Status', job.status)
-      setHeader(c, 'Accept-Ranges', 'bytes')
       appendHeader(c, 'Vary', 'Accept, Accept-Encoding')
       const file = resultsFile(deps.dir, job.id)
       const size = existsSync(file) ? job.resultsOffset : 0
       const csv = /\btext\/csv\b/i.test(requestHeader(c, 'accept') ?? '')
+      // the CSV is made from the NDJSON line by line: its byte offsets are not known before it is
+      // made, so a range of it cannot be served; Range is ignored there (RFC 9110 allows it)
+      setHeader(c, 'Accept-Ranges', csv ? 'none' : 'bytes')
       const range = csv ? null : byteRange(requestHeader(c, 'range'), size)
       const start = range?.start ?? 0
       const end = range?.end ?? size - 1
       let body: Readable = end >= start ? createReadStream(file, { start, end }) : Readable.from([] as Buffer[])
-      if (csv) body = body.pipe(toCsv(job.columns))
+      if (csv) body = body.pipe(toCsv(csvPlanOf(job, operations(job.operation))))
       const gzip = !range && /\bgzip\b/i.test(requestHeader(c, 'accept-encoding') ?? '')
       if (gzip) {
         body = body.pipe(createGzip())

@@ -252,5 +252,5 @@ export function registerJobRoutes(
     },
   )
 
-  registerResultsRoute(router, deps, (c, id) => ownJob(c, store, id))
+  registerResultsRoute(router, deps, (c, id) => ownJob(c, store, id), operations)
 }

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { ApiError } from '../http/errors.js'
 import type { JobOperation } from './operations.js'
 import { type Row, RowError, RowReader, type RowFormat } from './rows.js'
@@ -48,6 +49,8 @@ export async function readUpload(
   limits: UploadLimits,
   file: string,
 ): Promise<{ rows: number; columns: string[] }> {
+  // JOBS_DIR is made by the first upload (docs/operations.md "Bulk jobs"): its rows are written first
+  mkdirSync(dirname(file), { recursive: true })
   const fd = openSync(file, 'wx')
   const columns: string[] = []
   const seen = new Set<string>()

@@ -84,7 +84,8 @@ export const SummarySchema = z
     province: z.string(),
     parcel_type: z.string(),
     has_encumbrances: z.boolean(),
-    counts_by_class: z.record(z.string(), z.number().int()),
+    // the classes that occur, each once: a closed set of keys (a job's CSV has a column of each)
+    counts_by_class: z.partialRecord(z.enum(ENCUMBRANCE_CLASSES), z.number().int()),
     classes: z.array(z.string()),
     highest_impact_pct: z.number(),
   })
