@@ -166,6 +166,10 @@ describe('VERIFY_ON_START', () => {
         if (integrity !== 'ok') await new Promise((r) => setTimeout(r, 50))
       }
       expect(integrity).toBe('ok')
+      // the log line may reach the pipe a moment after /readyz says ok
+      const logged = Date.now() + 5_000
+      while (Date.now() < logged && !s.output().includes('dataset integrity: every file matches the manifest'))
+        await new Promise((r) => setTimeout(r, 50))
       expect(s.output()).toContain('dataset integrity: every file matches the manifest')
       expect(s.child.exitCode).toBe(null)
     } finally {
