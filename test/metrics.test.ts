@@ -78,6 +78,11 @@ describe('metrics', () => {
       expect(text).toMatch(/^landdata_dataset_info\{domain="parcels",dataset_version="[^"]+",as_of="[^"]+"\} 1$/m)
       expect(sample(text, 'landdata_dataset_switches_total')).toBe(0)
       expect(text).toMatch(/^process_cpu_user_seconds_total \d/m)
+      // the primary's own memory, apart from the workers' sum (a few MB, far below the workers')
+      const primaryHeap = sample(text, 'landdata_primary_heap_after_major_gc_bytes')!
+      expect(primaryHeap).toBeGreaterThan(1e6)
+      expect(primaryHeap).toBeLessThan(sample(text, 'landdata_heap_after_major_gc_bytes')!)
+      expect(sample(text, 'landdata_primary_resident_memory_bytes')).toBeGreaterThan(primaryHeap)
       expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m)
       expect(await status(`http://127.0.0.1:${metricsPort}/other`)).toBe(404)
     } finally {

@@ -6,7 +6,7 @@
  */
 import { constants, PerformanceObserver } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
-import { collectDefaultMetrics, Counter, Gauge, type Registry, register } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Registry, register } from 'prom-client'
 import type { Manifest } from '../data/manifest.js'
 import { FastHistogram, KeyedCounter, type Series } from './series.js'
 
@@ -162,4 +162,31 @@ export function createMetrics(build: string, manifest: Manifest, registry: Regis
     rateLimit,
     rateLimitUncounted,
   }
+}
+
+/**
+ * The cluster primary's own memory, served after its workers' sum (src/metrics/serve.ts): the
+ * primary answers no request, but it holds the rate-limit counters of every key and gathers each
+ * scrape, so its memory is watched apart from the workers' (the bench's soak judges it). In a
+ * registry of its own, so the workers' sum is not mixed with it.
+ */
+export function primaryMetrics(registry: Registry = new Registry()): Registry {
+  watchMajorGc()
+  new Gauge({
+    name: 'landdata_primary_heap_after_major_gc_bytes',
+    help: "The cluster primary's V8 heap used just after its last major collection: its live heap.",
+    registers: [registry],
+    collect() {
+      this.set(heapAfterMajorGc)
+    },
+  })
+  new Gauge({
+    name: 'landdata_primary_resident_memory_bytes',
+    help: "The cluster primary's resident memory (RSS).",
+    registers: [registry],
+    collect() {
+      this.set(process.memoryUsage.rss())
+    },
+  })
+  return registry
 }

@@ -6,7 +6,8 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { AggregatorRegistry, register } from 'prom-client'
+import { AggregatorRegistry, type Registry, register } from 'prom-client'
+import { primaryMetrics } from './metrics.js'
 
 /** Where the metrics listen: METRICS_PORT's `[host:]port`. */
 export interface MetricsAddress {
@@ -20,10 +21,16 @@ export type MetricsSource = () => Promise<string>
 /** This process's registry. */
 export const processMetrics: MetricsSource = () => register.metrics()
 
-/** On a cluster primary: every live worker's registry, summed (each metric by its aggregator). */
-export function clusterMetrics(): MetricsSource {
+/**
+ * On a cluster primary: every live worker's registry, summed (each metric by its aggregator),
+ * then the primary's own memory (`own`, {@link primaryMetrics}).
+ */
+export function clusterMetrics(own: Registry = primaryMetrics()): MetricsSource {
   const aggregator = new AggregatorRegistry()
-  return () => aggregator.clusterMetrics()
+  return async () => {
+    const [workers, primary] = await Promise.all([aggregator.clusterMetrics(), own.metrics()])
+    return `${workers.trimEnd()}\n${primary}`
+  }
 }
 
 /** On a cluster worker: answers the primary's requests for this process's registry. */

@@ -95,6 +95,7 @@ async function run(ctx: SuiteContext): Promise<SoakData> {
           processes,
           heapBytes: gauge(text, 'nodejs_heap_size_used_bytes'),
           liveHeapBytes: gauge(text, 'landdata_heap_after_major_gc_bytes'),
+          primaryLiveHeapBytes: gauge(text, 'landdata_primary_heap_after_major_gc_bytes'),
         })
       }
       const pending: Promise<void>[] = []
@@ -125,7 +126,8 @@ async function run(ctx: SuiteContext): Promise<SoakData> {
       for (const w of windows)
         ctx.log(
           `soak: window ${w.index + 1}: ${w.requests} requests, ${w.errors} errors, p50 ${fmt(w.p50Ms, 2)} ms, ` +
-            `p99 ${fmt(w.p99Ms, 2)} ms, RSS ${w.rssMb.map((v) => fmt(v, 0)).join('/')} MB, live heap ${fmt(w.liveHeapMb, 1)} MB`,
+            `p99 ${fmt(w.p99Ms, 2)} ms, RSS ${w.rssMb.map((v) => fmt(v, 0)).join('/')} MB, live heap ${fmt(w.liveHeapMb, 1)} MB ` +
+            `(primary ${fmt(w.primaryLiveHeapMb ?? Number.NaN, 1)} MB)`,
         )
       ctx.log(`soak: ${verdictLine(verdict)}`)
       if (!verdict.pass) ctx.fail(`soak: ${verdict.reasons.join('; ')}`)
@@ -191,7 +193,7 @@ async function checkMix(
 
 export const soakSuite: Suite<SoakData> = {
   name: 'soak',
-  title: 'Soak: a realistic mix at 80 % of its maximum for 10 minutes',
+  title: 'Soak: a realistic mix at 80 % of its maximum, held for --soak-minutes',
   summary:
     'every service (lookups, batches, intersect, z15 tiles of each family) paced at 80 % of the measured maximum with ' +
     '2 workers for --soak-minutes: errors, p50/p99, RSS and heap per minute, a verdict',

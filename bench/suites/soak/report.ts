@@ -30,6 +30,8 @@ export interface MemorySample {
   heapBytes: number | null
   /** `landdata_heap_after_major_gc_bytes`: the workers' heaps after their last major collection, summed */
   liveHeapBytes: number | null
+  /** `landdata_primary_heap_after_major_gc_bytes`: the cluster primary's own live heap; null when absent */
+  primaryLiveHeapBytes?: number | null
 }
 
 /** One window of the soak. Memory in MB (10^6 bytes); per process in {@link SoakData.processes} order. */
@@ -43,6 +45,8 @@ export interface SoakWindow extends WindowRow {
   heapMaxMb: number | null
   /** the workers' live heap (after their last major collection) at the window's last sample */
   liveHeapMb: number | null
+  /** the primary's live heap at the window's last sample (absent in runs before it was served) */
+  primaryLiveHeapMb?: number | null
 }
 
 export interface SoakData {
@@ -96,6 +100,7 @@ export function joinWindows(rows: WindowRow[], samples: MemorySample[], windowS:
       heapMinMb: heaps.length ? Math.min(...heaps) / MB : null,
       heapMaxMb: heaps.length ? Math.max(...heaps) / MB : null,
       liveHeapMb: last?.liveHeapBytes ? last.liveHeapBytes / MB : null,
+      primaryLiveHeapMb: last?.primaryLiveHeapBytes ? last.primaryLiveHeapBytes / MB : null,
     }
   })
 }
@@ -129,8 +134,8 @@ const span = (w: SoakWindow[]) =>
 
 /**
  * Pass when no request failed, the last window's p99 is within {@link LIMITS}.p99Ratio of the
- * first's, and neither any process's private memory nor the workers' live heap (after their
- * last major collection) grew more than {@link LIMITS}.growthPct from the middle third of the
+ * first's, and neither any process's private memory nor the workers' or the primary's live heap
+ * (after the last major collection) grew more than {@link LIMITS}.growthPct from the middle third of the
  * windows to the last third (medians, so one window's spike does not decide: {@link growthThirds}).
  * Fails otherwise, with every reason; with fewer than 3 windows growth cannot be judged, which
  * fails too.
@@ -170,6 +175,9 @@ export function soakVerdict(windows: SoakWindow[], roles: string[], limits = LIM
       grew(`${role} private memory`, (w) => w.anonMb[i] ?? null)
     })
     grew('the workers’ live heap', (w) => w.liveHeapMb)
+    // judged when the server served it (runs recorded before it did have none)
+    if (windows.some((w) => w.primaryLiveHeapMb != null))
+      grew('the primary’s live heap', (w) => w.primaryLiveHeapMb ?? null)
   }
   return { pass: reasons.length === 0, reasons }
 }
@@ -198,20 +206,21 @@ export function renderSoak(r: SuiteRecord<SoakData>): string {
       `when it was due, so queueing counts (at most ${d.mostInFlight} requests were waiting at once). Memory sampled every ` +
       `${d.sampleS} s: RSS and its private part (RssAnon) of each process from /proc at the window's end; from the metrics ` +
       "endpoint, the workers' live heap (`landdata_heap_after_major_gc_bytes`: after their last major collection, summed) " +
-      'at the end and their heap used (`nodejs_heap_size_used_bytes`) least and most over the window. Mapped dataset ' +
+      "and the primary's (`landdata_primary_heap_after_major_gc_bytes`) at the end, and the workers' heap used " +
+      '(`nodejs_heap_size_used_bytes`) least and most over the window. Mapped dataset ' +
       "pages (RSS's file part) grow as more of the dataset is read and are shared with the page cache: the verdict judges the " +
       'private part.',
     '',
     verdictLine(d.verdict),
     '',
-    `| ${windowName(d)} | requests | req/s | errors | p50 ms | p99 ms | max ms | RSS MB (${roles.join(' / ')}) | private MB (${roles.join(' / ')}) | live heap MB | heap used MB (least–most) |`,
+    `| ${windowName(d)} | requests | req/s | errors | p50 ms | p99 ms | max ms | RSS MB (${roles.join(' / ')}) | private MB (${roles.join(' / ')}) | live heap MB (workers / primary) | heap used MB (least–most) |`,
     '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ]
   for (const w of d.windows)
     lines.push(
       `| ${w.index + 1} | ${w.requests.toLocaleString('en-US')} | ${fmt(w.requests / d.windowS)} | ${w.errors} | ` +
         `${fmt(w.p50Ms, 2)} | ${fmt(w.p99Ms, 2)} | ${fmt(w.maxMs, 1)} | ${w.rssMb.map(mb).join(' / ')} | ` +
-        `${w.anonMb.map(mb).join(' / ')} | ${mb(w.liveHeapMb)} | ${mb(w.heapMinMb)}–${mb(w.heapMaxMb)} |`,
+        `${w.anonMb.map(mb).join(' / ')} | ${mb(w.liveHeapMb)} / ${mb(w.primaryLiveHeapMb ?? null)} | ${mb(w.heapMinMb)}–${mb(w.heapMaxMb)} |`,
     )
   lines.push(
     '',
@@ -258,6 +267,14 @@ export function soakChart(r: SuiteRecord<SoakData>): { file: string; svg: string
             ...workers.map((p) => ({ label: `${p.role} RSS`, values: d.windows.map((w) => w.rssMb[p.i]) })),
             ...workers.map((p) => ({ label: `${p.role} private`, values: d.windows.map((w) => w.anonMb[p.i]) })),
             { label: 'live heap (workers)', values: d.windows.map((w) => w.liveHeapMb) },
+          ],
+        },
+        {
+          title: 'The primary',
+          unit: 'MB',
+          series: [
+            { label: 'primary private', values: d.windows.map((w) => w.anonMb[0] ?? null) },
+            { label: 'primary live heap', values: d.windows.map((w) => w.primaryLiveHeapMb ?? null) },
           ],
         },
       ],

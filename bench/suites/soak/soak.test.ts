@@ -84,6 +84,18 @@ describe('soakVerdict', () => {
     ])
     expect(soakVerdict([], ROLES)).toEqual({ pass: false, reasons: ['no window was measured'] })
   })
+
+  it('judges the primary’s live heap when the server served it', () => {
+    const withPrimary = (heaps: (number | null)[]) => steady.map((w, i) => ({ ...w, primaryLiveHeapMb: heaps[i] }))
+    expect(soakVerdict(withPrimary([8, 9, 9.5]), ROLES)).toEqual({ pass: true, reasons: [] })
+    expect(soakVerdict(withPrimary([8, 9, 10]), ROLES).reasons).toEqual([
+      'the primary’s live heap grew 11.1 % from window 2 to window 3 (medians) (limit 10 %)',
+    ])
+    // served but not sampled in the last third: not judged, which fails
+    expect(soakVerdict(withPrimary([8, 9, null]), ROLES).reasons).toEqual([
+      'the primary’s live heap: not sampled from window 2 to window 3 (medians)',
+    ])
+  })
 })
 
 describe('joinWindows', () => {
@@ -99,6 +111,7 @@ describe('joinWindows', () => {
     processes: [rss(1, 10), rss(2, anon), rss(3, anon + 1)],
     heapBytes: heapMb === null ? null : heapMb * 1e6,
     liveHeapBytes: heapMb === null ? null : (heapMb - 5) * 1e6,
+    primaryLiveHeapBytes: heapMb === null ? null : 7e6,
   })
   const row = (index: number): WindowRow => ({
     index,
@@ -118,6 +131,7 @@ describe('joinWindows', () => {
     expect([first.heapMinMb, first.heapMaxMb, first.liveHeapMb]).toEqual([20, 30, 20])
     expect(second.anonMb).toEqual([10, 90, 91])
     expect([second.heapMinMb, second.heapMaxMb, second.liveHeapMb]).toEqual([40, 40, 35])
+    expect([first.primaryLiveHeapMb, second.primaryLiveHeapMb]).toEqual([7, 7])
   })
 
   it('leaves a window without samples, a failed scrape or a gone process unmeasured', () => {
@@ -199,7 +213,7 @@ describe('renderSoak', () => {
     const md = renderSoak({ data } as unknown as SuiteRecord<SoakData>)
     expect(md).toContain('**Verdict: pass**')
     expect(md).toContain(
-      '| 2 | 1,000 | 16.7 | 0 | 3.00 | 12.00 | 24.0 | 160 / 200 / 200 | 60.0 / 100 / 100 | 50.0 | 40.0–75.0 |',
+      '| 2 | 1,000 | 16.7 | 0 | 3.00 | 12.00 | 24.0 | 160 / 200 / 200 | 60.0 / 100 / 100 | 50.0 / – | 40.0–75.0 |',
     )
     expect(md).toContain('| GET /parcels/at | 12 | 500 (2) | 345,600 | 1.00 | 5.00 | 1,400 | 0 |')
     expect(md).toContain('**1,600 req/s for 3.0 min**')
