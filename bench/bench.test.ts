@@ -4,7 +4,7 @@
  * (performance goals are checked by `npm run bench`, never by tests).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { expect, inject, it } from 'vitest'
@@ -140,3 +140,33 @@ it('npm run bench --quick runs the in-process suites (plots, strategies, parcels
   for (const r of [...enc.lookupRows, ...enc.atRows, ...enc.intersectRows]) expect(r.all.n).toBeGreaterThan(0)
   expect(enc.tiles?.tiles).toBeGreaterThan(0)
 }, 120_000)
+
+it('npm run bench --render rewrites RESULTS.md and the charts from results.json, running nothing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-render-'))
+  mkdirSync(join(dir, 'bench'))
+  // the committed results, with one section's figure changed by hand: the page shows the file's figures
+  const results = JSON.parse(readFileSync('bench/results.json', 'utf8'))
+  results.suites.jobs.data.jobs[0].rowsPerS = 123_456
+  writeFileSync(join(dir, 'bench', 'results.json'), JSON.stringify(results))
+  const out = execFileSync(process.execPath, [resolve('dist/bench.js'), '--render'], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: 'pipe',
+    timeout: 30_000,
+  })
+  const md = readFileSync(join(dir, 'bench', 'RESULTS.md'), 'utf8')
+  expect(md).toMatch(/^# Benchmark results\n/)
+  expect(md).toContain('| 123,456 |')
+  expect(md).toContain(
+    readFileSync('bench/RESULTS.md', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('_Measured')),
+  )
+  expect(readdirSync(join(dir, 'bench')).sort()).toEqual([
+    'RESULTS.md',
+    'results-http.svg',
+    'results-soak.svg',
+    'results.json',
+  ])
+  expect(out).toBe('')
+})

@@ -95,6 +95,11 @@ const BENCH_CLI: CommandSpec = {
       description: 'skip the HTTP load runs inside service suites (the http suite itself runs if selected)',
     },
     json: { type: 'string', value: 'FILE', description: "also write this run's suite records to FILE" },
+    render: {
+      type: 'boolean',
+      description:
+        'run nothing: rewrite RESULTS.md and the charts from bench/results.json\n(after a change to how a section is written)',
+    },
   },
   examples: [
     'bench --scale tiny --quick --no-write',
@@ -122,6 +127,11 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function bench(values: Values): Promise<number> {
+  if (values.render) {
+    const dir = resolve('bench')
+    for (const f of writeReport(dir, loadResults(resolve(dir, 'results.json')), SUITES, PENDING)) log(`wrote ${f}`)
+    return 0
+  }
   const scale = values.scale as string
   const seed = values.seed as string
   if (!/^\d+$/.test(seed) || Number(seed) > 0xffffffff) return usage(`--seed must be an unsigned 32-bit integer`)

@@ -282,8 +282,8 @@ async function run(ctx: SuiteContext): Promise<JobsData> {
 function render(r: { data: JobsData }): string {
   const d = r.data
   const out = [
-    `The real server with ${d.workers} workers and the bulk job settings as by default (one job at a time, paced ` +
-      'to about half a core on one worker); loopback. Each operation: one job of ' +
+    `The real server with ${d.workers} workers and the bulk job settings as by default (one job at a time, its rows ` +
+      'answered on one worker thread paced to half a core: JOBS_THREADS 1, JOBS_CPU_SHARE 0.5); loopback. Each operation: one job of ' +
       `${d.rowsPerJob.toLocaleString('en-US')} seeded rows (published erven's label points, or published ` +
       `parcels' LPIs), uploaded as CSV and run alone; rows a second from its start to its end as the job reports ` +
       `them. A job still running after ${d.capS} s is cancelled and rated on the rows it did (capped).`,
