@@ -1,13 +1,31 @@
 import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * Two projects, run one after the other: the unit files beside the code two at a time, then the
- * end-to-end files (servers, load, a browser, builds, timed bounds) one at a time, so no two of
- * them load the machine at once. On CI's 2 cores vitest's default is one file at a time for all
- * (docs/operations.md "Running").
+ * Three projects in two groups, run one group after the other (docs/operations.md "Running"):
+ *
+ * 1. `unit` (the files beside the code) and `browser` (the map page in Chromium) together, three
+ *    files at a time. The browser file is started first: it takes two to three minutes, most of
+ *    them Chromium drawing in software while the unit files use the rest of the 2 cores, so the
+ *    group lasts about as long as the unit files alone.
+ * 2. `e2e` (servers, load, builds, timed bounds), one file at a time, so no two of them load the
+ *    machine at once.
+ *
+ * vitest puts projects with one worker into a group of their own, and projects with the same
+ * `maxWorkers` and group order into one group sharing that many workers.
  */
+const browser = ['test/map.browser.test.ts']
 // bench/lib/paced.test.ts times a paced load: with the end-to-end files, alone
 const e2e = ['test/**/*.test.ts', 'bench/*.test.ts', 'bench/lib/paced.test.ts']
+
+/** vitest's order (slowest known first, else largest), with the browser file always first. */
+class BrowserFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files)
+    const first = (f: TestSpecification) => (f.project.name === 'browser' ? 0 : 1)
+    return sorted.sort((a, b) => first(a) - first(b))
+  }
+}
 
 export default defineConfig({
   test: {
@@ -15,11 +33,16 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
+    sequence: { sequencer: BrowserFirst },
     projects: [
       {
         extends: true,
-        test: { name: 'e2e', include: e2e, maxWorkers: 1 },
+        test: { name: 'e2e', include: e2e, exclude: browser, maxWorkers: 1 },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', include: browser },
       },
       {
         extends: true,
