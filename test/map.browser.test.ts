@@ -332,19 +332,29 @@ describe('the map page in headless Chromium', () => {
         // the second half goes back the way the first came
         const m = moves[v % moves.length]
         const move = v < moves.length ? m : typeof m === 'number' ? -m : [-m[0], -m[1]]
-        await page.evaluate(() => {
-          const w = globalThis as any
-          w.__moved = new Promise((r) => w.landMap.map.once('moveend', r))
-        })
-        if (typeof move === 'number') await page.mouse.wheel(0, move)
+        if (typeof move === 'number') {
+          // a wheel turn is a real input event: the wait for its end is set up before it
+          await page.evaluate(() => {
+            const w = globalThis as any
+            w.__moved = new Promise((r) => w.landMap.map.once('moveend', r))
+          })
+          await page.mouse.wheel(0, move)
+          await page.evaluate(() =>
+            Promise.race([(globalThis as any).__moved, new Promise((r) => setTimeout(r, 10_000))]),
+          )
+        }
+        // a pan and the wait for its end in one round trip to the page (each round trip waits
+        // for the frame being drawn, a second or more in software)
         else
           await page.evaluate(
-            ([dx, dy]) => (globalThis as any).landMap.map.panBy([dx, dy], { duration: 0 }),
+            ([dx, dy]) => {
+              const map = (globalThis as any).landMap.map
+              const moved = new Promise((r) => map.once('moveend', r))
+              map.panBy([dx, dy], { duration: 0 })
+              return Promise.race([moved, new Promise((r) => setTimeout(r, 10_000))])
+            },
             move as [number, number],
           )
-        await page.evaluate(() =>
-          Promise.race([(globalThis as any).__moved, new Promise((r) => setTimeout(r, 10_000))]),
-        )
         await settled(page)
         if (Date.now() - started > TOUR_MS) break
       }
